@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// The `aep` command. Composition root: the only package that may import relay, adapter, bridge
+// and web, and only to start them. Each subcommand lives in its own file under ./commands and
+// loads heavy modules lazily inside its action so that `aep --help` and hook paths start fast.
+import { Command, CommanderError } from 'commander';
+import { registerAll } from './commands/index.js';
+import { EXIT } from './util/exit.js';
+import { reportFatal } from './util/errors.js';
+
+const program = new Command();
+program
+  .name('aep')
+  .description('Agent Event Protocol (AEP 0.1) toolkit: relay, inbox, validation, capture tools, adapters.')
+  .version('0.1.0', '-V, --version')
+  .showHelpAfterError('(add --help for usage)')
+  .exitOverride();
+
+registerAll(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // --help and --version arrive here with exitCode 0; usage errors with 1 → our usage code 2.
+    process.exitCode = err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  } else {
+    reportFatal(err);
+  }
+}

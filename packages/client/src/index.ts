@@ -1,0 +1,2 @@
+// Public API of this package: named exports only (no `export *`).
+export {};

@@ -1,0 +1,4 @@
+// Public API of @aep/protocol: the pure AEP 0.1 core (no I/O; loads in a browser).
+// Named exports only (no `export *`). Several areas add to this file: append your export lines
+// at the end (never rewrite the file), one `export { … } from './x.js';` per module.
+export {};

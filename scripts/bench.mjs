@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// `npm run bench`: runs every packages/*/bench/*.bench.ts (and conformance/bench) one after the
+// other, so they do not compete for the two cores. Each prints its own lines: a result measured
+// beside a baseline taken in the same run, and their ratio. Tests never assert timings.
+//   npm run bench                 everything
+//   npm run bench -- relay        only bench files whose path contains "relay"
+import { readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const root = new URL('..', import.meta.url).pathname;
+const only = process.argv[2];
+const files = [];
+for (const pkg of readdirSync(join(root, 'packages'))) {
+  const dir = join(root, 'packages', pkg, 'bench');
+  if (!existsSync(dir)) continue;
+  for (const f of readdirSync(dir).sort()) if (f.endsWith('.bench.ts')) files.push(join(dir, f));
+}
+const selected = only ? files.filter((f) => f.includes(only)) : files;
+console.log(`# aep bench  node ${process.version}  ${new Date().toISOString()}`);
+let failed = 0;
+for (const f of selected) {
+  console.log(`\n## ${f.slice(root.length)}`);
+  const r = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', f], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) { failed++; console.log(`(bench exited ${r.status})`); }
+}
+process.exit(failed ? 1 : 0);
