@@ -1,0 +1,39 @@
+// Ordered levels of the two envelope enums that carry a total order.
+// AEP-0001 §8.1 (severity) and §8.2 (capture); defaults from AEP-0001 §5.1.
+
+/** Capture levels, ordered `none < metadata < redacted < full` (AEP-0001 §8.2). */
+export const CAPTURE_LEVELS = ['none', 'metadata', 'redacted', 'full'] as const;
+/** One of the four capture levels. */
+export type CaptureLevel = (typeof CAPTURE_LEVELS)[number];
+/** Default capture when the attribute is absent (AEP-0001 §5.1). */
+export const DEFAULT_CAPTURE: CaptureLevel = 'metadata';
+
+/** Severity levels, ordered `debug < … < critical` (AEP-0001 §8.1). */
+export const SEVERITIES = ['debug', 'info', 'notice', 'warning', 'error', 'critical'] as const;
+/** One of the six severity levels. */
+export type Severity = (typeof SEVERITIES)[number];
+/** Default severity when the attribute is absent (AEP-0001 §5.1). */
+export const DEFAULT_SEVERITY: Severity = 'info';
+
+const CAPTURE_RANK: Readonly<Record<string, number>> = { none: 0, metadata: 1, redacted: 2, full: 3 };
+const SEVERITY_RANK: Readonly<Record<string, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5 };
+
+/** Rank of a capture level (0..3), or -1 for anything that is not a level. */
+export function captureRank(level: unknown): number {
+  return typeof level === 'string' ? (CAPTURE_RANK[level] ?? -1) : -1;
+}
+
+/** Rank of a severity (0..5), or -1 for anything that is not a level. */
+export function severityRank(level: unknown): number {
+  return typeof level === 'string' ? (SEVERITY_RANK[level] ?? -1) : -1;
+}
+
+/** True when `value` is one of the four capture levels. */
+export function isCaptureLevel(value: unknown): value is CaptureLevel {
+  return captureRank(value) >= 0;
+}
+
+/** True when `value` is one of the six severities. */
+export function isSeverity(value: unknown): value is Severity {
+  return severityRank(value) >= 0;
+}
