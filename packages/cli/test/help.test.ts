@@ -1,0 +1,38 @@
+// Every command answers --help with exit 0 and documents itself; usage errors exit 2 without a
+// stack trace. Pins the exit-code table in packages/cli/src/util/exit.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runAep } from '../../../test/support/cli.js';
+import { EXIT } from '../src/util/exit.js';
+
+const COMMANDS = ['up', 'relay', 'validate', 'downlevel', 'redact', 'match', 'form', 'tail', 'inbox', 'respond', 'answer', 'demo', 'claude-code', 'mcp'];
+
+test('exit codes are stable', () => {
+  assert.deepEqual({ ...EXIT }, { OK: 0, INVALID: 1, USAGE: 2, REJECTED: 3, NO_ACK: 4, UNAVAILABLE: 5 });
+});
+
+test('aep --help lists every command', async () => {
+  const r = await runAep(['--help']);
+  assert.equal(r.code, 0);
+  for (const c of COMMANDS) assert.match(r.stdout, new RegExp(`\\n  ${c}\\b`), `missing ${c}`);
+});
+
+test('aep --version prints the version', async () => {
+  const r = await runAep(['--version']);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^0\.1\.0\s*$/);
+});
+
+test('an unknown command is a usage error (exit 2), no stack trace', async () => {
+  const r = await runAep(['no-such-command']);
+  assert.equal(r.code, EXIT.USAGE);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
+for (const c of COMMANDS) {
+  test(`aep ${c} --help exits 0 and describes options`, async () => {
+    const r = await runAep([c, '--help']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`Usage: aep ${c}`));
+  });
+}
