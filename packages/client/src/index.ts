@@ -1,2 +1,12 @@
-// Public API of this package: named exports only (no `export *`).
-export {};
+// Public API of @aep/client: named exports only (no `export *`).
+export { EmitterConnection } from './emitter.js';
+export { subscribe } from './subscribe.js';
+export { CommandSender } from './sender.js';
+export { AttentionEngine } from './attention.js';
+export { ClientError } from './errors.js';
+export type {
+  WireEvent, EmitAttributes, ResumePosition, ReconnectOptions, ControlDeclaration, EmitterOptions, IncomingCommand,
+  CommandDecision, CommandHandler, EmitterStats, SubscribeOptions, Subscription, CommandSenderOptions, Answer,
+  RespondInput, CancelInput, CommandResult, AttentionKind, FieldSpec, AttentionRequestInput, AttentionOutcome,
+  AttentionPromise, AttentionEngineOptions,
+} from './types.js';

@@ -1,0 +1,307 @@
+// Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
+// (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
+import type { CaptureLevel, Issue, Severity } from '@aep/protocol';
+
+/**
+ * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
+ * extension attributes. Kept structural here so the SDK does not depend on generated unions.
+ */
+export interface WireEvent {
+  aep: '0.1';
+  id: string;
+  type: string;
+  time: string;
+  source: string;
+  agent: string;
+  subject?: string;
+  session?: string;
+  run?: string;
+  step?: string;
+  seq?: number;
+  epoch?: number;
+  cause?: string;
+  traceparent?: string;
+  severity?: Severity;
+  capture?: CaptureLevel;
+  data?: Record<string, unknown>;
+  [extension: string]: unknown;
+}
+
+/** Envelope attributes a caller may set on `emit` (the SDK owns `aep`, `id`, `time`, `seq`, `epoch`). */
+export interface EmitAttributes {
+  subject?: string;
+  run?: string;
+  step?: string;
+  cause?: string;
+  traceparent?: string;
+  severity?: Severity;
+  capture?: CaptureLevel;
+  /** Extension attributes (`[a-z0-9]{1,20}`, scalar values; AEP-0001 §5.4). */
+  extensions?: Record<string, string | number | boolean>;
+}
+
+/** A resume position (AEP-0001 §7.6): deliver strictly after `(epoch, seq)` of `session`. */
+export interface ResumePosition {
+  session: string;
+  epoch: number;
+  seq: number;
+}
+
+/** Reconnect policy: exponential backoff with jitter between `initialMs` and `maxMs`. */
+export interface ReconnectOptions {
+  /** First delay; default 100 ms. */
+  initialMs?: number;
+  /** Cap; default 5 000 ms. */
+  maxMs?: number;
+  /** Give up after this many consecutive failures; default Infinity (keep trying until closed). */
+  maxAttempts?: number;
+}
+
+/** Declared command surface of a target (AEP-0003 §4 `capabilities.control`, AEP-0004 §3). */
+export interface ControlDeclaration {
+  /** Command types this emitter accepts (authoritative, AEP-0004 §4.2). */
+  accepts: string[];
+  /** Ack window advertised in `hello`; default 10 000 ms. */
+  ackWindowMs?: number;
+}
+
+/** Options of {@link EmitterConnection}. */
+export interface EmitterOptions {
+  /** Relay base URL, `http(s)://host:port` (the socket is `{url}/socket`, AEP-0003 §3.5). */
+  url: string;
+  /** Bearer token; required for control (AEP-0004 §4.1). Sent as `Authorization`, never logged. */
+  token?: string;
+  /** Logical agent identity: `hello.identity.agent` and the events' `agent`. */
+  agent: string;
+  /** `hello.identity.instance`; default `{hostname}/{pid}`. */
+  instance?: string;
+  /**
+   * Base `source` URI; default `aep://{hostname}/agent/{agent}`. Session events use
+   * `{source}/session/{session}` (AEP-0001 §5 recommended shape).
+   */
+  source?: string;
+  /** Capture ceiling: no emitted event exceeds it (AEP-0003 §9.1); default `metadata`. */
+  capture?: CaptureLevel;
+  /** Commands accepted (declared in `hello`); absent = accepts none. */
+  control?: ControlDeclaration;
+  /** Categories hinted in `hello.capabilities.emits`. */
+  emits?: string[];
+  /**
+   * Directory for durable state (the epoch counter, AEP-0001 §7.2). Absent: the epoch is seeded
+   * from the wall clock in milliseconds (monotonic across restarts unless the clock goes back).
+   */
+  stateDir?: string;
+  /** Max events buffered while disconnected; default 10 000. Over it `debug`/`info` go first (counted). */
+  bufferLimit?: number;
+  /** Reconnect policy. */
+  reconnect?: ReconnectOptions;
+  /** Diagnostics sink (never receives tokens). Default: silent. */
+  log?: (line: string) => void;
+}
+
+/** A command as delivered to a handler: the parsed event and the exact bytes received. */
+export interface IncomingCommand {
+  event: WireEvent;
+  raw: string;
+}
+
+/**
+ * A target's decision on one command (AEP-0004 §3). `after` runs once the ack has been emitted
+ * (outcome events must follow their ack, AEP-0004 §1).
+ */
+export type CommandDecision =
+  | { status: 'accepted'; after?: () => void }
+  | {
+      status: 'rejected';
+      reason: 'unsupported' | 'unauthorized' | 'busy' | 'refused' | 'invalid';
+      /** Free-text detail: emitted only when the ack's capture is `redacted`+ (it is `[redacted]`). */
+      detail?: string;
+      /** Structured issues (rule + path at any capture; `message` only at `redacted`+). */
+      issues?: Issue[];
+      /** Capture of the ack; default the connection ceiling. */
+      capture?: CaptureLevel;
+      after?: () => void;
+    };
+
+/** Handles one deduplicated command; must decide within the ack window. */
+export type CommandHandler = (command: IncomingCommand) => CommandDecision | Promise<CommandDecision>;
+
+/** Counters an emitter exposes (OTel-style overflow accounting, style.md §8). */
+export interface EmitterStats {
+  connected: boolean;
+  /** Events waiting to be written. */
+  buffered: number;
+  /** Events dropped because the buffer was full (debug/info first). */
+  dropped: number;
+  /** Successful reconnections after the first connect. */
+  reconnects: number;
+  /** Commands received (including redeliveries). */
+  commands: number;
+}
+
+/** Options of {@link subscribe}. */
+export interface SubscribeOptions {
+  /** Relay base URL. */
+  url: string;
+  token?: string;
+  /** attr-match filter (AEP-0003 §6); default `{}`. */
+  filter?: Record<string, unknown>;
+  /** Capture ceiling of the subscription (AEP-0003 §6.4); absent = as received. */
+  ceiling?: CaptureLevel;
+  /** Start: `'all'` (replay everything held), explicit positions, or absent (live only). */
+  from?: 'all' | ResumePosition[];
+  /** `'sse'` (default) or `'ws'`. */
+  transport?: 'sse' | 'ws';
+  /** `false`: replay only (SSE `live=0`); the subscription ends after the replay. Default true. */
+  live?: boolean;
+  /** Reconnect policy for live subscriptions (resumes gaplessly from the last positions). */
+  reconnect?: ReconnectOptions;
+  /** Aborts the subscription. */
+  signal?: AbortSignal;
+  /** Called on `replay-exhausted` (the relay no longer holds part of the requested history). */
+  onReplayExhausted?: (session: string, earliest: { epoch: number; seq: number }) => void;
+  /** Connection state changes. */
+  onState?: (state: 'connecting' | 'open' | 'reconnecting' | 'closed') => void;
+  /** Non-fatal errors (bad frames, reconnect causes). */
+  onError?: (err: Error) => void;
+  /** Dedupe memory in `(source, id)` keys; default 100 000. */
+  dedupeLimit?: number;
+}
+
+/** A running subscription. */
+export interface Subscription {
+  /** Stops it (idempotent). */
+  close(): void;
+  /** Settles when the subscription ends (closed, aborted, replay-only finished, or gave up). */
+  readonly done: Promise<void>;
+  /** Resolves once the first connection is established (subscribed). Rejects if it never is. */
+  readonly ready: Promise<void>;
+  /** Last delivered position per session (what a later `from` would resume after). */
+  positions(): ResumePosition[];
+}
+
+/** Options of {@link CommandSender}. */
+export interface CommandSenderOptions {
+  url: string;
+  /** Required: commands are refused on unauthenticated bindings (AEP-0004 §4.1). */
+  token?: string;
+  /** Sender identity (`agent` of commands); default `aep-cli`. */
+  agent?: string;
+  /** Sender `source`; default `aep://{hostname}/agent/{agent}`. */
+  source?: string;
+  /** Window per attempt; default 10 000 ms (AEP-0004 §3). */
+  ackWindowMs?: number;
+  /** Extra attempts with the identical envelope after a silent window; default 1. */
+  retries?: number;
+  /** Connect timeout; default 5 000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/** An answer (AEP-0002 §5.3): option id, free text, and/or form values. */
+export interface Answer {
+  option?: string;
+  text?: string;
+  values?: Record<string, unknown>;
+}
+
+/** Input of {@link CommandSender.respond}. */
+export interface RespondInput {
+  /** Target session (the request's `session`). */
+  session: string;
+  /** The `attention.requested` id (command `subject` and `cause`). */
+  requestId: string;
+  answer: Answer;
+  /** Command capture; default `redacted` when the answer carries text or string values, else `metadata`. */
+  capture?: CaptureLevel;
+  /** Reuse a command id (a retry of an earlier command, AEP-0004 §2). */
+  id?: string;
+}
+
+/** Input of {@link CommandSender.cancel}. */
+export interface CancelInput {
+  session: string;
+  scope: 'run' | 'session';
+  run?: string;
+  reason?: string;
+  capture?: CaptureLevel;
+  id?: string;
+}
+
+/**
+ * Outcome of a command, as seen by the sender (AEP-0004 §5.4): `accepted`/`rejected` are the
+ * target's ack; `refused` is a relay `error` frame with `cause` = command id (code in `reason`);
+ * `no-ack` is the local timeout (never on the wire).
+ */
+export interface CommandResult {
+  status: 'accepted' | 'rejected' | 'refused' | 'no-ack';
+  /** Nack reason (`control.rejected.reason`) or the relay's error `code`. */
+  reason?: string;
+  detail?: string;
+  issues?: Issue[];
+  /** The command envelope sent (identical on every attempt). */
+  command: WireEvent;
+  /** The ack event, when one arrived. */
+  ack?: WireEvent;
+}
+
+/** Attention kinds (AEP-0002 §5.3). */
+export type AttentionKind = 'permission' | 'input' | 'auth' | 'review' | 'form' | 'other';
+
+/** A form field (AEP-0006 `field_spec`). */
+export interface FieldSpec {
+  id: string;
+  type: 'string' | 'number' | 'boolean' | 'select';
+  label: string;
+  required?: boolean;
+  multi?: boolean;
+  other?: boolean;
+  choices?: { id: string; label: string }[];
+  min?: number;
+  max?: number;
+}
+
+/** Input of {@link AttentionEngine.requestAttention}. */
+export interface AttentionRequestInput {
+  session: string;
+  kind: AttentionKind;
+  /** What the human reads (synthesized at `metadata`, redacted at `redacted`). */
+  prompt: string;
+  subject?: string;
+  fields?: FieldSpec[];
+  options?: { id: string; label: string }[];
+  /** Capture of the lifecycle events; default the engine's capture. */
+  capture?: CaptureLevel;
+  /** Expiry; emits `attention.timeout` when it passes. Absent: no deadline. */
+  expiresInMs?: number;
+  /** Channel declaration (AEP-0008 §2); default `['control']`. */
+  respondVia?: ('control' | 'oob')[];
+  /** Aborting dismisses the request (`attention.resolved{dismissed}`). */
+  signal?: AbortSignal;
+  /** Default `notice` (AEP-0001 §7: attention SHOULD be ≥ notice). */
+  severity?: Severity;
+  cause?: string;
+  run?: string;
+  /** `context` (full capture only). */
+  context?: Record<string, unknown>;
+  /** Called for each answer nacked `invalid` (the request stays pending). */
+  onRejected?: (issues: Issue[], command: WireEvent) => void;
+}
+
+/** How a request ended. `answer` holds the validated, applied answer (not capture-gated). */
+export type AttentionOutcome =
+  | { status: 'answered'; requestId: string; answer: Answer; by?: string; via: 'control' | 'oob'; commandId?: string }
+  | { status: 'timeout'; requestId: string }
+  | { status: 'dismissed'; requestId: string; reason?: string };
+
+/** The promise returned by `requestAttention`, with the request id known at once. */
+export type AttentionPromise = Promise<AttentionOutcome> & { readonly id: string; readonly event: WireEvent };
+
+/** Options of {@link AttentionEngine}. */
+export interface AttentionEngineOptions {
+  /** Default capture of lifecycle events; default the connection's ceiling. */
+  capture?: CaptureLevel;
+  /** Redaction options for text at `redacted` (AEP-0003 §9.4). */
+  redact?: { home?: string; secretValues?: string[]; pii?: boolean };
+  /** How many resolved request ids to remember for "already resolved" refusals; default 10 000. */
+  resolvedMemory?: number;
+}
