@@ -5,3 +5,5 @@ export { CAPTURE_LEVELS, DEFAULT_CAPTURE, SEVERITIES, DEFAULT_SEVERITY, captureR
 export type { CaptureLevel, Severity } from './levels.js';
 export type { Issue } from './issue.js';
 export { AepError } from './errors.js';
+export { elicitationToForm, formValuesToElicitationContent, validateElicitationContent } from './elicitation.js';
+export type { ElicitationFormChoice, ElicitationFormField, ElicitationFormData, ElicitationValueKind, ElicitationFieldMap, ElicitationToFormOptions, ElicitationToFormResult, ElicitationContentValue, FormValuesToContentOptions } from './elicitation.js';

@@ -1,0 +1,441 @@
+// MCP elicitation <-> AEP form mapping (AEP-0002 Annex A pin, brief 03 §7; AEP-0006).
+// Shared by the MCP bridge (`aep mcp wrap`) and the Claude Code adapter's Elicitation hook.
+// Pure: no I/O, no `node:` imports, no dependency on the MCP SDK (the shapes are restated here
+// from the MCP specification revisions 2025-06-18 and 2025-11-25).
+import type { CaptureLevel } from './levels.js';
+import { captureRank } from './levels.js';
+import type { Issue } from './issue.js';
+
+/** One AEP choice of a `select` field (AEP-0006 field_spec `choices[]`). */
+export interface ElicitationFormChoice {
+  /** The MCP enum value (structural id, carried back in `values`). */
+  id: string;
+  /** Display name at `redacted`+, the enum value itself at `metadata` ([metadata*]). */
+  label: string;
+}
+
+/** One AEP field produced from an MCP `requestedSchema` property (AEP-0006 §2). */
+export interface ElicitationFormField {
+  /** The MCP property key. */
+  id: string;
+  type: 'string' | 'number' | 'boolean' | 'select';
+  /** Property title (or description, or key) at `redacted`+, the key at `metadata`. */
+  label: string;
+  /** True when the key is listed in `required[]`; always present (brief 03 §7 pin). */
+  required: boolean;
+  /** Only on multi-select (`type:"array"`) properties. */
+  multi?: true;
+  choices?: ElicitationFormChoice[];
+  min?: number;
+  max?: number;
+}
+
+/** The `data` of the `attention.requested(kind:"form")` event built from an elicitation. */
+export interface ElicitationFormData {
+  kind: 'form';
+  prompt: string;
+  fields: ElicitationFormField[];
+  respond_via: ['control'];
+}
+
+/** How a field's AEP value maps back to MCP `content` (type restoration). */
+export type ElicitationValueKind = 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'multi-enum';
+
+/** Per field id: the MCP property key and the MCP value kind to restore. */
+export type ElicitationFieldMap = Record<string, { key: string; kind: ElicitationValueKind }>;
+
+/** Options of {@link elicitationToForm}. */
+export interface ElicitationToFormOptions {
+  /** The emitting agent's name, used in the structural prompt at `metadata`. */
+  agent: string;
+  /** The capture level the event will carry (AEP-0003 §9.5: the level really applied). */
+  capture: CaptureLevel;
+  /**
+   * The AEP-0003 §9.4 redaction pipeline applied to free text (prompt, labels) at `redacted`.
+   * Required for a `redacted` mapping: without it the mapping refuses rather than emit unredacted
+   * text under a `redacted` claim.
+   */
+  redact?: (text: string) => string;
+}
+
+/** Result of {@link elicitationToForm}: the form data, or why the schema cannot be mapped. */
+export type ElicitationToFormResult =
+  | { ok: true; data: ElicitationFormData; fieldMap: ElicitationFieldMap }
+  | { ok: false; reason: string };
+
+/** An MCP `content` value (ElicitResult, 2025-11-25). */
+export type ElicitationContentValue = string | number | boolean | string[];
+
+/** Section cited by issues about MCP content (the MCP revision that defines the shapes). */
+const MCP_SECTION = 'MCP 2025-11-25 elicitation (requestedSchema)';
+
+// Keywords that constrain values in ways an AEP form cannot present and this mapping does not
+// check: a schema using them is "unsupported", so the caller falls back instead of collecting an
+// answer the server would then refuse.
+const UNSUPPORTED_KEYWORDS = [
+  'pattern', 'multipleOf', 'exclusiveMinimum', 'exclusiveMaximum', 'const', 'not', 'allOf', 'anyOf',
+  'if', 'then', 'else', '$ref', 'properties', 'additionalProperties', 'uniqueItems', 'contains',
+  'patternProperties', 'dependentRequired', 'dependentSchemas', 'prefixItems', 'minProperties', 'maxProperties',
+] as const;
+
+const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+// Own data property even for the key "__proto__" (a property key is server-chosen text).
+function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function hasDuplicates(list: readonly string[]): boolean {
+  return new Set(list).size !== list.length;
+}
+
+function optNumber(p: Json, key: string): number | undefined | null {
+  const v = p[key];
+  if (v === undefined) return undefined;
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+interface ParsedChoice { id: string; title: string | undefined }
+
+/** Parse `{const,title}` lists (titled single `oneOf`, titled multi `items.anyOf`). */
+function parseTitledList(list: unknown, where: string): ParsedChoice[] | string {
+  if (!Array.isArray(list) || list.length === 0) return `${where} must be a non-empty array of {const, title}`;
+  const out: ParsedChoice[] = [];
+  for (const item of list) {
+    if (!isObject(item) || typeof item['const'] !== 'string') return `${where} items must be {const: string, title: string}`;
+    const title = item['title'];
+    if (title !== undefined && typeof title !== 'string') return `${where} item titles must be strings`;
+    out.push({ id: item['const'], title });
+  }
+  if (hasDuplicates(out.map((c) => c.id))) return `${where} has duplicate const values`;
+  return out;
+}
+
+interface ParsedField {
+  key: string;
+  kind: ElicitationValueKind;
+  label: string;
+  choices?: ParsedChoice[];
+  min?: number;
+  max?: number;
+}
+
+/** Parse one property of a flat `requestedSchema`; a string return is the unsupported reason. */
+function parseProperty(key: string, p: unknown): ParsedField | string {
+  const at = `property "${key}"`;
+  if (!isObject(p)) return `${at} is not an object schema`;
+  for (const kw of UNSUPPORTED_KEYWORDS) {
+    if (kw in p) return `${at} uses "${kw}", which an AEP form cannot express`;
+  }
+  const title = p['title'];
+  const description = p['description'];
+  if (title !== undefined && typeof title !== 'string') return `${at} has a non-string title`;
+  if (description !== undefined && typeof description !== 'string') return `${at} has a non-string description`;
+  // Decision (docs/decisions.md, MCP bridge): label = title, else description, else the key.
+  const label = (typeof title === 'string' && title.trim() !== '') ? title
+    : (typeof description === 'string' && description.trim() !== '') ? description : key;
+  const type = p['type'];
+  const dflt = p['default'];
+  switch (type) {
+    case 'boolean':
+      if (dflt !== undefined && typeof dflt !== 'boolean') return `${at}: default must be a boolean`;
+      return { key, kind: 'boolean', label };
+    case 'number':
+    case 'integer': {
+      const min = optNumber(p, 'minimum');
+      const max = optNumber(p, 'maximum');
+      if (min === null || max === null) return `${at}: minimum/maximum must be finite numbers`;
+      if (min !== undefined && max !== undefined && min > max) return `${at}: minimum is greater than maximum`;
+      if (dflt !== undefined && (typeof dflt !== 'number' || !Number.isFinite(dflt))) return `${at}: default must be a number`;
+      const f: ParsedField = { key, kind: type, label };
+      if (min !== undefined) f.min = min;
+      if (max !== undefined) f.max = max;
+      return f;
+    }
+    case 'string': {
+      const hasEnum = 'enum' in p;
+      const hasOneOf = 'oneOf' in p;
+      if (hasEnum && hasOneOf) return `${at} has both "enum" and "oneOf"; ambiguous choice list`;
+      if (dflt !== undefined && typeof dflt !== 'string') return `${at}: default must be a string`;
+      if (hasOneOf) {
+        const choices = parseTitledList(p['oneOf'], `${at} oneOf`);
+        if (typeof choices === 'string') return choices;
+        return { key, kind: 'enum', label, choices };
+      }
+      if (hasEnum) {
+        const values = p['enum'];
+        if (!isStringArray(values) || values.length === 0) return `${at}: enum must be a non-empty array of strings`;
+        if (hasDuplicates(values)) return `${at}: enum has duplicate values`;
+        const names = p['enumNames'];
+        if (names !== undefined && (!isStringArray(names) || names.length !== values.length)) {
+          return `${at}: enumNames must be strings, one per enum value`;
+        }
+        return { key, kind: 'enum', label, choices: values.map((id, i) => ({ id, title: names?.[i] })) };
+      }
+      const minLength = optNumber(p, 'minLength');
+      const maxLength = optNumber(p, 'maxLength');
+      if (minLength === null || maxLength === null) return `${at}: minLength/maxLength must be finite numbers`;
+      const format = p['format'];
+      if (format !== undefined && (typeof format !== 'string' || !STRING_FORMATS.has(format))) {
+        return `${at}: format ${JSON.stringify(format)} is not one of email, uri, date, date-time`;
+      }
+      return { key, kind: 'string', label };
+    }
+    case 'array': {
+      const items = p['items'];
+      if (!isObject(items)) return `${at}: an array property needs "items" (a multi-select enum)`;
+      const minItems = optNumber(p, 'minItems');
+      const maxItems = optNumber(p, 'maxItems');
+      if (minItems === null || maxItems === null) return `${at}: minItems/maxItems must be finite numbers`;
+      if (dflt !== undefined && !isStringArray(dflt)) return `${at}: default must be an array of strings`;
+      if ('anyOf' in items) {
+        if ('enum' in items) return `${at}: items has both "enum" and "anyOf"; ambiguous choice list`;
+        const choices = parseTitledList(items['anyOf'], `${at} items.anyOf`);
+        if (typeof choices === 'string') return choices;
+        return { key, kind: 'multi-enum', label, choices };
+      }
+      if (items['type'] === 'string' && isStringArray(items['enum']) && items['enum'].length > 0) {
+        const values = items['enum'];
+        if (hasDuplicates(values)) return `${at}: items.enum has duplicate values`;
+        return { key, kind: 'multi-enum', label, choices: values.map((id) => ({ id, title: undefined })) };
+      }
+      return `${at}: array items must be a string enum or an anyOf of {const, title}`;
+    }
+    default:
+      return `${at} has unsupported type ${JSON.stringify(type)} (flat string, number, integer, boolean or enum only)`;
+  }
+}
+
+interface ParsedSchema { fields: ParsedField[]; required: Set<string> }
+
+function parseSchema(schema: unknown): ParsedSchema | string {
+  if (!isObject(schema)) return 'requestedSchema is not an object';
+  if (schema['type'] !== 'object') return 'requestedSchema.type must be "object"';
+  const props = schema['properties'];
+  if (!isObject(props)) return 'requestedSchema.properties must be an object';
+  const req = schema['required'];
+  if (req !== undefined && !isStringArray(req)) return 'requestedSchema.required must be an array of strings';
+  const required = new Set(req ?? []);
+  for (const k of required) {
+    if (!Object.prototype.hasOwnProperty.call(props, k)) return `requestedSchema.required names "${k}", which is not a property`;
+  }
+  const fields: ParsedField[] = [];
+  for (const [key, p] of Object.entries(props)) {
+    if (key === '') return 'requestedSchema has an empty property key';
+    const f = parseProperty(key, p);
+    if (typeof f === 'string') return f;
+    fields.push(f);
+  }
+  return { fields, required };
+}
+
+/**
+ * Map an MCP `elicitation/create` (form mode) to the `data` of one
+ * `attention.requested(kind:"form")` event (AEP-0002 Annex A pin; brief 03 §7):
+ * field id = property key, choice id = enum value; labels = title / `enumNames` / `oneOf` or
+ * `anyOf` titles / the value; `integer`/`number` -> `number` with `minimum`/`maximum` as `min`/`max`;
+ * `required[]` -> `required:true`, others `required:false`; no `other` (MCP enums are closed);
+ * `respond_via:["control"]`. At `redacted`+ the prompt is the `message` (through `redact` at
+ * `redacted`); at `metadata` (and `none`, whose `data` the envelope builder removes) the prompt is
+ * `"{agent} requests input ({n} fields)"` and every label degrades to its property key or enum
+ * value (AEP-0002 §5.3 [metadata*]). URL mode and unmappable schemas return `{ok:false, reason}`.
+ */
+export function elicitationToForm(params: unknown, opts: ElicitationToFormOptions): ElicitationToFormResult {
+  if (!isObject(params)) return { ok: false, reason: 'elicitation params are not an object' };
+  const mode = params['mode'];
+  if (mode !== undefined && mode !== 'form') return { ok: false, reason: `elicitation mode ${JSON.stringify(mode)} is not form mode` };
+  const message = params['message'];
+  if (typeof message !== 'string') return { ok: false, reason: 'elicitation message must be a string' };
+  const parsed = parseSchema(params['requestedSchema']);
+  if (typeof parsed === 'string') return { ok: false, reason: parsed };
+  const rank = captureRank(opts.capture);
+  if (rank < 0) return { ok: false, reason: `capture ${JSON.stringify(opts.capture)} is not a capture level` };
+  const textOK = rank >= captureRank('redacted');
+  const pipeline = opts.capture === 'redacted' ? opts.redact : (s: string) => s;
+  if (textOK && pipeline === undefined) {
+    return { ok: false, reason: 'capture "redacted" needs the AEP-0003 §9.4 redaction pipeline (opts.redact)' };
+  }
+  const text = (real: string, placeholder: string): string => (textOK && pipeline ? pipeline(real) : placeholder);
+  const fields: ElicitationFormField[] = [];
+  const fieldMap: ElicitationFieldMap = {};
+  for (const f of parsed.fields) {
+    const out: ElicitationFormField = {
+      id: f.key,
+      type: f.kind === 'integer' ? 'number' : f.kind === 'enum' || f.kind === 'multi-enum' ? 'select' : f.kind,
+      label: text(f.label, f.key),
+      required: parsed.required.has(f.key),
+    };
+    if (f.kind === 'multi-enum') out.multi = true;
+    if (f.choices) out.choices = f.choices.map((c) => ({ id: c.id, label: text(c.title ?? c.id, c.id) }));
+    if (f.min !== undefined) out.min = f.min;
+    if (f.max !== undefined) out.max = f.max;
+    fields.push(out);
+    setOwn(fieldMap, f.key, { key: f.key, kind: f.kind });
+  }
+  const prompt = text(message, `${opts.agent} requests input (${fields.length} fields)`);
+  return { ok: true, data: { kind: 'form', prompt, fields, respond_via: ['control'] }, fieldMap };
+}
+
+function toInteger(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) {
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+function toNumber(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : undefined;
+  }
+  return undefined;
+}
+
+function toBoolean(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return undefined;
+}
+
+/** Options of {@link formValuesToElicitationContent}. */
+export interface FormValuesToContentOptions {
+  /**
+   * Fill a property's `default` when the answer omits it (MCP 2025-11-25 `applyDefaults`; an AEP
+   * responder never saw the pre-filled value, so an omitted field means "no change"). Default true.
+   */
+  applyDefaults?: boolean;
+}
+
+/**
+ * Map a validated AEP form answer (`answer.values`) back to MCP `ElicitResult.content` for the
+ * given `requestedSchema`, restoring MCP types: integers stay integers (an integral string is
+ * parsed), numbers, booleans (`"true"`/`"false"` accepted), single-select enum values and
+ * multi-select string arrays (a lone string becomes a one-element array). Keys that are not
+ * properties, and values that cannot be restored to the property's type, are left out (the
+ * caller validates first: {@link validateElicitationContent}). Never throws.
+ */
+export function formValuesToElicitationContent(
+  schema: unknown,
+  values: unknown,
+  opts: FormValuesToContentOptions = {},
+): Record<string, ElicitationContentValue> {
+  const out: Record<string, ElicitationContentValue> = {};
+  const parsed = parseSchema(schema);
+  if (typeof parsed === 'string') return out;
+  const vals: Json = isObject(values) ? values : {};
+  const props = (schema as Json)['properties'] as Json;
+  for (const f of parsed.fields) {
+    let v: unknown = Object.prototype.hasOwnProperty.call(vals, f.key) ? vals[f.key] : undefined;
+    if (v === undefined && opts.applyDefaults !== false) {
+      const p = props[f.key];
+      if (isObject(p)) v = p['default'];
+    }
+    if (v === undefined || v === null) continue;
+    let r: ElicitationContentValue | undefined;
+    switch (f.kind) {
+      case 'integer': r = toInteger(v); break;
+      case 'number': r = toNumber(v); break;
+      case 'boolean': r = toBoolean(v); break;
+      case 'string':
+      case 'enum':
+        r = typeof v === 'string' ? v : Array.isArray(v) && v.length === 1 && typeof v[0] === 'string' ? v[0] : undefined;
+        break;
+      case 'multi-enum':
+        r = typeof v === 'string' ? [v] : isStringArray(v) ? [...v] : undefined;
+        break;
+    }
+    if (r !== undefined) setOwn(out, f.key, r);
+  }
+  return out;
+}
+
+// Deliberately simple format checks (the SDK server re-validates; these only spare the human a
+// round trip that would end in an error on the server side).
+const FORMAT_RE: Readonly<Record<string, RegExp>> = {
+  email: /^[^\s@]+@[^\s@]+$/,
+  uri: /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/,
+};
+
+function issue(rule: string, key: string, message: string): Issue {
+  return { rule, path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, message, section: MCP_SECTION };
+}
+
+/**
+ * Check MCP `content` (after {@link formValuesToElicitationContent}) against the constraints of
+ * the `requestedSchema` that an AEP form does not carry: required keys, JSON types, integer-ness,
+ * `minimum`/`maximum`, `minLength`/`maxLength` (code points), `format`, enum membership and
+ * `minItems`/`maxItems`. The bridge nacks `invalid` on any issue, so the request stays pending
+ * (AEP-0006 §4 hardening). Rule ids `mcp-elicitation.*`. Never throws.
+ */
+export function validateElicitationContent(schema: unknown, content: unknown): Issue[] {
+  const parsed = parseSchema(schema);
+  if (typeof parsed === 'string') return [issue('mcp-elicitation.schema', '', parsed)];
+  const issues: Issue[] = [];
+  const c: Json = isObject(content) ? content : {};
+  const props = (schema as Json)['properties'] as Json;
+  for (const f of parsed.fields) {
+    const p = props[f.key] as Json;
+    const v = Object.prototype.hasOwnProperty.call(c, f.key) ? c[f.key] : undefined;
+    if (v === undefined) {
+      if (parsed.required.has(f.key)) issues.push(issue('mcp-elicitation.required', f.key, `required property "${f.key}" is missing`));
+      continue;
+    }
+    const n = (k: string): number | undefined => (typeof p[k] === 'number' ? p[k] : undefined);
+    switch (f.kind) {
+      case 'integer':
+      case 'number': {
+        if (typeof v !== 'number' || !Number.isFinite(v)) { issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be a number`)); break; }
+        if (f.kind === 'integer' && !Number.isInteger(v)) issues.push(issue('mcp-elicitation.integer', f.key, `"${f.key}" must be an integer`));
+        if (f.min !== undefined && v < f.min) issues.push(issue('mcp-elicitation.minimum', f.key, `"${f.key}" must be >= ${f.min}`));
+        if (f.max !== undefined && v > f.max) issues.push(issue('mcp-elicitation.maximum', f.key, `"${f.key}" must be <= ${f.max}`));
+        break;
+      }
+      case 'boolean':
+        if (typeof v !== 'boolean') issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be a boolean`));
+        break;
+      case 'string': {
+        if (typeof v !== 'string') { issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be a string`)); break; }
+        const len = [...v].length;
+        const minLength = n('minLength');
+        const maxLength = n('maxLength');
+        if (minLength !== undefined && len < minLength) issues.push(issue('mcp-elicitation.minLength', f.key, `"${f.key}" must have at least ${minLength} characters`));
+        if (maxLength !== undefined && len > maxLength) issues.push(issue('mcp-elicitation.maxLength', f.key, `"${f.key}" must have at most ${maxLength} characters`));
+        const format = p['format'];
+        const re = typeof format === 'string' ? FORMAT_RE[format] : undefined;
+        if (re && !re.test(v)) issues.push(issue('mcp-elicitation.format', f.key, `"${f.key}" must be a valid ${String(format)}`));
+        break;
+      }
+      case 'enum':
+        if (typeof v !== 'string' || !f.choices?.some((ch) => ch.id === v)) {
+          issues.push(issue('mcp-elicitation.enum', f.key, `"${f.key}" must be one of its enum values`));
+        }
+        break;
+      case 'multi-enum': {
+        if (!isStringArray(v)) { issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be an array of enum values`)); break; }
+        if (!v.every((x) => f.choices?.some((ch) => ch.id === x))) issues.push(issue('mcp-elicitation.enum', f.key, `"${f.key}" must contain only its enum values`));
+        const minItems = n('minItems');
+        const maxItems = n('maxItems');
+        if (minItems !== undefined && v.length < minItems) issues.push(issue('mcp-elicitation.minItems', f.key, `"${f.key}" needs at least ${minItems} choices`));
+        if (maxItems !== undefined && v.length > maxItems) issues.push(issue('mcp-elicitation.maxItems', f.key, `"${f.key}" allows at most ${maxItems} choices`));
+        break;
+      }
+    }
+  }
+  return issues;
+}

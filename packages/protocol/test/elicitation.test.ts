@@ -1,0 +1,162 @@
+// MCP elicitation <-> AEP form mapping (brief 03 §7, AEP-0002 Annex A; integrations.md §3).
+// The pinned shapes live in conformance/mappings/mcp-elicitation.json; this file covers the
+// options, the capture boundary (property-based) and the content validator.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { elicitationToForm, formValuesToElicitationContent, validateElicitationContent } from '@aep/protocol';
+
+const schema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', title: 'Your name for /home/alice', minLength: 2, maxLength: 5 },
+    mail: { type: 'string', format: 'email' },
+    age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150 },
+    ok: { type: 'boolean', title: 'OK?' },
+    pick: { type: 'string', oneOf: [{ const: 'a', title: 'Alpha' }, { const: 'b', title: 'Beta' }] },
+    many: { type: 'array', items: { type: 'string', enum: ['x', 'y', 'z'] }, minItems: 1, maxItems: 2 },
+  },
+  required: ['name', 'age'],
+};
+
+test('at redacted, prompt and every label go through the given pipeline', () => {
+  const seen: string[] = [];
+  const r = elicitationToForm({ message: 'Hello /home/alice', requestedSchema: schema }, {
+    agent: 'bot', capture: 'redacted', redact: (s) => { seen.push(s); return s.replace('/home/alice', '~'); },
+  });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.equal(r.data.prompt, 'Hello ~');
+  assert.equal(r.data.fields[0]?.label, 'Your name for ~');
+  assert.deepEqual(r.data.fields.find((f) => f.id === 'pick')?.choices, [{ id: 'a', label: 'Alpha' }, { id: 'b', label: 'Beta' }]);
+  assert.ok(seen.includes('Hello /home/alice'));
+  assert.ok(seen.includes('Alpha') && seen.includes('Beta'), 'choice labels are redacted too');
+});
+
+test('at redacted without a pipeline the mapping refuses instead of leaking', () => {
+  const r = elicitationToForm({ message: 'm', requestedSchema: schema }, { agent: 'bot', capture: 'redacted' });
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.reason, /redact/);
+});
+
+test('at full the pipeline is not applied (real text)', () => {
+  const r = elicitationToForm({ message: 'Hello /home/alice', requestedSchema: schema }, { agent: 'bot', capture: 'full', redact: () => 'X' });
+  assert.ok(r.ok);
+  if (r.ok) assert.equal(r.data.prompt, 'Hello /home/alice');
+});
+
+test('a bad capture level or params shape is refused with a reason', () => {
+  assert.equal(elicitationToForm({ message: 'm', requestedSchema: schema }, { agent: 'a', capture: 'loud' as never }).ok, false);
+  for (const bad of [null, 3, 'x', [], { requestedSchema: schema }, { message: 'm' }, { message: 'm', requestedSchema: { type: 'object' } }]) {
+    const r = elicitationToForm(bad, { agent: 'a', capture: 'full' });
+    assert.equal(r.ok, false, JSON.stringify(bad));
+    if (!r.ok) assert.ok(r.reason.length > 0);
+  }
+});
+
+test('an empty properties object maps to a form with no fields (a confirmation)', () => {
+  const r = elicitationToForm({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }, { agent: 'a', capture: 'metadata' });
+  assert.ok(r.ok);
+  if (r.ok) assert.equal(r.data.prompt, 'a requests input (0 fields)');
+});
+
+// Arbitrary flat schemas with secret-bearing titles and messages.
+const secret = fc.string({ minLength: 1, maxLength: 12 }).map((s) => `SECRET<${s}>`);
+const key = fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/);
+const prop = fc.oneof(
+  fc.record({ type: fc.constant('string'), title: secret }),
+  fc.record({ type: fc.constantFrom('number', 'integer'), title: secret, minimum: fc.integer({ min: -5, max: 0 }), maximum: fc.integer({ min: 1, max: 9 }) }),
+  fc.record({ type: fc.constant('boolean'), title: secret, default: fc.boolean() }),
+  fc.uniqueArray(key, { minLength: 1, maxLength: 4 }).chain((vals) => fc.record({
+    type: fc.constant('string'), title: secret, enum: fc.constant(vals), enumNames: fc.constant(vals.map((v) => `SECRET<${v}>`)),
+  })),
+  fc.uniqueArray(key, { minLength: 1, maxLength: 4 }).map((vals) => ({
+    type: 'array', description: 'SECRET<d>', items: { anyOf: vals.map((v) => ({ const: v, title: `SECRET<${v}>` })) },
+  })),
+);
+const arbSchema = fc.dictionary(key, prop, { minKeys: 0, maxKeys: 6 }).chain((properties) => fc.record({
+  type: fc.constant('object'),
+  properties: fc.constant(properties),
+  required: fc.subarray(Object.keys(properties)),
+}));
+
+test('property: at metadata no authored text reaches prompt or labels; ids are keys/enum values', () => {
+  fc.assert(fc.property(arbSchema, secret, (s, message) => {
+    const r = elicitationToForm({ message, requestedSchema: s }, { agent: 'bot', capture: 'metadata' });
+    assert.ok(r.ok, r.ok ? '' : r.reason);
+    if (!r.ok) return;
+    const text = JSON.stringify(r.data);
+    assert.ok(!text.includes('SECRET'), text);
+    assert.equal(r.data.prompt, `bot requests input (${Object.keys(s.properties).length} fields)`);
+    for (const f of r.data.fields) {
+      assert.equal(f.label, f.id);
+      assert.equal(f.required, s.required.includes(f.id));
+      assert.equal('other' in f, false, 'MCP enums are closed: no other');
+      for (const c of f.choices ?? []) assert.equal(c.label, c.id);
+    }
+    assert.deepEqual(r.data.respond_via, ['control']);
+  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+});
+
+test('property: the mapping never throws on arbitrary input', () => {
+  fc.assert(fc.property(fc.anything(), fc.anything(), (params, values) => {
+    const r = elicitationToForm(params, { agent: 'a', capture: 'full' });
+    assert.equal(typeof r.ok, 'boolean');
+    const c = formValuesToElicitationContent((params as { requestedSchema?: unknown } | null)?.requestedSchema, values);
+    assert.equal(typeof c, 'object');
+    assert.ok(Array.isArray(validateElicitationContent((params as { requestedSchema?: unknown } | null)?.requestedSchema, c)));
+  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+});
+
+test('validateElicitationContent accepts a valid answer', () => {
+  const content = formValuesToElicitationContent(schema, { name: 'bob', mail: 'b@x.io', age: 30, ok: true, pick: 'a', many: ['x'] });
+  assert.deepEqual(validateElicitationContent(schema, content), []);
+  assert.deepEqual(content, { name: 'bob', mail: 'b@x.io', age: 30, ok: true, pick: 'a', many: ['x'] });
+});
+
+test('validateElicitationContent names each broken constraint', () => {
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ age: 3 }, 'mcp-elicitation.required'],
+    [{ name: 'bob', age: 3.5 }, 'mcp-elicitation.integer'],
+    [{ name: 'bob', age: 151 }, 'mcp-elicitation.maximum'],
+    [{ name: 'bob', age: -1 }, 'mcp-elicitation.minimum'],
+    [{ name: 'b', age: 1 }, 'mcp-elicitation.minLength'],
+    [{ name: 'bobbybob', age: 1 }, 'mcp-elicitation.maxLength'],
+    [{ name: 'bob', age: 1, mail: 'nope' }, 'mcp-elicitation.format'],
+    [{ name: 'bob', age: 1, ok: 'yes' }, 'mcp-elicitation.type'],
+    [{ name: 'bob', age: 1, pick: 'c' }, 'mcp-elicitation.enum'],
+    [{ name: 'bob', age: 1, many: ['x', 'q'] }, 'mcp-elicitation.enum'],
+    [{ name: 'bob', age: 1, many: [] }, 'mcp-elicitation.minItems'],
+    [{ name: 'bob', age: 1, many: ['x', 'y', 'z'] }, 'mcp-elicitation.maxItems'],
+  ];
+  for (const [content, rule] of cases) {
+    const issues = validateElicitationContent(schema, content);
+    assert.ok(issues.some((i) => i.rule === rule), `${JSON.stringify(content)} -> ${rule}: ${JSON.stringify(issues)}`);
+    for (const i of issues) assert.match(i.section, /MCP/);
+  }
+});
+
+test('an emoji counts as one character for minLength/maxLength (JSON Schema code points)', () => {
+  const s = { type: 'object', properties: { e: { type: 'string', maxLength: 2 } } };
+  assert.deepEqual(validateElicitationContent(s, { e: '😀😀' }), []);
+});
+
+test('formValuesToElicitationContent drops values that cannot be restored and can skip defaults', () => {
+  const s = { type: 'object', properties: { n: { type: 'integer', default: 4 }, b: { type: 'boolean' }, e: { type: 'string', enum: ['x'] } } };
+  assert.deepEqual(formValuesToElicitationContent(s, { b: 'maybe', e: ['x'] }), { n: 4, e: 'x' });
+  assert.deepEqual(formValuesToElicitationContent(s, { n: 2.5 }, { applyDefaults: false }), {});
+  assert.deepEqual(formValuesToElicitationContent(s, {}, { applyDefaults: false }), {});
+});
+
+test('a "__proto__" property key stays an ordinary own key end to end', () => {
+  const s = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}') as unknown;
+  const r = elicitationToForm({ message: 'm', requestedSchema: s }, { agent: 'a', capture: 'full' });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.equal(r.data.fields[0]?.id, '__proto__');
+  assert.deepEqual(Object.keys(r.fieldMap), ['__proto__']);
+  const content = formValuesToElicitationContent(s, JSON.parse('{"__proto__":"7"}'));
+  assert.deepEqual(Object.keys(content), ['__proto__']);
+  assert.equal(Object.getPrototypeOf(content), Object.prototype);
+  assert.deepEqual(validateElicitationContent(s, content), []);
+});
