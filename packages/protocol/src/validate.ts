@@ -1,0 +1,180 @@
+// Single-event validation (AEP-0001 §5, §8.2, §10; AEP-0002 §5): envelope schema, payload schema
+// of registered types, capture honesty of the payload, and the subject rules of the attention
+// lifecycle and of control.attention.respond. Returns issues; never throws.
+import type { Issue } from './issue.js';
+import { RULES, issue, type RuleId } from './rules.js';
+import { envelopeFastValid } from './envelope.js';
+import { captureRank } from './levels.js';
+import { CAPTURE_TREES, type CaptureTree } from './generated/capture-trees.js';
+import { REGISTERED_TYPES } from './registry.js';
+import { envelope as envelopeValidator, PAYLOAD_VALIDATORS, RULE_PATHS as RULE_PATHS_RAW } from './generated/validators.js';
+
+/** An ajv error object (the subset we read). */
+interface AjvError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+  propertyName?: string;
+}
+type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+
+const ENVELOPE = envelopeValidator as unknown as AjvValidate;
+const PAYLOADS = PAYLOAD_VALIDATORS as unknown as Record<string, AjvValidate>;
+const RULE_PATHS = RULE_PATHS_RAW as unknown as Record<string, [string, string][]>;
+
+/** Options of {@link validateEvent}. */
+export interface ValidateOptions {
+  /**
+   * Emitter strictness (AEP-0001 §6, §10): also reject unregistered core-category types, which
+   * consumers must tolerate but emitters must not produce. Default false (consumer view).
+   */
+  emitter?: boolean;
+}
+
+function ruleFor(table: readonly [string, string][] | undefined, err: AjvError, fallback: 'envelope' | 'payload'): RuleId {
+  if (table) {
+    for (const [prefix, rule] of table) {
+      if (err.schemaPath === prefix || err.schemaPath.startsWith(prefix + '/')) return rule as RuleId;
+    }
+  }
+  if (fallback === 'envelope') {
+    if (err.schemaPath === '#/required') return 'envelope.required';
+    return 'envelope.not-object';
+  }
+  switch (err.keyword) {
+    case 'required': return 'payload.required';
+    case 'type': return 'payload.type';
+    case 'enum': return 'payload.enum';
+    case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum': return 'payload.range';
+    case 'format': return 'payload.format';
+    default: return 'payload.schema';
+  }
+}
+
+function pathOf(err: AjvError, base: string): string {
+  let p = base + err.instancePath;
+  if (err.keyword === 'required' && typeof err.params['missingProperty'] === 'string') {
+    p += '/' + escapePointer(err.params['missingProperty']);
+  } else if (err.propertyName !== undefined) {
+    p += '/' + escapePointer(err.propertyName);
+  } else if (err.keyword === 'false schema' && err.instancePath === '') {
+    // boolean `false` subschema at the root cannot happen for our schemas; keep the base path.
+  }
+  return p;
+}
+
+function escapePointer(s: string): string {
+  return s.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function describe(rule: RuleId, err: AjvError, path: string): string {
+  const where = path === '' ? 'event' : path;
+  if (err.keyword === 'false schema') return `${where} is not allowed: ${RULES[rule].meaning}`;
+  if (err.keyword === 'required') return `${where} is missing: ${RULES[rule].meaning}`;
+  return `${where} ${err.message ?? 'is invalid'}: ${RULES[rule].meaning}`;
+}
+
+function mapErrors(errors: readonly AjvError[] | null | undefined, table: readonly [string, string][] | undefined, fallback: 'envelope' | 'payload', base: string, out: Issue[]): void {
+  if (!errors) return;
+  const seen = new Set<string>();
+  for (const err of errors) {
+    // `if` and `propertyNames` errors only summarize the failure of a subschema reported separately.
+    if (err.keyword === 'if' || err.keyword === 'propertyNames') continue;
+    const rule = ruleFor(table, err, fallback);
+    const path = pathOf(err, base);
+    const k = rule + '\0' + path;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(issue(rule, path, describe(rule, err, path)));
+  }
+}
+
+/**
+ * Envelope schema only (AEP-0001 §5): what a relay gates on (brief 05 §4.2). Never throws.
+ * Returns `[]` for a valid envelope.
+ */
+export function validateEnvelope(e: unknown): Issue[] {
+  if (envelopeFastValid(e)) return [];
+  const out: Issue[] = [];
+  try {
+    ENVELOPE(e);
+    mapErrors(ENVELOPE.errors, RULE_PATHS['envelope'], 'envelope', '', out);
+  } catch {
+    out.push(issue('envelope.not-object', '', 'event could not be read as a JSON object'));
+  }
+  if (out.length === 0) {
+    // Cannot happen while the fast path and the schema agree (pinned by a property test); stay
+    // on the safe side and report instead of silently accepting.
+    out.push(issue('envelope.not-object', '', 'event rejected by the envelope fast path'));
+  }
+  return out;
+}
+
+/** Types whose lifecycle events after the request MUST carry `subject` (AEP-0002 §7.1). */
+const ATTENTION_FOLLOWERS = new Set(['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed']);
+
+/**
+ * Validates one event: envelope schema, payload schema (only when `data` is present on a
+ * registered type with a schema; AEP-0001 §10), capture honesty of `data` (AEP-0001 §8.2(a)),
+ * subject rules (AEP-0002 §7.1, AEP-0004 §5). With `emitter: true` also rejects unregistered
+ * core-category types. Never throws, whatever the input.
+ */
+export function validateEvent(e: unknown, opts?: ValidateOptions): Issue[] {
+  try {
+    return validateEventUnsafe(e, opts);
+  } catch {
+    return [issue('envelope.not-object', '', 'event could not be read as a JSON object')];
+  }
+}
+
+function validateEventUnsafe(e: unknown, opts?: ValidateOptions): Issue[] {
+  const out = validateEnvelope(e);
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) return out;
+  const o = e as Record<string, unknown>;
+  const type = o['type'];
+  if (typeof type !== 'string') return out;
+  const registered = REGISTERED_TYPES.has(type);
+  if (opts?.emitter && !registered && !type.startsWith('x.') && !out.some((i) => i.rule === 'envelope.type-name')) {
+    out.push(issue('type.unregistered', '/type', `type "${type}" is not a registered core type: ${RULES['type.unregistered'].meaning}`));
+  }
+  if (o['subject'] === undefined) {
+    if (ATTENTION_FOLLOWERS.has(type)) out.push(issue('attention.subject-required', '/subject', `${type} has no subject: ${RULES['attention.subject-required'].meaning}`));
+    else if (type === 'control.attention.respond') out.push(issue('command.subject-required', '/subject', `${type} has no subject: ${RULES['command.subject-required'].meaning}`));
+  }
+  const data = o['data'];
+  if (data === undefined) return out;
+  const capture = o['capture'] === undefined ? 'metadata' : o['capture'];
+  if (capture === 'none') {
+    out.push(issue('capture.data-at-none', '/data', `data is present at capture none: ${RULES['capture.data-at-none'].meaning}`));
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return out;
+  const validate = registered ? PAYLOADS[type] : undefined;
+  if (validate === undefined) return out;
+  if (!validate(data)) mapErrors(validate.errors, RULE_PATHS['payload_' + type.replace(/[^a-z0-9]/g, '_')], 'payload', '/data', out);
+  const rank = captureRank(capture);
+  const tree = CAPTURE_TREES[type];
+  if (tree && rank >= 1 && rank < 3) captureWalk(data, tree, rank, '/data', out);
+  return out;
+}
+
+/** Reports every member whose `x-aep-capture` is above the event's capture (recursive, bounded by the schema's depth). */
+function captureWalk(value: unknown, tree: CaptureTree, rank: number, path: string, out: Issue[]): void {
+  if (Array.isArray(value)) {
+    if (tree.items) for (let i = 0; i < value.length; i++) captureWalk(value[i], tree.items, rank, `${path}/${i}`, out);
+    return;
+  }
+  if (typeof value !== 'object' || value === null || !tree.properties) return;
+  const props = tree.properties;
+  for (const k in value) {
+    const sub = props[k];
+    if (sub === undefined) continue;
+    const p = `${path}/${escapePointer(k)}`;
+    if (captureRank(sub.level) > rank) {
+      out.push(issue('capture.field-above-capture', p, `${p} needs capture >= ${sub.level} but the event declares ${rank === 1 ? 'metadata' : 'redacted'}: ${RULES['capture.field-above-capture'].meaning}`));
+      continue;
+    }
+    captureWalk((value as Record<string, unknown>)[k], sub, rank, p, out);
+  }
+}
