@@ -37,3 +37,5 @@ export { compileFilter, FILTER_RULES, FILTERABLE_ATTRIBUTES, NON_FILTERABLE_ATTR
 export type { CompiledFilter, FilterRule } from './filter.js';
 export { parseResumeToken, formatResumeToken } from './resume.js';
 export type { ResumePosition } from './resume.js';
+export { createEmitter, EventBuilder, AepEventError, checkExtensionAttributes } from './builder.js';
+export type { EmitterOptions, EventInput, SessionPosition, ExtensionValue } from './builder.js';
