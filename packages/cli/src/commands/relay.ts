@@ -1,13 +1,98 @@
 import type { Command } from 'commander';
-import { action } from '../util/errors.js';
-import { CliError } from '../util/errors.js';
+import { action, CliError } from '../util/errors.js';
+import { EXIT } from '../util/exit.js';
 
-/** `aep relay`: run the AEP relay (not yet implemented). */
+// Defaults repeated here (not imported) so `aep --help` never loads the relay; a relay test pins
+// them against RELAY_DEFAULTS.
+const D = {
+  port: 8787, host: '127.0.0.1', bufferDepth: 10_000, maxSessions: 1_000, totalBytes: 256 * 1024 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024, maxBatchEvents: 10_000, maxSubscriptions: 64,
+  slowConsumerBytes: 1024 * 1024, maxConsumerBytes: 8 * 1024 * 1024, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000,
+};
+
+interface RelayCliOptions {
+  port: string; host: string; token?: string; memory?: boolean; store?: string; buffer: string;
+  maxSessions: string; maxBody: string; maxBatch: string; maxFrom?: string; maxSubscriptions: string;
+  retainBytes: string; slowConsumerBytes: string; maxConsumerBytes: string; headersTimeout: string;
+  requestTimeout: string; static?: string; quiet?: boolean;
+}
+
+function intOpt(name: string, v: string, min: number): number {
+  if (!/^\d+$/.test(v)) throw new CliError('AEP_CLI_BAD_OPTION', `--${name} must be a non-negative integer, got "${v}"`, EXIT.USAGE);
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw new CliError('AEP_CLI_BAD_OPTION', `--${name} must be an integer >= ${min}, got ${v}`, EXIT.USAGE);
+  return n;
+}
+
+/** `aep relay`: run the AEP relay (HTTP ingest, SSE, WebSocket, control routing, durable store). */
 export function register(program: Command): void {
   program
     .command('relay')
-    .description('run the AEP relay')
-    .action(action(() => {
-      throw new CliError('AEP_CLI_NOT_IMPLEMENTED', 'aep relay is not implemented yet');
+    .description('run the AEP relay: POST /events, GET /stream (SSE), /socket (WebSocket), command routing, durable SQLite store')
+    .option('--port <n>', 'TCP port (0 picks a free one)', String(D.port))
+    .option('--host <addr>', 'interface to bind', D.host)
+    .option('--token <t>', 'bearer token required on every endpoint (default: $AEP_TOKEN; none = observe-only, every command refused)')
+    .option('--memory', 'keep Events in memory only (no store file)', false)
+    .option('--store <path>', 'SQLite store file (default: $XDG_DATA_HOME/aep/relay.sqlite or ~/.local/share/aep/relay.sqlite)')
+    .option('--buffer <n>', 'Events held per session = advertised replay.buffer', String(D.bufferDepth))
+    .option('--max-sessions <n>', 'sessions held; least recently written evicted past it', String(D.maxSessions))
+    .option('--retain-bytes <n>', 'total raw bytes held across sessions (retention cap)', String(D.totalBytes))
+    .option('--max-body <n>', 'largest POST body / WebSocket message in bytes (413 above)', String(D.maxBodyBytes))
+    .option('--max-batch <n>', 'most Events in one POST (413 above)', String(D.maxBatchEvents))
+    .option('--max-from <n>', 'most from positions in one subscription (default: --max-sessions)')
+    .option('--max-subscriptions <n>', 'subscriptions per WebSocket connection', String(D.maxSubscriptions))
+    .option('--slow-consumer-bytes <n>', 'queued bytes above which debug/info are dropped for a consumer', String(D.slowConsumerBytes))
+    .option('--max-consumer-bytes <n>', 'queued bytes above which a consumer is disconnected', String(D.maxConsumerBytes))
+    .option('--headers-timeout <ms>', 'time to receive request headers (slowloris guard)', String(D.headersTimeoutMs))
+    .option('--request-timeout <ms>', 'time to receive a whole request', String(D.requestTimeoutMs))
+    .option('--static <dir>', 'serve this directory at / (the web inbox)')
+    .option('--quiet', 'no operational log lines on stderr', false)
+    .action(action(async (o: RelayCliOptions) => {
+      const token = o.token ?? process.env['AEP_TOKEN'];
+      const relayMod = await import('@aep/relay');
+      const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+      let handle;
+      try {
+        handle = await relayMod.startRelay({
+          port: intOpt('port', o.port, 0),
+          host: o.host,
+          ...(token !== undefined && token !== '' ? { token } : {}),
+          storePath: o.memory ? null : (o.store ?? relayMod.defaultStorePath()),
+          bufferDepth: intOpt('buffer', o.buffer, 1),
+          maxSessions: intOpt('max-sessions', o.maxSessions, 1),
+          totalBytes: intOpt('retain-bytes', o.retainBytes, 1024),
+          maxBodyBytes: intOpt('max-body', o.maxBody, 1024),
+          maxBatchEvents: intOpt('max-batch', o.maxBatch, 1),
+          ...(o.maxFrom !== undefined ? { maxFromPositions: intOpt('max-from', o.maxFrom, 1) } : {}),
+          maxSubscriptions: intOpt('max-subscriptions', o.maxSubscriptions, 1),
+          slowConsumerBytes: intOpt('slow-consumer-bytes', o.slowConsumerBytes, 1024),
+          maxConsumerBytes: intOpt('max-consumer-bytes', o.maxConsumerBytes, 1024),
+          headersTimeoutMs: intOpt('headers-timeout', o.headersTimeout, 100),
+          requestTimeoutMs: intOpt('request-timeout', o.requestTimeout, 100),
+          ...(o.static !== undefined ? { staticDir: o.static } : {}),
+          log,
+        });
+      } catch (err) {
+        if (err instanceof relayMod.RelayOptionError) throw new CliError(err.code, err.message, EXIT.USAGE);
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
+          throw new CliError('AEP_CLI_LISTEN_FAILED', `cannot listen on ${o.host}:${o.port} (${e.code})`, EXIT.UNAVAILABLE);
+        }
+        throw new CliError('AEP_CLI_RELAY_START_FAILED', `relay could not start: ${e.message}`, EXIT.UNAVAILABLE);
+      }
+      process.stdout.write(`AEP relay listening on ${handle.url}\n`);
+      log(`relay: store ${handle.storePath ?? '(memory)'}; ${token ? 'token required on every endpoint' : 'no token: observe-only, commands refused'}`);
+      const h = handle;
+      await new Promise<void>((resolve) => {
+        let stopping = false;
+        const stop = (sig: string) => {
+          if (stopping) return;
+          stopping = true;
+          log(`relay: ${sig}: shutting down`);
+          h.close().then(resolve, resolve);
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
     }));
 }

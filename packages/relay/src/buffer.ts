@@ -1,0 +1,239 @@
+// The replay buffer: per-session, ordered by (epoch, seq), deduplicated on (source, id),
+// bounded by a per-session depth, a session cap and a total size (AEP-0003 §5, §7;
+// AEP-0001 §7.4–§7.6). It keeps the raw received bytes of every held Event so replay is
+// byte-identical (brief 05 §9.1 "Keep raw bytes").
+
+/** A position inside a session: `(epoch, seq, sub)`. `sub > 0` orders seq-less Events after the positioned one they followed. */
+export type Pos = readonly [epoch: number, seq: number, sub: number];
+
+/** One held Event. `parsed` is kept only while it is cheap; replay re-parses `raw` when needed. */
+export interface Entry {
+  /** Row id in the durable store (monotonic, also the global arrival order). */
+  readonly rowid: number;
+  /** `${source}\u0000${id}`: the dedupe key (AEP-0001 §7.4). */
+  readonly key: string;
+  /** Session, or null for agent-scoped Events. */
+  readonly session: string | null;
+  readonly pos: Pos;
+  /** True for sequenced session Events (the only ones that carry an SSE `id:`). */
+  readonly positioned: boolean;
+  readonly type: string;
+  /** Exact bytes received (one JSON object, no newline). */
+  readonly raw: string;
+  readonly bytes: number;
+  /** Rank of the Event's `capture` (default metadata = 1), to skip down-levelling cheaply. */
+  readonly captureRank: number;
+}
+
+/** Compare two positions lexicographically. */
+export function cmpPos(a: Pos, b: Pos): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/** Limits of the buffer (all validated by the options module). */
+export interface BufferLimits {
+  /** Events held per session (advertised as `replay.buffer`). */
+  depth: number;
+  /** Sessions held; the least recently written one is evicted past it. */
+  maxSessions: number;
+  /** Total raw bytes held across all sessions. */
+  totalBytes: number;
+}
+
+/** What the durable store must mirror. Called synchronously by the buffer. */
+export interface BufferSink {
+  insert(e: Entry): void;
+  remove(e: Entry): void;
+  /** Persist the highest evicted position of a session (the tombstone) or forget it (null). */
+  evicted(session: string, pos: Pos | null): void;
+}
+
+class SessionBuf {
+  entries: Entry[] = [];
+  head = 0;
+  evictedHigh: Pos | null = null;
+  constructor(readonly name: string | null) {}
+  get size(): number { return this.entries.length - this.head; }
+  first(): Entry | undefined { return this.entries[this.head]; }
+  last(): Entry | undefined { return this.entries.length > this.head ? this.entries[this.entries.length - 1] : undefined; }
+  /** Insert keeping order; usually an append. */
+  insert(e: Entry): void {
+    const last = this.last();
+    if (!last || cmpPos(last.pos, e.pos) <= 0) { this.entries.push(e); return; }
+    let lo = this.head; let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmpPos(this.entries[mid]!.pos, e.pos) <= 0) lo = mid + 1; else hi = mid;
+    }
+    this.entries.splice(lo, 0, e);
+  }
+  shift(): Entry | undefined {
+    const e = this.entries[this.head];
+    if (!e) return undefined;
+    this.entries[this.head] = undefined as unknown as Entry;
+    this.head++;
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+    return e;
+  }
+  /** Index of the first entry strictly after `p`. */
+  after(p: Pos): number {
+    let lo = this.head; let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmpPos(this.entries[mid]!.pos, p) <= 0) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+  held(): Entry[] { return this.entries.slice(this.head); }
+}
+
+/** One session's part of a replay snapshot. */
+export interface ReplayPart {
+  session: string | null;
+  /** Present when positions after the request were evicted (AEP-0003 §5): the earliest held. */
+  exhausted?: { epoch: number; seq: number };
+  entries: Entry[];
+}
+
+/** Result of admitting one Event. */
+export type Admission = 'admitted' | 'duplicate';
+
+/** The per-session replay buffer with dedupe, eviction and tombstones. */
+export class ReplayBuffer {
+  private readonly sessions = new Map<string, SessionBuf>(); // insertion order = LRU (re-set on write)
+  private readonly agentBuf = new SessionBuf(null);
+  private readonly byKey = new Map<string, Entry>();
+  private readonly tombstones = new Map<string, Pos>();
+  private bytes = 0;
+  /** Counters for /healthz. */
+  readonly stats = { evicted: 0, sessionsEvicted: 0, duplicates: 0 };
+
+  constructor(private readonly limits: BufferLimits, private readonly sink: BufferSink | null) {}
+
+  get heldEvents(): number { return this.byKey.size; }
+  get heldBytes(): number { return this.bytes; }
+  get sessionCount(): number { return this.sessions.size; }
+
+  /** True when an Event with this dedupe key is held. */
+  has(key: string): boolean { return this.byKey.has(key); }
+
+  /** The position a seq-less session Event gets: right after the last held Event of its session. */
+  nextUnpositioned(session: string | null): Pos {
+    const buf = session === null ? this.agentBuf : this.sessions.get(session);
+    const last = buf?.last();
+    if (last) return [last.pos[0], last.pos[1], last.pos[2] + 1];
+    const t = buf?.evictedHigh ?? (session !== null ? this.tombstones.get(session) : undefined);
+    if (t) return [t[0], t[1], t[2] + 1];
+    return [0, -1, 1];
+  }
+
+  /**
+   * Admit an Event (dedupe on (source, id)); evict past the limits. `persist` is false while
+   * loading from the store (the rows are already there).
+   */
+  admit(e: Entry, persist = true): Admission {
+    if (this.byKey.has(e.key)) { this.stats.duplicates++; return 'duplicate'; }
+    let buf: SessionBuf;
+    if (e.session === null) buf = this.agentBuf;
+    else {
+      const existing = this.sessions.get(e.session);
+      if (existing) { this.sessions.delete(e.session); this.sessions.set(e.session, existing); buf = existing; }
+      else {
+        buf = new SessionBuf(e.session);
+        const t = this.tombstones.get(e.session);
+        if (t) { buf.evictedHigh = t; this.tombstones.delete(e.session); }
+        this.sessions.set(e.session, buf);
+      }
+    }
+    buf.insert(e);
+    this.byKey.set(e.key, e);
+    this.bytes += e.bytes;
+    if (persist) this.sink?.insert(e);
+    this.enforce(buf);
+    return 'admitted';
+  }
+
+  /** Restore a persisted tombstone / eviction high-water mark (store load). */
+  restoreEvicted(session: string, pos: Pos): void {
+    const buf = this.sessions.get(session);
+    if (buf) buf.evictedHigh = pos; else this.rememberTombstone(session, pos);
+  }
+
+  private rememberTombstone(session: string, pos: Pos): void {
+    this.tombstones.set(session, pos);
+    // Tombstones are small but bounded too: keep at most 4x the session cap.
+    const cap = this.limits.maxSessions * 4;
+    while (this.tombstones.size > cap) {
+      const oldest = this.tombstones.keys().next().value as string;
+      this.tombstones.delete(oldest);
+      this.sink?.evicted(oldest, null);
+    }
+  }
+
+  private evictOne(buf: SessionBuf): void {
+    const e = buf.shift();
+    if (!e) return;
+    this.byKey.delete(e.key);
+    this.bytes -= e.bytes;
+    this.stats.evicted++;
+    this.sink?.remove(e);
+    if (buf.name !== null && (!buf.evictedHigh || cmpPos(e.pos, buf.evictedHigh) > 0)) {
+      buf.evictedHigh = e.pos;
+      this.sink?.evicted(buf.name, e.pos);
+    }
+  }
+
+  private evictSession(name: string): void {
+    const buf = this.sessions.get(name);
+    if (!buf) return;
+    while (buf.size > 0) this.evictOne(buf);
+    this.sessions.delete(name);
+    this.stats.sessionsEvicted++;
+    if (buf.evictedHigh) this.rememberTombstone(name, buf.evictedHigh);
+  }
+
+  private enforce(buf: SessionBuf): void {
+    while (buf.size > this.limits.depth) this.evictOne(buf);
+    while (this.sessions.size > this.limits.maxSessions) {
+      const lru = this.sessions.keys().next().value as string;
+      this.evictSession(lru);
+    }
+    while (this.bytes > this.limits.totalBytes) {
+      // Oldest Events of the least recently written session go first; agent-scoped last.
+      const lru = this.sessions.values().next().value as SessionBuf | undefined;
+      if (lru && lru !== buf) { this.evictOne(lru); if (lru.size === 0 && lru.name !== null) this.evictSession(lru.name); continue; }
+      if (this.agentBuf.size > 0) { this.evictOne(this.agentBuf); continue; }
+      if (buf.size > 1) { this.evictOne(buf); continue; }
+      break; // a single Event larger than the cap stays (the body limit bounds it)
+    }
+  }
+
+  /** Snapshot for resume from positions (strictly after each; marker when evicted, AEP-0003 §5, §7). */
+  snapshotFrom(positions: ReadonlyArray<{ session: string; epoch: number; seq: number }>): ReplayPart[] {
+    const out: ReplayPart[] = [];
+    for (const p of positions) {
+      const buf = this.sessions.get(p.session);
+      const req: Pos = [p.epoch, p.seq, 0];
+      const high = buf ? buf.evictedHigh : this.tombstones.get(p.session);
+      if (!buf && !high) continue; // unknown session: nothing, no marker (brief 05 §9.2)
+      const part: ReplayPart = { session: p.session, entries: buf ? buf.entries.slice(buf.after(req)) : [] };
+      if (high && cmpPos(high, req) > 0) {
+        const first = buf?.first();
+        part.exhausted = first ? { epoch: first.pos[0], seq: Math.max(first.pos[1], 0) } : { epoch: high[0], seq: high[1] + 1 };
+      }
+      out.push(part);
+    }
+    return out;
+  }
+
+  /** Snapshot of everything held (replay-all and `live=0` without `from`), never with markers. */
+  snapshotAll(): ReplayPart[] {
+    const out: ReplayPart[] = [];
+    if (this.agentBuf.size > 0) out.push({ session: null, entries: this.agentBuf.held() });
+    for (const buf of this.sessions.values()) out.push({ session: buf.name, entries: buf.held() });
+    return out;
+  }
+}

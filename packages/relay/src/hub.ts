@@ -1,0 +1,279 @@
+// Fan-out: subscriptions, capture ceilings, replay-then-live ordering, backpressure
+// (AEP-0003 §5, §6.4, §7, §8.4; AEP-0001 §8.2(b)).
+import { captureRank, compileFilter, downlevel } from '@aep/protocol';
+import type { CaptureLevel, Issue } from '@aep/protocol';
+import type { Entry, Pos, ReplayPart } from './buffer.js';
+
+/** A parsed Event as the relay handles it (routing reads attributes only, AEP-0001 §5). */
+export type AepEvent = Record<string, unknown>;
+
+/** One Event on its way out: raw bytes plus, lazily, the parsed object and rendered variants. */
+export class Outgoing {
+  private parsedEvent: AepEvent | undefined;
+  private rendered: Map<string, string> | undefined;
+  constructor(
+    readonly raw: string,
+    readonly type: string,
+    readonly session: string | null,
+    readonly pos: Pos,
+    readonly positioned: boolean,
+    readonly captureRank: number,
+    readonly severityRank: number,
+    parsed?: AepEvent,
+  ) { this.parsedEvent = parsed; }
+
+  /** From a held buffer entry (replay). */
+  static fromEntry(e: Entry): Outgoing {
+    return new Outgoing(e.raw, e.type, e.session, e.pos, e.positioned, e.captureRank, -1);
+  }
+
+  get event(): AepEvent {
+    if (this.parsedEvent === undefined) this.parsedEvent = JSON.parse(this.raw) as AepEvent;
+    return this.parsedEvent;
+  }
+
+  /** Bytes to deliver under `ceiling`: the raw received line unless a down-level applies. */
+  render(ceiling: CaptureLevel | undefined): string {
+    if (ceiling === undefined || captureRank(ceiling) >= this.captureRank) return this.raw;
+    const cached = this.rendered?.get(ceiling);
+    if (cached !== undefined) return cached;
+    const ev = this.event;
+    const out = downlevel(ev, ceiling);
+    const text = out === ev ? this.raw : JSON.stringify(out);
+    (this.rendered ??= new Map()).set(ceiling, text);
+    return text;
+  }
+}
+
+/** The writer side of one consumer connection (SSE response or WebSocket). */
+export interface ConsumerSink {
+  readonly kind: 'sse' | 'ws';
+  /** Bytes queued but not yet flushed to the socket. */
+  buffered(): number;
+  /** Write one delivery (an Event under a subscription). */
+  deliver(sub: Subscription, o: Outgoing, text: string): void;
+  /** Write a replay-exhausted marker. */
+  marker(sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void;
+  /** Replay finished (SSE `live=0`: end the response). */
+  replayDone(sub: Subscription): void;
+  /** Disconnect a consumer that cannot keep up with `notice`+ Events (§8.4). */
+  disconnectSlow(): void;
+  readonly closed: boolean;
+}
+
+/** Compiled subscription parameters, shared by SSE and WS. */
+export interface SubscriptionSpec {
+  match: ((e: AepEvent) => boolean) | null;
+  ceiling: CaptureLevel | undefined;
+  from: 'all' | Array<{ session: string; epoch: number; seq: number }> | null;
+}
+
+/** Parse and validate a filter / from / capture triple; issues name the rule (fail closed, §6.2). */
+export function compileSpec(filter: unknown, from: unknown, capture: unknown, maxFrom: number):
+  { ok: true; spec: SubscriptionSpec } | { ok: false; code: 'invalid-filter' | 'limit-exceeded'; detail: string } {
+  let match: SubscriptionSpec['match'] = null;
+  if (filter !== undefined) {
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) return { ok: false, code: 'invalid-filter', detail: 'filter must be a JSON object (AEP-0003 §6.1)' };
+    if (Object.keys(filter).length > 0) {
+      const c = compileFilter(filter);
+      if (!c.ok) return { ok: false, code: 'invalid-filter', detail: issuesText(c.issues) };
+      match = (e) => c.match(e);
+    }
+  }
+  let ceiling: CaptureLevel | undefined;
+  if (capture !== undefined) {
+    if (captureRank(capture) < 0) return { ok: false, code: 'invalid-filter', detail: 'capture must be one of none, metadata, redacted, full (AEP-0003 §6.4)' };
+    ceiling = capture as CaptureLevel;
+  }
+  let fromOut: SubscriptionSpec['from'] = null;
+  if (from !== undefined) {
+    if (from === 'all') fromOut = 'all';
+    else if (!Array.isArray(from)) return { ok: false, code: 'invalid-filter', detail: 'from must be an array of {session, epoch?, seq} or "all" (AEP-0003 §6.5, §7)' };
+    else {
+      if (from.length > maxFrom) return { ok: false, code: 'limit-exceeded', detail: `from has ${from.length} positions; limit maxFromPositions is ${maxFrom}` };
+      const list: Array<{ session: string; epoch: number; seq: number }> = [];
+      for (let i = 0; i < from.length; i++) {
+        const p = from[i] as Record<string, unknown> | null;
+        const epoch = p?.['epoch'] ?? 0;
+        if (typeof p !== 'object' || p === null || Array.isArray(p) || typeof p['session'] !== 'string' || p['session'] === ''
+          || !Number.isInteger(p['seq']) || (p['seq'] as number) < 0 || !Number.isInteger(epoch) || (epoch as number) < 0) {
+          return { ok: false, code: 'invalid-filter', detail: `from[${i}] must be {session: string, epoch?: integer >= 0, seq: integer >= 0} (AEP-0003 §7)` };
+        }
+        list.push({ session: p['session'], epoch: epoch as number, seq: p['seq'] as number });
+      }
+      fromOut = list;
+    }
+  }
+  return { ok: true, spec: { match, ceiling, from: fromOut } };
+}
+
+function issuesText(issues: readonly Issue[]): string {
+  return issues.slice(0, 3).map((i) => `${i.rule}: ${i.message}${i.path ? ` at ${i.path}` : ''}`).join('; ') || 'invalid filter';
+}
+
+/** One subscription (a WS `subscribe` or one SSE request). */
+export class Subscription {
+  replaying = false;
+  pending: Outgoing[] = [];
+  pendingBytes = 0;
+  /** Last delivered position per session, for the `closing` frame (§3.5.4). */
+  readonly delivered = new Map<string, Pos>();
+  constructor(readonly id: string, readonly spec: SubscriptionSpec, readonly sink: ConsumerSink, readonly liveAfterReplay: boolean) {}
+  matches(o: Outgoing): boolean {
+    return this.spec.match === null || this.spec.match(o.event);
+  }
+  noteDelivered(o: Outgoing): void {
+    if (o.positioned && o.session !== null) this.delivered.set(o.session, o.pos);
+  }
+}
+
+/** Backpressure counters (exposed in /healthz). */
+export interface FanoutStats { delivered: number; dropped: number; slowDisconnects: number; subscriptions: number }
+
+const NOTICE = 2;
+
+/** Registry of live subscriptions and the fan-out loop. */
+export class Hub {
+  private readonly consumers = new Map<ConsumerSink, Subscription[]>();
+  readonly stats: FanoutStats = { delivered: 0, dropped: 0, slowDisconnects: 0, subscriptions: 0 };
+  private readonly warned = new WeakSet<ConsumerSink>();
+
+  constructor(private readonly limits: { slowConsumerBytes: number; maxConsumerBytes: number }, private readonly log: (l: string) => void) {}
+
+  /** Register a subscription (before its replay snapshot is taken: nothing lost, nothing doubled). */
+  add(sub: Subscription): void {
+    const list = this.consumers.get(sub.sink);
+    if (list) list.push(sub); else this.consumers.set(sub.sink, [sub]);
+    this.stats.subscriptions++;
+  }
+
+  remove(sub: Subscription): void {
+    const list = this.consumers.get(sub.sink);
+    if (!list) return;
+    const i = list.indexOf(sub);
+    if (i >= 0) { list.splice(i, 1); this.stats.subscriptions--; }
+    if (list.length === 0) this.consumers.delete(sub.sink);
+  }
+
+  removeSink(sink: ConsumerSink): void {
+    const list = this.consumers.get(sink);
+    if (!list) return;
+    this.stats.subscriptions -= list.length;
+    this.consumers.delete(sink);
+  }
+
+  get consumerCount(): number { return this.consumers.size; }
+
+  /** Live fan-out of one ingested Event, as received (redeliveries included, §5). */
+  publish(o: Outgoing): void {
+    for (const [sink, subs] of this.consumers) {
+      if (sink.closed) continue;
+      let best: CaptureLevel | undefined | null = null; // null = no live match
+      let bestRank = -1;
+      let matched: Subscription[] | undefined;
+      for (const sub of subs) {
+        let m: boolean;
+        try { m = sub.matches(o); } catch { m = false; }
+        if (!m) continue;
+        if (sub.replaying) { this.queue(sub, o); continue; }
+        const r = sub.spec.ceiling === undefined ? 99 : captureRank(sub.spec.ceiling);
+        if (r > bestRank) { bestRank = r; best = sub.spec.ceiling; }
+        (matched ??= []).push(sub);
+      }
+      if (matched && best !== null) this.send(sink, matched, o, best);
+    }
+  }
+
+  private queue(sub: Subscription, o: Outgoing): void {
+    if (sub.pendingBytes + sub.sink.buffered() > this.limits.maxConsumerBytes) {
+      if (o.severityRank >= NOTICE) { this.slow(sub.sink); return; }
+      this.drop(sub.sink); return;
+    }
+    sub.pending.push(o);
+    sub.pendingBytes += o.raw.length + 64;
+  }
+
+  private drop(sink: ConsumerSink): void {
+    this.stats.dropped++;
+    if (!this.warned.has(sink)) {
+      this.warned.add(sink);
+      this.log(`relay: slow ${sink.kind} consumer: dropping debug/info Events (AEP-0003 §8.4); counted in /healthz`);
+    }
+  }
+
+  private slow(sink: ConsumerSink): void {
+    if (sink.closed) return;
+    this.stats.slowDisconnects++;
+    this.log(`relay: disconnecting a slow ${sink.kind} consumer that cannot take notice+ Events (AEP-0003 §8.4)`);
+    this.removeSink(sink);
+    sink.disconnectSlow();
+  }
+
+  /** Backpressure policy: drop debug/info above the soft mark; notice+ over the hard mark => disconnect. */
+  send(sink: ConsumerSink, subs: Subscription[], o: Outgoing, ceiling: CaptureLevel | undefined): void {
+    const b = sink.buffered();
+    if (b > this.limits.slowConsumerBytes) {
+      const sev = o.severityRank >= 0 ? o.severityRank : severityOf(o);
+      if (sev < NOTICE) { this.drop(sink); return; }
+      if (b > this.limits.maxConsumerBytes) { this.slow(sink); return; }
+    }
+    let text: string;
+    try { text = o.render(ceiling); } catch { return; }
+    const first = subs[0]!;
+    sink.deliver(first, o, text);
+    for (const s of subs) s.noteDelivered(o);
+    this.stats.delivered++;
+  }
+
+  /**
+   * Replay a snapshot to one subscription (markers first per session), then flush what arrived
+   * meanwhile, then go live (or end, for `live=0`). Writes in slices and yields to the event
+   * loop when the consumer's socket buffer is full, so a big replay never blocks the relay.
+   */
+  async replay(sub: Subscription, parts: ReplayPart[], drained: () => Promise<void>): Promise<void> {
+    sub.replaying = true;
+    let n = 0;
+    for (const part of parts) {
+      if (sub.sink.closed) return;
+      if (part.exhausted && part.session !== null) sub.sink.marker(sub, part.session, part.exhausted);
+      for (const e of part.entries) {
+        if (sub.sink.closed) return;
+        const o = Outgoing.fromEntry(e);
+        let ok: boolean;
+        try { ok = sub.matches(o); } catch { ok = false; }
+        if (!ok) continue;
+        let text: string;
+        try { text = o.render(sub.spec.ceiling); } catch { continue; }
+        sub.sink.deliver(sub, o, text);
+        sub.noteDelivered(o);
+        this.stats.delivered++;
+        if (++n % 256 === 0 && sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
+      }
+    }
+    // Events ingested during the replay, in arrival order.
+    while (sub.pending.length > 0) {
+      if (sub.sink.closed) return;
+      const batch = sub.pending; sub.pending = []; sub.pendingBytes = 0;
+      for (const o of batch) {
+        let text: string;
+        try { text = o.render(sub.spec.ceiling); } catch { continue; }
+        sub.sink.deliver(sub, o, text);
+        sub.noteDelivered(o);
+        this.stats.delivered++;
+      }
+      if (sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
+    }
+    sub.replaying = false;
+    sub.sink.replayDone(sub);
+  }
+}
+
+function severityOf(o: Outgoing): number {
+  const s = (o.event as { severity?: unknown }).severity;
+  switch (s) {
+    case 'debug': return 0;
+    case undefined: case 'info': return 1;
+    case 'notice': return 2;
+    default: return 3;
+  }
+}

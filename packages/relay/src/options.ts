@@ -1,0 +1,118 @@
+// Relay options: one object of documented defaults, validated at start (style.md §7: limits are
+// options, a bad option fails fast and names itself).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Options of `startRelay`. Every limit has a documented default (see `RELAY_DEFAULTS`). */
+export interface RelayOptions {
+  /** TCP port (default 8787; 0 picks a free port). */
+  port?: number;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** Bearer token. Absent => observe-only: every command refused `unauthorized` (AEP-0004 §4.1). */
+  token?: string;
+  /** SQLite file; `null` => memory only; absent => `defaultStorePath()`. */
+  storePath?: string | null;
+  /** Events held per session, advertised as `replay.buffer` (default 10000). */
+  bufferDepth?: number;
+  /** Sessions held; the least recently written is evicted past it (default 1000). */
+  maxSessions?: number;
+  /** Total raw bytes held across sessions (default 256 MiB). */
+  totalBytes?: number;
+  /** Largest accepted POST body / WebSocket message in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** Most Events in one POST (default 10000). */
+  maxBatchEvents?: number;
+  /** Most `from` positions in one subscription (default = maxSessions). */
+  maxFromPositions?: number;
+  /** Most subscriptions on one WebSocket connection (default 64). */
+  maxSubscriptions?: number;
+  /** Bytes queued to one consumer above which `debug`/`info` are dropped (default 1 MiB). */
+  slowConsumerBytes?: number;
+  /** Bytes queued to one consumer above which it is disconnected (default 8 MiB). */
+  maxConsumerBytes?: number;
+  /** Time allowed to receive request headers (default 10000 ms; slowloris guard). */
+  headersTimeoutMs?: number;
+  /** Time allowed to receive a whole request (default 30000 ms). */
+  requestTimeoutMs?: number;
+  /** SSE heartbeat comment interval (default 15000 ms; the spec asks for <= 30 s). */
+  heartbeatMs?: number;
+  /** Directory served at `/` (the web inbox). */
+  staticDir?: string;
+  /** Log sink (one line per call); tokens and query strings are never passed to it. */
+  log?: (line: string) => void;
+}
+
+/** Resolved options (every member set). */
+export interface ResolvedOptions {
+  port: number; host: string; token: string | undefined; storePath: string | null;
+  bufferDepth: number; maxSessions: number; totalBytes: number; maxBodyBytes: number;
+  maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
+  slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
+  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined;
+  log: (line: string) => void;
+}
+
+/** Documented defaults (also printed by `aep relay --help`). */
+export const RELAY_DEFAULTS = {
+  port: 8787,
+  host: '127.0.0.1',
+  bufferDepth: 10_000,
+  maxSessions: 1_000,
+  totalBytes: 256 * 1024 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxBatchEvents: 10_000,
+  maxSubscriptions: 64,
+  slowConsumerBytes: 1024 * 1024,
+  maxConsumerBytes: 8 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  heartbeatMs: 15_000,
+} as const;
+
+/** Default store path: `$XDG_DATA_HOME/aep/relay.sqlite`, else `~/.local/share/aep/relay.sqlite`. */
+export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env['XDG_DATA_HOME'] && env['XDG_DATA_HOME'].startsWith('/') ? env['XDG_DATA_HOME'] : join(homedir(), '.local', 'share');
+  return join(base, 'aep', 'relay.sqlite');
+}
+
+/** Error thrown for a bad option (code `AEP_RELAY_BAD_OPTION`). */
+export class RelayOptionError extends Error {
+  readonly code = 'AEP_RELAY_BAD_OPTION';
+  constructor(message: string) { super(message); this.name = 'RelayOptionError'; }
+}
+
+function int(name: string, v: number | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (v === undefined) return def;
+  if (!Number.isInteger(v) || v < min || v > max) throw new RelayOptionError(`option ${name} must be an integer in [${min}, ${max}], got ${String(v)}`);
+  return v;
+}
+
+/** Apply defaults and validate. Throws `RelayOptionError` naming the option. */
+export function resolveOptions(o: RelayOptions): ResolvedOptions {
+  const maxSessions = int('maxSessions', o.maxSessions, RELAY_DEFAULTS.maxSessions, 1);
+  const slow = int('slowConsumerBytes', o.slowConsumerBytes, RELAY_DEFAULTS.slowConsumerBytes, 1024);
+  const r: ResolvedOptions = {
+    port: int('port', o.port, RELAY_DEFAULTS.port, 0, 65535),
+    host: o.host ?? RELAY_DEFAULTS.host,
+    token: o.token === undefined || o.token === '' ? undefined : o.token,
+    storePath: o.storePath === undefined ? defaultStorePath() : o.storePath,
+    bufferDepth: int('bufferDepth', o.bufferDepth, RELAY_DEFAULTS.bufferDepth, 1),
+    maxSessions,
+    totalBytes: int('totalBytes', o.totalBytes, RELAY_DEFAULTS.totalBytes, 1024),
+    maxBodyBytes: int('maxBodyBytes', o.maxBodyBytes, RELAY_DEFAULTS.maxBodyBytes, 1024),
+    maxBatchEvents: int('maxBatchEvents', o.maxBatchEvents, RELAY_DEFAULTS.maxBatchEvents, 1),
+    maxFromPositions: int('maxFromPositions', o.maxFromPositions, maxSessions, 1),
+    maxSubscriptions: int('maxSubscriptions', o.maxSubscriptions, RELAY_DEFAULTS.maxSubscriptions, 1),
+    slowConsumerBytes: slow,
+    maxConsumerBytes: int('maxConsumerBytes', o.maxConsumerBytes, Math.max(RELAY_DEFAULTS.maxConsumerBytes, slow), slow),
+    headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, RELAY_DEFAULTS.headersTimeoutMs, 100),
+    requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, RELAY_DEFAULTS.requestTimeoutMs, 100),
+    heartbeatMs: int('heartbeatMs', o.heartbeatMs, RELAY_DEFAULTS.heartbeatMs, 10),
+    staticDir: o.staticDir,
+    log: o.log ?? (() => {}),
+  };
+  if (r.token !== undefined && /[\s]/.test(r.token)) throw new RelayOptionError('option token must not contain whitespace');
+  if (r.requestTimeoutMs < r.headersTimeoutMs) r.requestTimeoutMs = r.headersTimeoutMs;
+  return r;
+}
