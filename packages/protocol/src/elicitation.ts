@@ -5,6 +5,7 @@
 import type { CaptureLevel } from './levels.js';
 import { captureRank } from './levels.js';
 import type { Issue } from './issue.js';
+import { redact as redactPipeline } from './redact.js';
 
 /** One AEP choice of a `select` field (AEP-0006 field_spec `choices[]`). */
 export interface ElicitationFormChoice {
@@ -52,8 +53,7 @@ export interface ElicitationToFormOptions {
   capture: CaptureLevel;
   /**
    * The AEP-0003 §9.4 redaction pipeline applied to free text (prompt, labels) at `redacted`.
-   * Required for a `redacted` mapping: without it the mapping refuses rather than emit unredacted
-   * text under a `redacted` claim.
+   * Default: the protocol's `redact` with its default options.
    */
   redact?: (text: string) => string;
 }
@@ -261,11 +261,8 @@ export function elicitationToForm(params: unknown, opts: ElicitationToFormOption
   const rank = captureRank(opts.capture);
   if (rank < 0) return { ok: false, reason: `capture ${JSON.stringify(opts.capture)} is not a capture level` };
   const textOK = rank >= captureRank('redacted');
-  const pipeline = opts.capture === 'redacted' ? opts.redact : (s: string) => s;
-  if (textOK && pipeline === undefined) {
-    return { ok: false, reason: 'capture "redacted" needs the AEP-0003 §9.4 redaction pipeline (opts.redact)' };
-  }
-  const text = (real: string, placeholder: string): string => (textOK && pipeline ? pipeline(real) : placeholder);
+  const pipeline = opts.capture === 'redacted' ? (opts.redact ?? ((s: string) => redactPipeline(s))) : (s: string) => s;
+  const text = (real: string, placeholder: string): string => (textOK ? pipeline(real) : placeholder);
   const fields: ElicitationFormField[] = [];
   const fieldMap: ElicitationFieldMap = {};
   for (const f of parsed.fields) {

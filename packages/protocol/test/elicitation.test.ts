@@ -33,10 +33,13 @@ test('at redacted, prompt and every label go through the given pipeline', () => 
   assert.ok(seen.includes('Alpha') && seen.includes('Beta'), 'choice labels are redacted too');
 });
 
-test('at redacted without a pipeline the mapping refuses instead of leaking', () => {
-  const r = elicitationToForm({ message: 'm', requestedSchema: schema }, { agent: 'bot', capture: 'redacted' });
-  assert.equal(r.ok, false);
-  if (!r.ok) assert.match(r.reason, /redact/);
+test('at redacted without a given pipeline the protocol redact() is applied', () => {
+  const r = elicitationToForm({ message: 'Mail alice@example.com about /home/alice/x', requestedSchema: schema }, { agent: 'bot', capture: 'redacted' });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.ok(!r.data.prompt.includes('alice@example.com'), r.data.prompt);
+  assert.ok(!r.data.prompt.includes('/home/alice'), r.data.prompt);
+  assert.ok(!r.data.fields[0]?.label.includes('/home/alice'), r.data.fields[0]?.label);
 });
 
 test('at full the pipeline is not applied (real text)', () => {

@@ -1,13 +1,97 @@
 import type { Command } from 'commander';
-import { action } from '../util/errors.js';
-import { CliError } from '../util/errors.js';
+import { action, CliError } from '../util/errors.js';
+import { EXIT } from '../util/exit.js';
 
-/** `aep mcp`: MCP elicitation bridge (not yet implemented). */
+// Defaults repeated here (not imported) so `aep --help` never loads the bridge.
+const DEFAULT_RELAY = 'http://127.0.0.1:8787';
+const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+const CAPTURES = ['metadata', 'redacted', 'full'] as const;
+
+interface WrapOptions {
+  relay?: string;
+  token?: string;
+  agent?: string;
+  session?: string;
+  capture: string;
+  timeoutMs: string;
+  connectTimeoutMs: string;
+  aep: boolean;
+}
+
+function intOpt(name: string, v: string, min: number): number {
+  if (!/^\d+$/.test(v)) throw new CliError('AEP_CLI_BAD_OPTION', `--${name} must be a non-negative integer, got "${v}"`, EXIT.USAGE);
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw new CliError('AEP_CLI_BAD_OPTION', `--${name} must be an integer >= ${min}, got ${v}`, EXIT.USAGE);
+  return n;
+}
+
+const WRAP_HELP = `
+Stdout is the MCP channel: only JSON-RPC lines are ever written there; logs go to stderr.
+
+Elicitation outcomes (MCP ElicitResult <- AEP):
+  answer with values (valid)       -> {action:"accept", content} (integers, booleans, arrays restored)
+  answer option "decline"          -> {action:"decline"}
+  answer option "cancel"           -> {action:"cancel"}
+  no answer within --timeout-ms    -> {action:"cancel"}   (attention.timeout)
+  host answered first              -> the host's result    (AEP request dismissed)
+  unmappable schema / no relay     -> asked in the host if it supports elicitation, else {action:"decline"}
+  URL mode                         -> kind "auth" request with options accept/decline/cancel (needs capture >= redacted)
+
+Examples:
+  aep mcp wrap -- node ./server.js
+  aep mcp wrap --relay http://127.0.0.1:8787 --token "$AEP_TOKEN" --agent docs-bot -- npx -y some-mcp-server
+  aep respond REQUEST_ID --values '{"name":"Ada","age":36}'     # answer it from a terminal
+`;
+
+/** `aep mcp`: MCP elicitation through AEP (`aep mcp wrap -- <server command...>`). */
 export function register(program: Command): void {
-  program
+  const mcp = program
     .command('mcp')
-    .description('MCP elicitation bridge')
-    .action(action(() => {
-      throw new CliError('AEP_CLI_NOT_IMPLEMENTED', 'aep mcp is not implemented yet');
+    .description('MCP elicitation through AEP: wrap an MCP server so its elicitations become AEP forms')
+    .enablePositionalOptions();
+  mcp
+    .command('wrap')
+    .description('run an MCP stdio server behind a proxy: JSON-RPC passes through unchanged, elicitation/create becomes an AEP attention request (kind "form") answered from the inbox or terminal')
+    .argument('<command...>', 'the MCP server command and its arguments (put them after --)')
+    .option('--relay <url>', `relay base URL (default: $AEP_RELAY or ${DEFAULT_RELAY})`)
+    .option('--no-aep', 'do not connect to a relay: only advertise elicitation and answer from the host, or decline')
+    .option('--token <t>', 'bearer token for the relay; needed to receive answers (default: $AEP_TOKEN)')
+    .option('--agent <name>', 'agent name of the emitted events (default: mcp-<server name from the command>)')
+    .option('--session <id>', 'AEP session id of this wrapped server (default: mcp-<random>)')
+    .option('--capture <level>', `capture level of the requests: ${CAPTURES.join(' | ')}; prompts and labels are real text only at redacted+ (redacted runs the redaction pipeline)`, 'redacted')
+    .option('--timeout-ms <n>', 'how long a human has to answer through AEP before the server gets {action:"cancel"}', String(DEFAULT_TIMEOUT_MS))
+    .option('--connect-timeout-ms <n>', 'how long to wait for the relay at start before proxying without it (it keeps retrying)', String(DEFAULT_CONNECT_TIMEOUT_MS))
+    .passThroughOptions()
+    .addHelpText('after', WRAP_HELP)
+    .action(action(async (command: string[], o: WrapOptions) => {
+      const [bin, ...args] = command;
+      if (bin === undefined || bin === '') throw new CliError('AEP_CLI_USAGE', 'missing the MCP server command: aep mcp wrap [options] -- <command...>', EXIT.USAGE);
+      if (!(CAPTURES as readonly string[]).includes(o.capture)) {
+        throw new CliError('AEP_CLI_BAD_OPTION', `--capture must be one of ${CAPTURES.join(', ')}, got "${o.capture}"`, EXIT.USAGE);
+      }
+      const timeoutMs = intOpt('timeout-ms', o.timeoutMs, 1);
+      const connectTimeoutMs = intOpt('connect-timeout-ms', o.connectTimeoutMs, 0);
+      const relay = o.aep ? (o.relay ?? process.env['AEP_RELAY'] ?? DEFAULT_RELAY) : null;
+      if (relay !== null && !/^https?:\/\//.test(relay)) {
+        throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be an http(s) URL, got "${relay.replace(/\?.*$/, '?…')}"`, EXIT.USAGE);
+      }
+      const token = o.token ?? process.env['AEP_TOKEN'];
+      const bridge = await import('@aep/mcp-bridge');
+      let code: number;
+      try {
+        code = await bridge.runMcpWrap({
+          command: bin, args, relay,
+          ...(token !== undefined && token !== '' ? { token } : {}),
+          ...(o.agent !== undefined ? { agent: o.agent } : {}),
+          ...(o.session !== undefined ? { session: o.session } : {}),
+          capture: o.capture as (typeof CAPTURES)[number],
+          timeoutMs, connectTimeoutMs,
+        });
+      } catch (err) {
+        if (err instanceof bridge.BridgeError) throw new CliError(err.code, err.message, EXIT.UNAVAILABLE);
+        throw err;
+      }
+      process.exitCode = code;
     }));
 }

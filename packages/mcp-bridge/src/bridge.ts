@@ -1,0 +1,410 @@
+// The MCP side of `aep mcp wrap`: a line-level JSON-RPC proxy between an MCP host (client) and a
+// server. Everything passes through byte-for-byte except (MCP 2025-11-25 "Client Features:
+// Elicitation"):
+//  - the host's `initialize` request: form and URL elicitation are advertised to the server even
+//    when the host lacks them (the bridge can answer through AEP);
+//  - server -> client `elicitation/create`: asked through AEP (one attention.requested) and, when
+//    the host supports that mode, also through the host; the first answer wins, the other is
+//    withdrawn (`notifications/cancelled` to the host, `attention.resolved{dismissed}` on AEP);
+//  - the host's responses to elicitations the bridge settled itself, and the server's
+//    `notifications/cancelled` for elicitations the host never saw.
+import type { Writable } from 'node:stream';
+import {
+  CancelledNotificationSchema, ElicitRequestSchema, ElicitResultSchema, InitializeRequestSchema,
+  JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { elicitationToForm } from '@aep/protocol';
+import type { CaptureLevel, ElicitationContentValue, ElicitationFormData } from '@aep/protocol';
+import { LineSplitter } from './lines.js';
+
+/** How an AEP ask ended, as the bridge needs it for the MCP result (see README "Outcome mapping"). */
+export type AskOutcome =
+  | { action: 'accept'; content?: Record<string, ElicitationContentValue> }
+  | { action: 'decline' }
+  | { action: 'cancel'; why: 'timeout' | 'dismissed' | 'cancel' }
+  /** The AEP side could not deliver the question after all (e.g. the emitter failed). */
+  | { action: 'unavailable'; reason: string };
+
+/** One question in flight on the AEP side. */
+export interface AskHandle {
+  /** The `attention.requested` event id. */
+  readonly id: string;
+  readonly outcome: Promise<AskOutcome>;
+  /** Withdraw the question (`attention.resolved{dismissed}`); no-op once settled. */
+  withdraw(reason: string): void;
+}
+
+/** A form question for the AEP side: the mapped form plus what is needed to restore content. */
+export interface FormAsk {
+  data: ElicitationFormData;
+  /** The MCP `requestedSchema` (for validation and type restoration of the answer). */
+  requestedSchema: unknown;
+  /** The elicitation `message` (real text; the port applies capture to it). */
+  message: string;
+  timeoutMs: number;
+}
+
+/** A URL-mode question for the AEP side (MCP 2025-11-25 URL mode). */
+export interface UrlAsk {
+  message: string;
+  url: string;
+  elicitationId: string;
+  timeoutMs: number;
+}
+
+/** The AEP side as the bridge sees it (implemented with @aep/client in aep.ts). */
+export interface AepPort {
+  /** The capture level form questions are built at. */
+  readonly capture: CaptureLevel;
+  /** The agent name used in structural prompts. */
+  readonly agent: string;
+  /** The redaction pipeline for `redacted` capture. */
+  redact(text: string): string;
+  /** True when a question asked now reaches the relay (connected); false means fall back. */
+  available(): boolean;
+  /** False when URL questions cannot reach a human usefully (the URL needs `redacted`+). */
+  urlCapable(): boolean;
+  askForm(ask: FormAsk): AskHandle;
+  askUrl(ask: UrlAsk): AskHandle;
+  /** The MCP server's name (from its `initialize` result), used as the requests' `subject`. */
+  setSubject(subject: string | undefined): void;
+}
+
+/** Options of {@link McpBridge}. */
+export interface McpBridgeOptions {
+  /** Where server-bound bytes go (the child's stdin). */
+  toServer: Writable;
+  /** Where host-bound bytes go (our stdout: the MCP channel; nothing else may be written there). */
+  toHost: Writable;
+  /** The AEP side; absent = no AEP (host or decline only). A promise: elicitations wait for it. */
+  aep?: AepPort | Promise<AepPort | undefined>;
+  /** Time a human has to answer through AEP before the elicitation is cancelled; default 10 min. */
+  timeoutMs?: number;
+  /** Diagnostics (stderr). Never receives tokens. */
+  log?: (line: string) => void;
+}
+
+/** Default human-length answer window for an elicitation asked through AEP. */
+export const DEFAULT_ELICITATION_TIMEOUT_MS = 10 * 60_000;
+
+type RequestId = string | number;
+
+interface Pending {
+  id: RequestId;
+  mode: 'form' | 'url';
+  aep?: AskHandle;
+  /** The host was asked too (it has the request and may answer). */
+  hostAsked: boolean;
+  settled: boolean;
+}
+
+interface HostElicitation { form: boolean; url: boolean }
+
+/** Counters (exposed for tests and diagnostics). */
+export interface BridgeStats {
+  fromHost: number;
+  fromServer: number;
+  elicitations: number;
+  answeredViaAep: number;
+  answeredViaHost: number;
+  declinedNoPath: number;
+}
+
+// Only lines containing one of these can be messages the bridge acts on; every other line is
+// forwarded without being parsed (the fast path).
+const SERVER_KEYWORDS = ['"elicitation/create"', '"notifications/cancelled"', '"serverInfo"'];
+
+function keyOf(id: RequestId): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Line-level MCP proxy with elicitation interception. Feed it the host's bytes with
+ * {@link McpBridge.fromHost} and the server's bytes with {@link McpBridge.fromServer}.
+ */
+export class McpBridge {
+  private readonly hostLines: LineSplitter;
+  private readonly serverLines: LineSplitter;
+  private readonly pending = new Map<string, Pending>();
+  private hostCaps: HostElicitation = { form: false, url: false };
+  /** Id of the host's `initialize` request (its result names the server). */
+  private initializeId: RequestId | undefined;
+  private readonly timeoutMs: number;
+  private readonly log: (line: string) => void;
+  private closed = false;
+  private aep: AepPort | undefined;
+  private aepPending: Promise<void> | undefined;
+  readonly stats: BridgeStats = { fromHost: 0, fromServer: 0, elicitations: 0, answeredViaAep: 0, answeredViaHost: 0, declinedNoPath: 0 };
+
+  constructor(private readonly opts: McpBridgeOptions) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
+    this.log = opts.log ?? (() => {});
+    this.hostLines = new LineSplitter((line, parseable) => this.onHostLine(line, parseable));
+    this.serverLines = new LineSplitter((line, parseable) => this.onServerLine(line, parseable));
+    const aep = opts.aep;
+    if (aep instanceof Promise) {
+      this.aepPending = aep.then(
+        (port) => { this.aep = port; this.aepPending = undefined; },
+        (err: unknown) => { this.log(`AEP side failed to start: ${err instanceof Error ? err.message : String(err)}`); this.aepPending = undefined; },
+      );
+    } else {
+      this.aep = aep;
+    }
+  }
+
+  /** Bytes from the host (our stdin). */
+  fromHost(chunk: Buffer): void { this.hostLines.push(chunk); }
+  /** The host closed its side. */
+  endHost(): void { this.hostLines.end(); }
+  /** Bytes from the server (the child's stdout). */
+  fromServer(chunk: Buffer): void { this.serverLines.push(chunk); }
+  /** The server closed its side. */
+  endServer(): void { this.serverLines.end(); }
+
+  /** Number of elicitations still waiting for an answer. */
+  pendingCount(): number { return this.pending.size; }
+
+  /** Withdraw every open AEP question (shutdown). Pending server requests get `cancel`. */
+  close(reason = 'the MCP bridge is shutting down'): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const p of [...this.pending.values()]) {
+      if (p.settled) continue;
+      p.aep?.withdraw(reason);
+      this.settle(p, { action: 'cancel' }, false);
+    }
+  }
+
+  // ---- host -> server ------------------------------------------------------------------------
+
+  private onHostLine(line: Buffer, parseable: boolean): void {
+    this.stats.fromHost++;
+    if (parseable && (this.pending.size > 0 || line.includes('"initialize"'))) {
+      const msg = parseLine(line);
+      if (msg !== undefined) {
+        if (this.interceptFromHost(msg)) return;
+      }
+    }
+    write(this.opts.toServer, line);
+  }
+
+  /** Returns true when the line was consumed (rewritten or dropped). */
+  private interceptFromHost(msg: unknown): boolean {
+    if (!isObject(msg)) return false;
+    if (msg['method'] === 'initialize' && 'id' in msg) {
+      const parsed = InitializeRequestSchema.safeParse(msg);
+      if (!parsed.success) return false; // not ours to judge: the server answers it
+      this.initializeId = msg['id'] as RequestId;
+      const caps = isObject(msg['params']) && isObject(msg['params']['capabilities']) ? msg['params']['capabilities'] : {};
+      const el = caps['elicitation'];
+      if (isObject(el)) {
+        const hasForm = 'form' in el;
+        const hasUrl = 'url' in el;
+        // MCP 2025-11-25: `{}` means form only (backward compatibility with 2025-06-18).
+        this.hostCaps = { form: hasForm || (!hasForm && !hasUrl), url: hasUrl };
+      } else {
+        this.hostCaps = { form: false, url: false };
+      }
+      const advertised: Record<string, unknown> = { ...(isObject(el) ? el : {}) };
+      if (!isObject(advertised['form'])) advertised['form'] = {};
+      if (!isObject(advertised['url'])) advertised['url'] = {};
+      const params = msg['params'] as Record<string, unknown>;
+      const rewritten = { ...msg, params: { ...params, capabilities: { ...caps, elicitation: advertised } } };
+      this.log(`host elicitation support: form=${this.hostCaps.form} url=${this.hostCaps.url}; advertising form+url to the server`);
+      write(this.opts.toServer, JSON.stringify(rewritten) + '\n');
+      return true;
+    }
+    // A response (no method) to an elicitation the bridge tracks.
+    if (!('method' in msg) && 'id' in msg && (typeof msg['id'] === 'string' || typeof msg['id'] === 'number')) {
+      const p = this.pending.get(keyOf(msg['id']));
+      if (!p || !p.hostAsked) return false;
+      if (p.settled) return true; // AEP answered first: the host's late answer is dropped
+      if (JSONRPCErrorResponseSchema.safeParse(msg).success) {
+        if (p.aep) {
+          // The host could not ask; the AEP question stays open.
+          p.hostAsked = false;
+          this.log(`host failed elicitation ${String(p.id)}; waiting for the AEP answer`);
+          return true;
+        }
+        this.pending.delete(keyOf(p.id));
+        return false;
+      }
+      if (JSONRPCResultResponseSchema.safeParse(msg).success) {
+        // First answer wins: the host's. Forward it unchanged and withdraw the AEP question.
+        p.settled = true;
+        this.pending.delete(keyOf(p.id));
+        this.stats.answeredViaHost++;
+        p.aep?.withdraw('answered in the MCP host');
+        return false;
+      }
+    }
+    return false;
+  }
+
+  // ---- server -> host ------------------------------------------------------------------------
+
+  private onServerLine(line: Buffer, parseable: boolean): void {
+    this.stats.fromServer++;
+    if (parseable && SERVER_KEYWORDS.some((k) => line.includes(k))) {
+      const msg = parseLine(line);
+      if (msg !== undefined && this.interceptFromServer(msg, line)) return;
+    }
+    write(this.opts.toHost, line);
+  }
+
+  private interceptFromServer(msg: unknown, line: Buffer): boolean {
+    if (!isObject(msg)) return false;
+    const method = msg['method'];
+    if (method === 'elicitation/create' && 'id' in msg) return this.onElicitation(msg, line);
+    if (method === undefined && this.initializeId !== undefined && msg['id'] === this.initializeId && isObject(msg['result'])) {
+      const info = msg['result']['serverInfo'];
+      if (isObject(info) && typeof info['name'] === 'string' && /^[\w.:@/-]{1,100}$/.test(info['name'])) {
+        const subject = `mcp:${info['name']}`;
+        if (this.aep) this.aep.setSubject(subject);
+        else void this.aepPending?.then(() => this.aep?.setSubject(subject));
+      }
+      this.initializeId = undefined;
+      return false; // forwarded unchanged
+    }
+    if (method === 'notifications/cancelled') {
+      const parsed = CancelledNotificationSchema.safeParse(msg);
+      const rid = parsed.success ? parsed.data.params.requestId : undefined;
+      if (rid === undefined) return false;
+      const p = this.pending.get(keyOf(rid));
+      if (!p) return false;
+      // The server gave up (e.g. its own request timeout): withdraw everywhere, answer nothing.
+      p.settled = true;
+      this.pending.delete(keyOf(p.id));
+      p.aep?.withdraw('cancelled by the MCP server');
+      return !p.hostAsked; // the host only needs it if it has the request
+    }
+    return false;
+  }
+
+  private onElicitation(msg: Record<string, unknown>, line: Buffer): boolean {
+    if (this.aepPending) {
+      // The AEP side is still connecting: decide once it has (connect is bounded).
+      void this.aepPending.then(() => { if (!this.onElicitation(msg, line)) write(this.opts.toHost, line); });
+      return true;
+    }
+    const id = msg['id'];
+    if (typeof id !== 'string' && typeof id !== 'number') return false;
+    this.stats.elicitations++;
+    const parsed = ElicitRequestSchema.safeParse(msg);
+    const rawParams = isObject(msg['params']) ? msg['params'] : {};
+    const mode = rawParams['mode'] === 'url' ? 'url' : 'form';
+    const hostCan = mode === 'url' ? this.hostCaps.url : this.hostCaps.form;
+    const aep = this.closed ? undefined : this.aep;
+    if (!parsed.success || 'task' in rawParams) {
+      // Invalid, or task-augmented (the bridge answers plain ElicitResults only): the host decides.
+      if (hostCan) return false;
+      const why = parsed.success ? 'task-augmented elicitation is not supported by the bridge' : `invalid elicitation request: ${parsed.error.message.slice(0, 200)}`;
+      this.log(`elicitation ${String(id)}: ${why}`);
+      this.sendToServer({ jsonrpc: '2.0', id, error: { code: -32602, message: why } });
+      return true;
+    }
+    let handle: AskHandle | undefined;
+    let why = aep ? '' : 'no AEP relay configured';
+    if (aep && !aep.available()) why = 'the AEP relay is unreachable';
+    if (aep && why === '' && mode === 'url' && !aep.urlCapable()) why = `capture ${aep.capture} cannot carry the URL to a human`;
+    if (aep && why === '') {
+      if (mode === 'url') {
+        handle = aep.askUrl({
+          message: String(rawParams['message']), url: String(rawParams['url']),
+          elicitationId: String(rawParams['elicitationId']), timeoutMs: this.timeoutMs,
+        });
+      } else {
+        const mapped = elicitationToForm(rawParams, { agent: aep.agent, capture: aep.capture, redact: (s) => aep.redact(s) });
+        if (mapped.ok) {
+          handle = aep.askForm({ data: mapped.data, requestedSchema: rawParams['requestedSchema'], message: String(rawParams['message']), timeoutMs: this.timeoutMs });
+        } else {
+          why = `schema not mappable to an AEP form: ${mapped.reason}`;
+        }
+      }
+    }
+    if (!handle) {
+      if (hostCan) {
+        this.log(`elicitation ${String(id)}: ${why}; the host asks alone`);
+        return false; // plain pass-through; the host's answer flows back untouched
+      }
+      this.log(`elicitation ${String(id)}: ${why} and the host has no ${mode} elicitation; declining`);
+      this.stats.declinedNoPath++;
+      this.sendResult(id, { action: 'decline' });
+      return true;
+    }
+    const p: Pending = { id, mode, aep: handle, hostAsked: hostCan, settled: false };
+    this.pending.set(keyOf(id), p);
+    this.log(`elicitation ${String(id)} (${mode}) asked through AEP as ${handle.id}${hostCan ? ' and in the host' : ''}`);
+    handle.outcome.then(
+      (o) => this.onAepOutcome(p, o),
+      (err: unknown) => this.onAepOutcome(p, { action: 'unavailable', reason: err instanceof Error ? err.message : String(err) }),
+    );
+    if (hostCan) write(this.opts.toHost, line);
+    return true;
+  }
+
+  private onAepOutcome(p: Pending, o: AskOutcome): void {
+    if (p.settled) return;
+    if (o.action === 'unavailable') {
+      this.log(`elicitation ${String(p.id)}: AEP side failed (${o.reason})`);
+      p.aep = undefined;
+      if (p.hostAsked) return; // the host may still answer
+      this.stats.declinedNoPath++;
+      this.settle(p, { action: 'decline' }, false);
+      return;
+    }
+    this.stats.answeredViaAep++;
+    const result: ElicitResult = o.action === 'accept'
+      ? (o.content !== undefined && p.mode === 'form' ? { action: 'accept', content: o.content } : { action: 'accept' })
+      : { action: o.action };
+    this.settle(p, result, true);
+  }
+
+  private settle(p: Pending, result: ElicitResult, viaAep: boolean): void {
+    p.settled = true;
+    this.pending.delete(keyOf(p.id));
+    this.sendResult(p.id, result);
+    if (p.hostAsked) {
+      // Withdraw the host's dialog (MCP "Cancellation": the result will be unused).
+      this.sendToHost({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.id, reason: viaAep ? 'answered through AEP' : 'elicitation withdrawn by the bridge' } });
+    }
+  }
+
+  private sendResult(id: RequestId, result: ElicitResult): void {
+    const checked = ElicitResultSchema.safeParse(result);
+    if (!checked.success) {
+      // Never send an invalid result: the server would fail the tool for the wrong reason.
+      this.log(`elicitation ${String(id)}: result failed ElicitResult validation; sending cancel`);
+      this.sendToServer({ jsonrpc: '2.0', id, result: { action: 'cancel' } });
+      return;
+    }
+    this.sendToServer({ jsonrpc: '2.0', id, result });
+  }
+
+  private sendToServer(msg: unknown): void {
+    write(this.opts.toServer, JSON.stringify(msg) + '\n');
+  }
+
+  private sendToHost(msg: unknown): void {
+    write(this.opts.toHost, JSON.stringify(msg) + '\n');
+  }
+}
+
+/** Write unless the destination is gone (a closed pipe must not crash the proxy). */
+function write(dest: Writable, data: Buffer | string): void {
+  if (dest.writableEnded || dest.destroyed) return;
+  dest.write(data);
+}
+
+function parseLine(line: Buffer): unknown {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
