@@ -1,0 +1,214 @@
+// The inbox's state, folded from the event stream. Pure (no DOM, no I/O) so it is unit-tested in
+// Node and shared by every view. Consumer duties (AEP-0003 §1/§7, brief 05 §15): dedupe on
+// (source, id), never bare id; apply envelope defaults; ignore unknown types; rebuild each
+// attention loop from `subject` alone (AEP-0002 §7.1).
+
+/** A wire event as the inbox sees it: the AEP-0001 envelope, untrusted, fields optional. */
+export interface WireEvent {
+  aep?: string;
+  id: string;
+  type: string;
+  source: string;
+  agent?: string;
+  session?: string;
+  seq?: number;
+  epoch?: number;
+  subject?: string;
+  cause?: string;
+  time?: string;
+  run?: string;
+  step?: string;
+  severity?: string;
+  capture?: string;
+  data?: Record<string, unknown>;
+  [ext: string]: unknown;
+}
+
+/** One field of a form request (`field_spec`, AEP-0006 / brief 03 §2). */
+export interface FieldSpec {
+  id: string;
+  type: 'string' | 'number' | 'boolean' | 'select' | string;
+  label: string;
+  required?: boolean;
+  multi?: boolean;
+  other?: boolean;
+  choices?: { id: string; label: string }[];
+  min?: number;
+  max?: number;
+}
+
+/** Where a request is in its lifecycle (AEP-0002 §7). Only `pending` requests are in the inbox. */
+export type RequestStatus = 'pending' | 'answered' | 'resolved' | 'timeout';
+
+/** An attention request and what has happened to it so far. */
+export interface RequestEntry {
+  /** Key: session + request id (lifecycle events share the request's session). */
+  key: string;
+  event: WireEvent;
+  status: RequestStatus;
+  /** Parsed request time (ms) for ordering; NaN when absent or unparseable. */
+  at: number;
+  /** Arrival order, the tie-breaker. */
+  order: number;
+  answered?: WireEvent;
+  terminal?: WireEvent;
+  routed: WireEvent[];
+}
+
+/** A session's timeline (runs, tools, attention, control...), in arrival order. */
+export interface SessionEntry {
+  session: string;
+  agents: Set<string>;
+  events: WireEvent[];
+  lastAt: number;
+}
+
+const TIMELINE_CAP = 5000;
+
+function defined<T>(v: T | undefined | null): v is T {
+  return v !== undefined && v !== null;
+}
+
+/** Shape check on a parsed JSON value: enough of an envelope to be folded safely. */
+export function asWireEvent(v: unknown): WireEvent | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o['id'] !== 'string' || typeof o['type'] !== 'string' || typeof o['source'] !== 'string') return null;
+  if (defined(o['session']) && typeof o['session'] !== 'string') return null;
+  if (defined(o['subject']) && typeof o['subject'] !== 'string') return null;
+  if (defined(o['data']) && (typeof o['data'] !== 'object' || Array.isArray(o['data']))) return null;
+  return o as WireEvent;
+}
+
+/** Key a request by session and id: ids are unique per source, and its lifecycle stays in-session. */
+export function requestKey(session: string | undefined, id: string): string {
+  return `${session ?? ''}\u0000${id}`;
+}
+
+/** Capture level of an event with the AEP-0001 §5.1 default applied. */
+export function captureOf(e: WireEvent): string {
+  return typeof e.capture === 'string' ? e.capture : 'metadata';
+}
+
+/** The inbox state: dedupe set, attention requests, acks by command id, session timelines. */
+export class InboxStore {
+  private readonly seen = new Set<string>();
+  readonly requests = new Map<string, RequestEntry>();
+  /** Terminal or answered lifecycle events seen before their request (cross-transport races). */
+  private readonly early = new Map<string, WireEvent[]>();
+  /** `control.accepted` / `control.rejected` by `cause` (= the command id, AEP-0004 §3). */
+  readonly acks = new Map<string, WireEvent>();
+  readonly sessions = new Map<string, SessionEntry>();
+  private order = 0;
+  private version = 0;
+  private pendingCache: { version: number; list: RequestEntry[] } | null = null;
+  private readonly listeners = new Set<() => void>();
+
+  /** Monotonic counter bumped on every change; views compare it to decide whether to re-render. */
+  get rev(): number { return this.version; }
+
+  /** Register a change listener; returns the unsubscribe function. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Tell listeners about changes; callers batch many `apply` calls before one `notify`. */
+  notify(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Fold one event. Returns false for a duplicate (same source and id) or an unusable value. */
+  apply(raw: unknown): boolean {
+    const e = asWireEvent(raw);
+    if (!e) return false;
+    const dk = `${e.source}\u0000${e.id}`;
+    if (this.seen.has(dk)) return false;
+    this.seen.add(dk);
+    this.version++;
+    this.addToTimeline(e);
+    const t = e.type;
+    if (t === 'attention.requested') this.addRequest(e);
+    else if (t === 'attention.answered' || t === 'attention.resolved' || t === 'attention.timeout' || t === 'attention.routed') this.lifecycle(e);
+    else if ((t === 'control.accepted' || t === 'control.rejected') && typeof e.cause === 'string') {
+      if (!this.acks.has(e.cause)) this.acks.set(e.cause, e);
+    }
+    return true;
+  }
+
+  private addToTimeline(e: WireEvent): void {
+    if (typeof e.session !== 'string') return;
+    let s = this.sessions.get(e.session);
+    if (!s) {
+      s = { session: e.session, agents: new Set(), events: [], lastAt: 0 };
+      this.sessions.set(e.session, s);
+    }
+    if (typeof e.agent === 'string') s.agents.add(e.agent);
+    s.events.push(e);
+    if (s.events.length > TIMELINE_CAP) s.events.splice(0, s.events.length - TIMELINE_CAP);
+    const at = typeof e.time === 'string' ? Date.parse(e.time) : NaN;
+    if (!Number.isNaN(at) && at > s.lastAt) s.lastAt = at;
+  }
+
+  private addRequest(e: WireEvent): void {
+    const key = requestKey(e.session, e.id);
+    if (this.requests.has(key)) return;
+    const entry: RequestEntry = {
+      key, event: e, status: 'pending', routed: [],
+      at: typeof e.time === 'string' ? Date.parse(e.time) : NaN,
+      order: this.order++,
+    };
+    this.requests.set(key, entry);
+    const early = this.early.get(key);
+    if (early) {
+      this.early.delete(key);
+      for (const l of early) this.fold(entry, l);
+    }
+  }
+
+  private lifecycle(e: WireEvent): void {
+    if (typeof e.subject !== 'string') return;
+    const key = requestKey(e.session, e.subject);
+    const entry = this.requests.get(key);
+    if (entry) { this.fold(entry, e); return; }
+    const list = this.early.get(key) ?? [];
+    if (list.length < 16) list.push(e);
+    this.early.set(key, list);
+  }
+
+  private fold(entry: RequestEntry, e: WireEvent): void {
+    if (e.type === 'attention.routed') { entry.routed.push(e); return; }
+    if (entry.status === 'resolved' || entry.status === 'timeout') return; // exactly one terminal (§7.2)
+    if (e.type === 'attention.answered') {
+      entry.answered = e;
+      entry.status = 'answered';
+    } else if (e.type === 'attention.resolved') {
+      entry.terminal = e;
+      entry.status = 'resolved';
+    } else if (e.type === 'attention.timeout') {
+      entry.terminal = e;
+      entry.status = 'timeout';
+    }
+  }
+
+  /** Pending requests across all agents and sessions, oldest first (who has waited longest). */
+  pending(): RequestEntry[] {
+    if (this.pendingCache && this.pendingCache.version === this.version) return this.pendingCache.list;
+    const list: RequestEntry[] = [];
+    for (const r of this.requests.values()) if (r.status === 'pending') list.push(r);
+    list.sort((a, b) => {
+      const ta = Number.isNaN(a.at) ? Infinity : a.at;
+      const tb = Number.isNaN(b.at) ? Infinity : b.at;
+      return ta !== tb ? ta - tb : a.order - b.order;
+    });
+    this.pendingCache = { version: this.version, list };
+    return list;
+  }
+
+  /** Find a request by its id (any session); the first match in arrival order. */
+  findRequest(id: string, session?: string): RequestEntry | undefined {
+    if (session !== undefined) return this.requests.get(requestKey(session, id));
+    for (const r of this.requests.values()) if (r.event.id === id) return r;
+    return undefined;
+  }
+}

@@ -1,0 +1,216 @@
+// The inbox application: token gate, live stream, routes (#/ inbox, #/r/{session}/{id} request,
+// #/sessions, #/s/{session} timeline).
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { InboxStore } from '../store.js';
+import type { RequestEntry } from '../store.js';
+import { openStream } from '../sse.js';
+import type { StreamState } from '../sse.js';
+import { ControlChannel } from '../control.js';
+import { contentWithheld } from '../form.js';
+import { AgentText, Badge, formatTime, kindOf, promptOf, requestHref } from './common.js';
+import { RequestDetail } from './request.js';
+import type { AnswerContext } from './request.js';
+import { SessionList, SessionTimeline } from './sessions.js';
+
+const TOKEN_KEY = 'aep.inbox.token';
+
+function readToken(): string | null {
+  try { return localStorage.getItem(TOKEN_KEY); } catch { return null; }
+}
+
+type Route =
+  | { view: 'inbox' }
+  | { view: 'request'; session: string; id: string }
+  | { view: 'sessions' }
+  | { view: 'session'; session: string };
+
+function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/');
+  const dec = (s: string | undefined) => { try { return decodeURIComponent(s ?? ''); } catch { return ''; } };
+  if (parts[0] === 'r' && parts.length >= 3) return { view: 'request', session: dec(parts[1]), id: dec(parts[2]) };
+  if (parts[0] === 's' && parts.length >= 2) return { view: 'session', session: dec(parts[1]) };
+  if (parts[0] === 'sessions') return { view: 'sessions' };
+  return { view: 'inbox' };
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const on = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+/** Re-render on store changes, at most once per animation frame (a replay folds thousands). */
+function useStore(store: InboxStore): number {
+  const [rev, setRev] = useState(store.rev);
+  useEffect(() => {
+    let raf = 0;
+    const off = store.onChange(() => {
+      if (raf) return;
+      raf = requestAnimationFrame(() => { raf = 0; setRev(store.rev); });
+    });
+    return () => { off(); if (raf) cancelAnimationFrame(raf); };
+  }, [store]);
+  return rev;
+}
+
+function TokenScreen(props: { onToken: (t: string) => void; error?: string }) {
+  const [value, setValue] = useState('');
+  return (
+    <main class="token-screen">
+      <h1>AEP inbox</h1>
+      <form onSubmit={(ev) => { ev.preventDefault(); if (value.trim()) props.onToken(value.trim()); }}>
+        <label for="token">Relay token</label>
+        <p class="hint" id="token-hint">
+          Printed by <code>aep up</code> (and saved in its state directory). Kept in this browser's
+          storage only; it is never put in the page address.
+        </p>
+        <input id="token" type="password" autoComplete="off" spellcheck={false} aria-describedby="token-hint" value={value}
+          onInput={(ev) => setValue(ev.currentTarget.value)} />
+        {props.error ? <p class="bad" role="alert">{props.error}</p> : null}
+        <div class="actions">
+          <button type="submit" class="primary">Open the inbox</button>
+          <button type="button" onClick={() => props.onToken('')}>Continue without a token (read-only)</button>
+        </div>
+      </form>
+    </main>
+  );
+}
+
+function InboxItem(props: { r: RequestEntry; selected: boolean }) {
+  const { r, selected } = props;
+  const e = r.event;
+  const kind = kindOf(e);
+  const withheld = contentWithheld(e);
+  const n = Array.isArray(e.data?.['fields']) ? (e.data?.['fields'] as unknown[]).length : 0;
+  return (
+    <li class={`item${selected ? ' selected' : ''}`} data-request={e.id}>
+      <a href={requestHref(e)} aria-current={selected ? 'true' : undefined}>
+        <span class="item-prov">
+          <Badge kind={`kind-${kind}`}>{kind}{kind === 'form' && n ? ` · ${n}` : ''}</Badge>
+          <span class="mono agent">{e.agent ?? 'unknown'}</span>
+          <span class="mono session">{e.session ?? ''}</span>
+          <time dateTime={e.time}>{formatTime(e.time)}</time>
+          <Badge kind={`cap-${e.capture ?? 'metadata'}`}>{e.capture ?? 'metadata'}</Badge>
+        </span>
+        <AgentText text={promptOf(e)} synthesized={withheld} clamp />
+      </a>
+    </li>
+  );
+}
+
+function InboxList(props: { store: InboxStore; selected?: string }) {
+  const pending = props.store.pending();
+  if (pending.length === 0) {
+    return <p class="empty" data-testid="inbox-empty">Nothing is waiting for you. New requests from agents appear here live.</p>;
+  }
+  return (
+    <ul class="inbox" aria-label={`${pending.length} pending requests`}>
+      {pending.map((r) => <InboxItem key={r.key} r={r} selected={props.selected === r.key} />)}
+    </ul>
+  );
+}
+
+function Status(props: { state: StreamState; detail?: string }) {
+  const label: Record<StreamState, string> = {
+    connecting: 'connecting…', live: 'live', reconnecting: 'reconnecting…', unauthorized: 'token refused', error: 'error',
+  };
+  return <span class={`conn conn-${props.state}`} role="status" title={props.detail}>{label[props.state]}</span>;
+}
+
+/** Root component. */
+export function App() {
+  const [token, setToken] = useState<string | null>(() => readToken());
+  const [authError, setAuthError] = useState<string | undefined>(undefined);
+  if (token === null) {
+    return <TokenScreen error={authError} onToken={(t) => {
+      try { localStorage.setItem(TOKEN_KEY, t); } catch { /* private mode: keep it for this page only */ }
+      setAuthError(undefined);
+      setToken(t);
+    }} />;
+  }
+  return <Inbox token={token} onUnauthorized={(msg) => {
+    try { localStorage.removeItem(TOKEN_KEY); } catch { /* ignore */ }
+    setAuthError(msg);
+    setToken(null);
+  }} />;
+}
+
+function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) {
+  const base = useMemo(() => new URL('./', location.href).href, []);
+  const store = useMemo(() => new InboxStore(), []);
+  const control = useMemo(() => new ControlChannel({
+    base, token: props.token,
+    onEvent: (e) => { if (store.apply(e)) store.notify(); },
+  }), [base, props.token, store]);
+  const [conn, setConn] = useState<{ state: StreamState; detail?: string }>({ state: 'connecting' });
+  const onUnauth = useRef(props.onUnauthorized);
+  onUnauth.current = props.onUnauthorized;
+  useEffect(() => {
+    let changed = false;
+    const stop = openStream({
+      base, token: props.token,
+      onEvent: (e) => {
+        if (store.apply(e)) {
+          changed = true;
+          control.settleFromEvent(e as Record<string, unknown>);
+        }
+      },
+      onBatch: () => { if (changed) { changed = false; store.notify(); } },
+      onState: (state, detail) => {
+        if (state === 'unauthorized') { onUnauth.current('The relay refused this token. Enter the token printed by aep up.'); return; }
+        setConn(detail === undefined ? { state } : { state, detail });
+      },
+    });
+    return () => { stop(); control.close(); };
+  }, [base, props.token, store, control]);
+  useStore(store);
+  const route = useRoute();
+  const ctx: AnswerContext = { send: (cmd) => control.send(cmd), host: location.host, canAnswer: props.token !== '' };
+  const pendingCount = store.pending().length;
+  useEffect(() => { document.title = pendingCount ? `(${pendingCount}) AEP inbox` : 'AEP inbox'; }, [pendingCount]);
+
+  let main;
+  let selectedKey: string | undefined;
+  if (route.view === 'request') {
+    const entry = store.findRequest(route.id, route.session);
+    selectedKey = entry?.key;
+    main = entry
+      ? <RequestDetail key={entry.key} entry={entry} ctx={ctx} />
+      : <p class="empty">{conn.state === 'live' ? 'This request is not known to the relay (it may have been evicted from its buffer).' : 'Loading…'}</p>;
+  } else if (route.view === 'session') {
+    main = <SessionTimeline session={store.sessions.get(route.session)} name={route.session} />;
+  } else if (route.view === 'sessions') {
+    main = <section aria-labelledby="sl-h"><h2 id="sl-h">Sessions</h2><SessionList store={store} /></section>;
+  }
+  const showList = route.view === 'inbox' || route.view === 'request';
+  return (
+    <div class={`app view-${route.view}`}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <h1><a href="#/">AEP inbox</a></h1>
+        <nav aria-label="Views">
+          <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox <span class="count" data-testid="pending-count">{pendingCount}</span></a>
+          <a href="#/sessions" aria-current={route.view === 'sessions' || route.view === 'session' ? 'page' : undefined}>Sessions</a>
+        </nav>
+        <Status state={conn.state} detail={conn.detail} />
+        <button type="button" class="link" onClick={() => props.onUnauthorized('')}>Change token</button>
+      </header>
+      <div class="body">
+        {showList ? (
+          <aside class="list" aria-label="Pending requests">
+            <h2 class="sr-only">Pending requests</h2>
+            <InboxList store={store} selected={selectedKey} />
+          </aside>
+        ) : null}
+        <main id="main" class="main" tabIndex={-1}>
+          {route.view === 'request' ? <p class="back"><a href="#/">← All pending requests</a></p> : null}
+          {main ?? (route.view === 'inbox' ? <p class="hint pick">Pick a request to answer it.</p> : null)}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+// Small shared view pieces: provenance, quoted agent text, badges, time formatting.
+// Everything from an event is rendered as text nodes (Preact escapes); nothing uses innerHTML.
+import type { ComponentChildren } from 'preact';
+import type { WireEvent } from '../store.js';
+import { captureOf } from '../store.js';
+
+/** Route to a request's detail view (ids are untrusted: always encoded, AEP-0001 §12). */
+export function requestHref(e: WireEvent): string {
+  return `#/r/${encodeURIComponent(e.session ?? '')}/${encodeURIComponent(e.id)}`;
+}
+
+/** Route to a session's timeline. */
+export function sessionHref(session: string): string {
+  return `#/s/${encodeURIComponent(session)}`;
+}
+
+/** Local time of an event; the date too when it is not today. */
+export function formatTime(iso: string | undefined): string {
+  if (typeof iso !== 'string') return 'no time';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso.slice(0, 40);
+  const now = new Date();
+  const sameDay = d.toDateString() === now.toDateString();
+  const t = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return sameDay ? t : `${d.toLocaleDateString()} ${t}`;
+}
+
+/** A small pill (kind, capture level, status). */
+export function Badge(props: { kind?: string; children: ComponentChildren; title?: string }) {
+  return <span class={`badge${props.kind ? ` badge-${props.kind}` : ''}`} title={props.title}>{props.children}</span>;
+}
+
+/**
+ * Provenance of an event: who says it (agent), in which session, when, and at what capture level.
+ * Rendered in the inbox's own voice and style, visually apart from agent-authored text
+ * (AEP-0002 §8: show provenance beside attention text).
+ */
+export function Provenance(props: { e: WireEvent; linkSession?: boolean }) {
+  const { e } = props;
+  const cap = captureOf(e);
+  return (
+    <dl class="prov">
+      <div><dt>Agent</dt><dd class="mono">{e.agent ?? 'unknown'}</dd></div>
+      <div>
+        <dt>Session</dt>
+        <dd class="mono">{props.linkSession !== false && e.session ? <a href={sessionHref(e.session)}>{e.session}</a> : (e.session ?? '—')}</dd>
+      </div>
+      <div><dt>Time</dt><dd><time dateTime={e.time}>{formatTime(e.time)}</time></dd></div>
+      <div><dt>Capture</dt><dd><Badge kind={`cap-${cap}`} title="capture level of this event (AEP-0001 §8)">{cap}</Badge></dd></div>
+    </dl>
+  );
+}
+
+/**
+ * Agent-authored text, quoted and marked as untrusted. `bdi`-style isolation keeps bidi control
+ * characters inside the quote from reordering the provenance around it.
+ */
+export function AgentText(props: { text: string; synthesized?: boolean; clamp?: boolean }) {
+  return (
+    <figure class={`agent-text${props.clamp ? ' clamp' : ''}`}>
+      <figcaption>{props.synthesized ? 'Synthesized from structure (content withheld)' : 'Agent says (unverified)'}</figcaption>
+      <blockquote dir="auto">{props.text}</blockquote>
+    </figure>
+  );
+}
+
+/** The request's prompt as shown: real text, or the structural synthesis at `metadata`. */
+export function promptOf(e: WireEvent): string {
+  const p = e.data?.['prompt'];
+  if (typeof p === 'string') return p;
+  return `${e.agent ?? 'agent'} requests ${kindOf(e)}`;
+}
+
+/** The request's `kind` (unknown values are kept for display; the UI degrades to a text reply). */
+export function kindOf(e: WireEvent): string {
+  const k = e.data?.['kind'];
+  return typeof k === 'string' ? k : 'other';
+}

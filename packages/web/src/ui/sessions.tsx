@@ -1,0 +1,110 @@
+// Session views: the list of sessions seen, and a live, filterable timeline per session
+// (runs, tools, attention, control...). Filters are local to the view; they never change what
+// the inbox receives.
+import { useState } from 'preact/hooks';
+import type { InboxStore, SessionEntry, WireEvent } from '../store.js';
+import { captureOf } from '../store.js';
+import { Badge, formatTime, requestHref, sessionHref } from './common.js';
+
+const CATEGORIES = ['session', 'run', 'tool', 'attention', 'control', 'other'] as const;
+type Category = (typeof CATEGORIES)[number];
+
+/** Timeline category of an event type (vendor `x.*` types count as other). */
+export function categoryOf(type: string): Category {
+  const c = type.split('.')[0] ?? '';
+  return (CATEGORIES as readonly string[]).includes(c) ? (c as Category) : 'other';
+}
+
+/** A one-line, structural summary of an event (agent-authored text is shown quoted). */
+function Summary(props: { e: WireEvent }) {
+  const { e } = props;
+  const d = e.data ?? {};
+  const tool = d['tool'];
+  const parts: preact.ComponentChildren[] = [];
+  if (typeof tool === 'object' && tool !== null && typeof (tool as Record<string, unknown>)['name'] === 'string') {
+    parts.push(<code key="t">{(tool as Record<string, unknown>)['name'] as string}</code>);
+  }
+  if (typeof e.run === 'string') parts.push(<span key="r" class="hint"> run <code>{e.run}</code></span>);
+  if (e.type === 'attention.requested') {
+    const p = d['prompt'];
+    parts.push(<span key="k"> {String(d['kind'] ?? '')} </span>);
+    if (typeof p === 'string') parts.push(<q key="p" class="agent-inline" dir="auto">{p.length > 140 ? `${p.slice(0, 140)}…` : p}</q>);
+  } else if (e.type.startsWith('attention.') || e.type === 'control.attention.respond') {
+    if (typeof e.subject === 'string') parts.push(<span key="s" class="hint"> request <code>{e.subject.slice(-10)}</code></span>);
+    const res = d['resolution'];
+    if (typeof res === 'string') parts.push(<span key="res"> {res}</span>);
+  } else if (e.type === 'control.rejected' || e.type === 'control.accepted') {
+    if (typeof d['reason'] === 'string') parts.push(<span key="re"> {d['reason']}</span>);
+    if (typeof e.cause === 'string') parts.push(<span key="c" class="hint"> for <code>{e.cause.slice(-10)}</code></span>);
+  }
+  const status = d['status'];
+  if (typeof status === 'string') parts.push(<span key="st"> {status}</span>);
+  return <>{parts}</>;
+}
+
+/** All sessions seen, most recently active first. */
+export function SessionList(props: { store: InboxStore }) {
+  const list = [...props.store.sessions.values()].sort((a, b) => b.lastAt - a.lastAt);
+  const pendingBySession = new Map<string, number>();
+  for (const r of props.store.pending()) pendingBySession.set(r.event.session ?? '', (pendingBySession.get(r.event.session ?? '') ?? 0) + 1);
+  if (list.length === 0) return <p class="empty">No sessions yet. Events appear here as agents emit them.</p>;
+  return (
+    <ul class="sessions">
+      {list.map((s) => (
+        <li key={s.session}>
+          <a href={sessionHref(s.session)}>
+            <span class="mono">{s.session}</span>
+            <span class="hint"> {[...s.agents].join(', ')} · {s.events.length} events{pendingBySession.get(s.session) ? ` · ${pendingBySession.get(s.session)} pending` : ''}</span>
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The live timeline of one session. */
+export function SessionTimeline(props: { session: SessionEntry | undefined; name: string }) {
+  const [off, setOff] = useState<Set<Category>>(new Set());
+  const [q, setQ] = useState('');
+  const s = props.session;
+  const events = s ? s.events : [];
+  const needle = q.trim().toLowerCase();
+  const shown = events.filter((e) => !off.has(categoryOf(e.type)) && (!needle || e.type.toLowerCase().includes(needle) || (e.agent ?? '').toLowerCase().includes(needle) || (e.subject ?? '').toLowerCase().includes(needle)));
+  const counts = new Map<Category, number>();
+  for (const e of events) counts.set(categoryOf(e.type), (counts.get(categoryOf(e.type)) ?? 0) + 1);
+  return (
+    <section class="timeline" aria-labelledby="tl-h">
+      <p class="back-inline"><a href="#/sessions">← All sessions</a></p>
+      <h2 id="tl-h" tabIndex={-1}>Session <span class="mono">{props.name}</span></h2>
+      {s ? <p class="hint">Agents: {[...s.agents].join(', ') || 'unknown'} · {events.length} events</p> : <p class="empty">No events for this session yet.</p>}
+      <fieldset class="filters">
+        <legend>Show</legend>
+        {CATEGORIES.map((c) => (
+          <label key={c} class="chip">
+            <input type="checkbox" checked={!off.has(c)} onChange={(ev) => {
+              const next = new Set(off);
+              if (ev.currentTarget.checked) next.delete(c); else next.add(c);
+              setOff(next);
+            }} /> {c} <span class="hint">({counts.get(c) ?? 0})</span>
+          </label>
+        ))}
+        <label class="search">
+          <span>Filter by type, agent or subject</span>
+          <input type="search" value={q} onInput={(ev) => setQ(ev.currentTarget.value)} placeholder="e.g. tool.completed" />
+        </label>
+      </fieldset>
+      <ol class="events" aria-live="polite" aria-relevant="additions">
+        {shown.map((e) => (
+          <li key={`${e.source}\u0000${e.id}`} class={`ev cat-${categoryOf(e.type)}`}>
+            <time dateTime={e.time}>{formatTime(e.time)}</time>
+            <span class="type">
+              {e.type === 'attention.requested' ? <a href={requestHref(e)}>{e.type}</a> : e.type}
+            </span>
+            <span class="who"><span class="mono">{e.agent ?? ''}{typeof e.seq === 'number' ? ` #${e.seq}` : ''}</span>{captureOf(e) !== 'metadata' ? <> <Badge kind={`cap-${captureOf(e)}`}>{captureOf(e)}</Badge></> : null}</span>
+            <span class="sum"><Summary e={e} /></span>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,36 @@
+// Per-request UI state that outlives a view (drafts, last outcome), so moving between requests
+// never loses what the person typed. Module-level: one inbox per tab.
+import type { FormDraft, ShownIssue } from '../form.js';
+
+/** What the last submission of a request led to. */
+export type Phase =
+  | { kind: 'idle' }
+  | { kind: 'sending'; commandId: string }
+  | { kind: 'accepted'; commandId: string }
+  | { kind: 'rejected'; commandId: string; reason: string; detail?: string; issues: ShownIssue[] }
+  | { kind: 'refused'; commandId: string; code: string; detail?: string }
+  | { kind: 'timeout'; commandId: string }
+  | { kind: 'error'; detail: string };
+
+/** UI state of one request. */
+export interface RequestUi {
+  draft: FormDraft;
+  reason: string;
+  text: string;
+  phase: Phase;
+  /** Set after a submit attempt: from then on local check results are shown next to fields. */
+  tried: boolean;
+  commands: string[];
+}
+
+const states = new Map<string, RequestUi>();
+
+/** Get (creating) the UI state of a request by its store key. */
+export function uiFor(key: string): RequestUi {
+  let s = states.get(key);
+  if (!s) {
+    s = { draft: {}, reason: '', text: '', phase: { kind: 'idle' }, tried: false, commands: [] };
+    states.set(key, s);
+  }
+  return s;
+}

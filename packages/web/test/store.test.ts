@@ -1,0 +1,150 @@
+// Unit tests of the inbox's pure parts: the attention fold (AEP-0002 §7), dedupe on (source, id)
+// (AEP-0001 §7.4), the SSE parser (AEP-0003 §3.3), form drafts → answer.values (AEP-0006 §3),
+// the command envelope (AEP-0004 §2) and the capture it claims (AEP-0006 §5.2).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { validateEvent } from '@aep/protocol';
+import { InboxStore } from '../src/store.js';
+import { SseParser } from '../src/sse.js';
+import type { SseMessage } from '../src/sse.js';
+import { buildRespond, carriesFreeText, checkValues, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../src/form.js';
+import { ulid } from '../src/control.js';
+
+const SRC = 'aep://h/agent/a/session/s1';
+let n = 0;
+function ev(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  n++;
+  return { aep: '0.1', id: `E${String(n).padStart(25, '0')}`, type, time: `2026-08-01T09:00:${String(n % 60).padStart(2, '0')}Z`, source: SRC, agent: 'a', session: 's1', seq: n, ...extra };
+}
+function request(extra: Record<string, unknown> = {}) {
+  return ev('attention.requested', { capture: 'redacted', data: { kind: 'permission', prompt: 'ok?' }, ...extra });
+}
+
+test('a request is pending until answered, resolved or timed out, folded by subject', () => {
+  const s = new InboxStore();
+  const r1 = request(); const r2 = request(); const r3 = request();
+  for (const r of [r1, r2, r3]) s.apply(r);
+  assert.equal(s.pending().length, 3);
+  s.apply(ev('attention.answered', { subject: r1['id'], data: { answer: { option: 'allow' }, via: 'control' } }));
+  s.apply(ev('attention.timeout', { subject: r2['id'] }));
+  assert.deepEqual(s.pending().map((r) => r.event.id), [r3['id']]);
+  s.apply(ev('attention.resolved', { subject: r1['id'], data: { resolution: 'answered' } }));
+  assert.equal(s.findRequest(String(r1['id']))?.status, 'resolved');
+  assert.equal(s.findRequest(String(r2['id']))?.status, 'timeout');
+  // Exactly one terminal: a late resolved after a timeout changes nothing (AEP-0002 §7.2).
+  s.apply(ev('attention.resolved', { subject: r2['id'], data: { resolution: 'answered' } }));
+  assert.equal(s.findRequest(String(r2['id']))?.status, 'timeout');
+});
+
+test('duplicates are dropped on (source, id), not on id alone', () => {
+  const s = new InboxStore();
+  const r = request();
+  assert.equal(s.apply(r), true);
+  assert.equal(s.apply({ ...r }), false);
+  // Same id from another source is another event (ids are unique per source, AEP-0001 §4).
+  const other = { ...request(), id: r['id'], source: 'aep://h/agent/b/session/s2', session: 's2', agent: 'b' };
+  assert.equal(s.apply(other), true);
+  assert.equal(s.pending().length, 2);
+});
+
+test('lifecycle events arriving before their request still close it', () => {
+  const s = new InboxStore();
+  const r = request();
+  s.apply(ev('attention.resolved', { subject: r['id'], data: { resolution: 'dismissed' } }));
+  s.apply(r);
+  assert.equal(s.pending().length, 0);
+});
+
+test('malformed values never throw and are not folded', () => {
+  const s = new InboxStore();
+  fc.assert(fc.property(fc.jsonValue(), (v) => { s.apply(v); }), { numRuns: 300 });
+  for (const bad of [null, 1, 'x', [], { id: 1, type: 'a.b', source: 's' }, { id: 'x', type: 'attention.requested', source: 's', data: [] }]) {
+    assert.equal(s.apply(bad), false);
+  }
+});
+
+test('pending requests are ordered oldest first; acks are indexed by the command id', () => {
+  const s = new InboxStore();
+  const late = request({ time: '2026-08-01T10:00:00Z' });
+  const early = request({ time: '2026-08-01T08:00:00Z' });
+  s.apply(late); s.apply(early);
+  assert.deepEqual(s.pending().map((r) => r.event.id), [early['id'], late['id']]);
+  s.apply(ev('control.rejected', { cause: 'CMD1', data: { reason: 'invalid' } }));
+  assert.equal(s.acks.get('CMD1')?.type, 'control.rejected');
+  assert.equal(s.sessions.get('s1')?.events.length, 3);
+});
+
+test('the SSE parser splits messages, joins data lines and reports comments', () => {
+  const msgs: SseMessage[] = [];
+  const comments: string[] = [];
+  const p = new SseParser((m) => msgs.push(m), (c) => comments.push(c));
+  const wire = 'event: tool.completed\ndata: {"a":1}\nid: s:0:1\n\n: ping\n\nevent: x\ndata: 1\ndata: 2\n\n';
+  // Any chunking yields the same messages.
+  for (let i = 0; i < wire.length; i += 3) p.push(wire.slice(i, i + 3));
+  assert.deepEqual(msgs, [{ event: 'tool.completed', data: '{"a":1}', id: 's:0:1' }, { event: 'x', data: '1\n2' }]);
+  assert.deepEqual(comments, ['ping']);
+});
+
+const FIELDS = [
+  { id: '1', type: 'string', label: 'Bucket name', required: true },
+  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
+  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
+  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
+  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
+];
+
+test('a draft becomes answer.values exactly as in the AEP-0006 worked example', () => {
+  const fields = fieldsOf(ev('attention.requested', { data: { kind: 'form', prompt: 'x', fields: FIELDS } }) as never);
+  assert.equal(fields.length, 5);
+  const values = draftToValues(fields, {
+    1: { text: 'nightly-bk' }, 2: { text: '30' }, 3: { checked: true },
+    4: { picked: ['1', '3'] }, 5: { picked: ['1'], otherOn: true, otherText: 'cold-line' },
+  });
+  assert.deepEqual(values, { 1: 'nightly-bk', 2: 30, 3: true, 4: ['1', '3'], 5: 'cold-line' });
+  assert.deepEqual(checkValues(fields, values), []);
+  assert.equal(carriesFreeText(fields, values), true);
+  // Unanswered optional fields are absent; booleans are always answered.
+  assert.deepEqual(draftToValues(fields, {}), { 3: false });
+});
+
+test('the shared protocol check attaches issues to their fields', () => {
+  const fields = fieldsOf({ ...ev('attention.requested'), data: { kind: 'form', prompt: 'x', fields: FIELDS } } as never);
+  const issues = checkValues(fields, { 2: 400, 4: ['1', '9'], 3: false });
+  const byField = new Map(issues.map((i) => [i.field, i.rule]));
+  assert.equal(byField.get('1'), 'form.required-missing');
+  assert.equal(byField.get('2'), 'form.out-of-range');
+  assert.equal(byField.get('4'), 'form.choice-forged');
+  const fromAck = rejectionIssues({ data: { reason: 'invalid', issues: [{ path: '/data/answer/values/1', message: 'missing', rule: 'form.required-missing' }] } }, fields);
+  assert.deepEqual(fromAck, [{ message: 'missing', rule: 'form.required-missing', field: '1' }]);
+});
+
+test('structural answers claim metadata; free text claims redacted; the command is a valid foreign-emitter event', () => {
+  const req = request({ session: 's_bk' }) as never;
+  const fields = fieldsOf({ data: { fields: FIELDS } } as never);
+  assert.equal(carriesFreeText(fields, { 2: 30, 3: true, 4: ['1'] }), false);
+  assert.equal(carriesFreeText(fields, { 5: 'cold-line' }), true);
+  assert.equal(carriesFreeText(fields, { 2: '30' }), true); // a string where a number belongs is text
+  const structural = buildRespond(req, { values: { 2: 30 } }, false, '127.0.0.1:8787');
+  assert.equal(structural['capture'], undefined);
+  const text = buildRespond(req, { values: { 1: 'x' } }, true, '127.0.0.1:8787');
+  assert.equal(text['capture'], 'redacted');
+  assert.equal(text['subject'], (req as { id: string }).id);
+  assert.equal(text['cause'], (req as { id: string }).id);
+  assert.equal(text['seq'], undefined);
+  assert.equal(text['session'], 's_bk');
+  assert.notEqual(structural['id'], text['id']);
+  assert.deepEqual(validateEvent(text), []);
+});
+
+test('ULIDs are 26 Crockford characters and sort by time', () => {
+  const a = ulid(1_000_000); const b = ulid(2_000_000);
+  assert.match(a, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+  assert.ok(a < b);
+});
+
+test('a request at metadata is shown with placeholders', () => {
+  assert.equal(contentWithheld({ ...request(), capture: 'metadata' } as never), true);
+  assert.equal(contentWithheld({ ...request(), capture: undefined } as never), true); // default metadata
+  assert.equal(contentWithheld(request() as never), false);
+});

@@ -1,0 +1,40 @@
+// Test support: headless Debian chromium through playwright-core (never a downloaded browser),
+// and small helpers to feed a real relay. Shared by the e2e tests and the bench.
+import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../../../test/support/cli.js';
+
+/** Where screenshots go (gitignored). */
+export const resultsDir = join(repoRoot, 'test-results', 'web');
+
+/** Chromium path: `AEP_CHROMIUM` or Debian's `/usr/bin/chromium`. */
+export const chromiumPath = process.env['AEP_CHROMIUM'] ?? '/usr/bin/chromium';
+
+/** Launch headless chromium with the flags known to work here (docs: shared/deps.md). */
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(resultsDir, { recursive: true });
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** POST events to the relay as NDJSON (one batch). */
+export async function postEvents(relayUrl: string, token: string, events: readonly object[]): Promise<void> {
+  const res = await fetch(`${relayUrl}/events`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-ndjson', 'AEP-Version': '0.1', Authorization: `Bearer ${token}` },
+    body: events.map((e) => JSON.stringify(e)).join('\n') + '\n',
+  });
+  if (res.status !== 202) throw new Error(`relay answered ${res.status}: ${await res.text()}`);
+}
+
+let counter = 0;
+/** A ULID-shaped unique id for test events (26 Crockford chars). */
+export function testId(prefix = '01TEST'): string {
+  const n = (counter++).toString(32).toUpperCase().replace(/[ILOU]/g, 'X');
+  const rand = Math.random().toString(32).slice(2).toUpperCase().replace(/[ILOU]/g, 'Z');
+  return (prefix + rand + n + '00000000000000000000000000').slice(0, 26);
+}
