@@ -41,7 +41,6 @@ interface SessionState {
   acks: Map<string, number>;
 }
 
-const RUN_TERMINALS = new Set(['run.finished', 'run.failed', 'run.cancelled']);
 
 /**
  * Order- and content-sensitive 53-bit fingerprint of a JSON value (two 32-bit lanes). Equal JSON
