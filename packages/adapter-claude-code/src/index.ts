@@ -1,2 +1,16 @@
-// Public API of this package: named exports only (no `export *`).
-export {};
+// Public API of @aep/adapter-claude-code: named exports only (no `export *`).
+export { ClaudeCodeMapper, safeId, structuralPrompt, toolSummary } from './mapper.js';
+export type { EventDraft, AttentionSpec, AttentionHookKind, DismissRule, MapResult } from './mapper.js';
+export { mappingConfig, parseCaptureOverride, parseCaptureLevel, captureFor, DEFAULT_AGENT } from './config.js';
+export type { MappingConfig, CaptureOverride } from './config.js';
+export { parseHookInput, parseHookText, checkAskUserQuestion, askQuestions, AdapterError, ADAPTER_ERRORS } from './hook-input.js';
+export type { HookInput, AskQuestion } from './hook-input.js';
+export { applyAnswer, askAnswers, checkAnswerShape, NO_DECISION, ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS } from './answers.js';
+export type { HookAnswer, AnswerResult } from './answers.js';
+export { startDaemon } from './daemon.js';
+export type { DaemonOptions, DaemonHandle, Uplink } from './daemon.js';
+export { DEFAULT_PORT, DEFAULT_WAIT_MS, DEFAULT_RELAY } from './constants.js';
+export { install, uninstall, hookSnippet, settingsPathFor, backupPathFor, isOurHandler, stripOurs, BLOCKING_HOOKS, LIFECYCLE_HOOKS, DEFAULT_DAEMON_URL, DEFAULT_BLOCKING_TIMEOUT_S, DEFAULT_LIFECYCLE_TIMEOUT_S } from './install.js';
+export type { InstallOptions, InstallResult, SettingsScope } from './install.js';
+export { dryRun } from './dry-run.js';
+export type { DryRunOptions } from './dry-run.js';

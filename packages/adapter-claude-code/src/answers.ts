@@ -1,0 +1,160 @@
+// Answers -> Claude Code hook output (integrations.md §1 "Answering AskUserQuestion",
+// "PermissionRequest", "Elicitation"). Pure: validation (AEP-0006 MUST-reject rule, AEP-0008 text
+// rule) decides accept/nack; an accepted answer becomes the exact hook JSON Claude Code reads.
+import type { Issue } from '@aep/protocol';
+import { formValuesToElicitationContent, mapTextAnswer, validateElicitationContent, validateFormAnswer } from '@aep/protocol';
+import type { AttentionSpec } from './mapper.js';
+
+/** An answer as carried by `control.attention.respond` (AEP-0002 §5.3). */
+export interface HookAnswer {
+  option?: string;
+  text?: string;
+  values?: Record<string, unknown>;
+}
+
+/** Outcome of applying an answer: the hook output and what was applied (for `attention.answered`). */
+export type AnswerResult =
+  | { ok: true; output: Record<string, unknown>; applied: HookAnswer }
+  | { ok: false; issues: Issue[] };
+
+/** Hook output meaning "no decision" (Claude Code falls back to its own dialog). */
+export const NO_DECISION: Readonly<Record<string, never>> = Object.freeze({});
+
+/** Option ids that decline an AskUserQuestion form without answering it (documented in README). */
+export const ASK_DECLINE_OPTIONS = ['skip', 'deny'] as const;
+/** Option ids that decline or cancel an MCP elicitation (MCP ElicitResult `action`). */
+export const ELICITATION_DECLINE_OPTIONS = ['decline', 'cancel'] as const;
+
+function issue(rule: string, path: string, message: string, section: string): Issue {
+  return { rule, path, message, section };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Checks the shape of the `answer` object itself. */
+export function checkAnswerShape(answer: unknown): Issue[] {
+  if (!isObject(answer)) return [issue('payload.answer', '/data/answer', 'answer must be an object', 'AEP-0004 §5')];
+  const out: Issue[] = [];
+  if (answer['option'] !== undefined && typeof answer['option'] !== 'string') out.push(issue('payload.answer.option', '/data/answer/option', 'answer.option must be a string', 'AEP-0002 §5.3'));
+  if (answer['text'] !== undefined && typeof answer['text'] !== 'string') out.push(issue('payload.answer.text', '/data/answer/text', 'answer.text must be a string', 'AEP-0002 §5.3'));
+  if (answer['values'] !== undefined && !isObject(answer['values'])) out.push(issue('payload.answer.values', '/data/answer/values', 'answer.values must be an object', 'AEP-0006 §3'));
+  return out;
+}
+
+/** AskUserQuestion: the `answers` map keyed by full question text (integrations.md §1). */
+export function askAnswers(spec: AttentionSpec, values: Record<string, unknown>): Record<string, string> {
+  const answers: Record<string, string> = {};
+  const questions = spec.questions ?? [];
+  questions.forEach((q, i) => {
+    const v = values[String(i + 1)];
+    if (v === undefined) return;
+    const labelOf = (x: unknown): string => {
+      const s = typeof x === 'string' ? x : String(x);
+      const n = Number(s);
+      // Choice ids are 1-based index strings; anything else is the free "other" text.
+      if (/^[1-9][0-9]*$/.test(s) && n <= q.options.length) return q.options[n - 1]!.label;
+      return s;
+    };
+    answers[q.question] = Array.isArray(v) ? v.map(labelOf).join(', ') : labelOf(v);
+  });
+  return answers;
+}
+
+function preToolUse(decision: 'allow' | 'deny', extra: Record<string, unknown>): Record<string, unknown> {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, ...extra } };
+}
+
+/**
+ * Validates `answer` against the request and builds the hook output. An invalid answer returns
+ * issues (the caller nacks `invalid` and keeps the request pending, AEP-0006 §4).
+ */
+export function applyAnswer(spec: AttentionSpec, answerIn: unknown): AnswerResult {
+  const shape = checkAnswerShape(answerIn);
+  if (shape.length) return { ok: false, issues: shape };
+  const answer = answerIn as HookAnswer;
+  switch (spec.hook) {
+    case 'ask': return applyAsk(spec, answer);
+    case 'permission': return applyPermission(spec, answer);
+    case 'elicitation': return applyElicitation(spec, answer);
+  }
+}
+
+function applyAsk(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
+  const input = spec.toolInput ?? {};
+  const questions = input['questions'];
+  if (answer.values !== undefined) {
+    const issues = validateFormAnswer(spec.fields ?? [], answer.values);
+    if (issues.length) return { ok: false, issues };
+    const answers = askAnswers(spec, answer.values);
+    return {
+      ok: true,
+      output: preToolUse('allow', { updatedInput: { ...input, questions, answers } }),
+      applied: { values: answer.values },
+    };
+  }
+  if (answer.option === 'skip') {
+    // integrations.md: allow with empty answers = Claude is told the user skipped.
+    return { ok: true, output: preToolUse('allow', { updatedInput: { ...input, questions, answers: {} } }), applied: { option: 'skip' } };
+  }
+  if (answer.option === 'deny') {
+    const reason = answer.text?.trim() ? answer.text : 'The user declined to answer these questions.';
+    const applied: HookAnswer = { option: 'deny' };
+    if (answer.text?.trim()) applied.text = answer.text;
+    return { ok: true, output: preToolUse('deny', { permissionDecisionReason: reason }), applied };
+  }
+  if (answer.option !== undefined) {
+    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "skip" / "deny"`, 'AEP-0006 §4')] };
+  }
+  return { ok: false, issues: [issue('form.required', '/data/answer/values', 'a form is answered with answer.values (every required field), or declined with option "skip" / "deny"', 'AEP-0006 §4')] };
+}
+
+function applyPermission(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
+  let option = answer.option;
+  let text = answer.text;
+  if (option === undefined && text !== undefined) {
+    // AEP-0008 §1: map text to an option by id, then by a unique label; unmatched text never
+    // grants: it denies, and the text is kept as the stated reason (step 4).
+    const m = mapTextAnswer({ kind: 'permission', prompt: '', options: spec.options ?? [] }, text);
+    if (m.invalid === true || m.option === undefined) {
+      return { ok: false, issues: [issue('text-answer.unmatched', '/data/answer/text', 'the text matches no option and no refusing option exists', 'AEP-0008 §1')] };
+    }
+    option = m.option;
+    text = m.text;
+  }
+  if (option === 'allow') {
+    const applied: HookAnswer = { option: 'allow' };
+    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }, applied };
+  }
+  if (option === 'deny') {
+    const applied: HookAnswer = { option: 'deny' };
+    if (text?.trim()) applied.text = text;
+    const message = text?.trim() ? text : 'Denied by the user.';
+    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message, interrupt: false } } }, applied };
+  }
+  if (option !== undefined) return { ok: false, issues: [issue('answer.option', '/data/answer/option', `option "${option}" is not one of allow, deny`, 'AEP-0002 §5.3')] };
+  return { ok: false, issues: [issue('answer.option', '/data/answer', 'a permission answer needs option "allow" or "deny" (or text, AEP-0008)', 'AEP-0008 §1')] };
+}
+
+function applyElicitation(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
+  if (answer.values !== undefined) {
+    const issues = validateFormAnswer(spec.fields ?? [], answer.values);
+    if (issues.length) return { ok: false, issues };
+    const content = formValuesToElicitationContent(spec.schema, answer.values);
+    const more = validateElicitationContent(spec.schema, content);
+    if (more.length) return { ok: false, issues: more };
+    return {
+      ok: true,
+      output: { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content } },
+      applied: { values: answer.values },
+    };
+  }
+  if (answer.option === 'decline' || answer.option === 'cancel') {
+    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'Elicitation', action: answer.option } }, applied: { option: answer.option } };
+  }
+  if (answer.option !== undefined) {
+    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "decline" / "cancel"`, 'AEP-0006 §4')] };
+  }
+  return { ok: false, issues: [issue('form.required', '/data/answer/values', 'an elicitation is answered with answer.values, or declined with option "decline" / "cancel"', 'AEP-0006 §4')] };
+}
