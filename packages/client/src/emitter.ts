@@ -1,5 +1,20 @@
 // Emitter connection over the WebSocket binding (AEP-0003 §3.5, §4; AEP-0004 §5.3).
-import type { CommandHandler, EmitAttributes, EmitterOptions, EmitterStats, WireEvent } from './types.js';
+import WebSocket from 'ws';
+import { captureRank } from '@aep/protocol';
+import { createEmitter, downlevel, isCommandType } from './proto.js';
+import type { EventBuilder } from './proto.js';
+import type { CaptureLevel } from '@aep/protocol';
+import { allocateEpoch } from './epoch.js';
+import { ClientError } from './errors.js';
+import { ackData, clampCapture } from './build.js';
+import type { CommandDecision, CommandHandler, EmitAttributes, EmitterOptions, EmitterStats, WireEvent } from './types.js';
+import { BoundedMap, backoffDelay, defaultSource, hostName, isObject, socketUrl, tryParse } from './util.js';
+
+interface Pending { raw: string; severity: string; session: string | undefined }
+type DedupeEntry = { state: 'deciding' } | { state: 'acked'; raw: string };
+
+/** Dedupe memory of commands (and their recorded acks), AEP-0004 §3 "Retention". */
+const DEDUPE_LIMIT = 10_000;
 
 /**
  * One duplex connection to a relay as an emitter: sends `hello` (role `emitter`, identity,
@@ -10,30 +25,354 @@ import type { CommandHandler, EmitAttributes, EmitterOptions, EmitterStats, Wire
  */
 export class EmitterConnection {
   /** The epoch used for every session of this connection (AEP-0001 §7.2). */
-  readonly epoch: number = 0;
-  constructor(readonly options: EmitterOptions) {}
-  /** Open the connection and resolve once the relay's `hello` arrived (or reject after `timeoutMs`, default 5 000). Emitting before that is allowed (buffered). */
-  static async connect(options: EmitterOptions & { timeoutMs?: number }): Promise<EmitterConnection> { void options; throw new Error('not implemented'); }
-  /** Source URI of a session's events. */
-  sourceFor(session: string | undefined): string { void session; return ''; }
+  readonly epoch: number;
+  /** The capture ceiling applied to every emitted event. */
+  readonly ceiling: CaptureLevel;
+  private readonly baseSource: string;
+  /** One builder per source: `{source}/session/{s}` per session, the base source for agent-scoped events. */
+  private readonly builders = new Map<string, EventBuilder>();
+  /** Last raw event per live session, re-sent after a reconnect to re-claim it (AEP-0003 §7.2 [choice]). */
+  private readonly claims = new Map<string, string>();
+  private readonly queue: Pending[] = [];
+  private readonly handlers = new Map<string, CommandHandler>();
+  private readonly dedupe = new BoundedMap<string, DedupeEntry>(DEDUPE_LIMIT);
+  private ws: WebSocket | undefined;
+  private ready = false;
+  private closed = false;
+  private attempts = 0;
+  private everConnected = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly counters = { dropped: 0, reconnects: 0, commands: 0 };
+  private readonly helloWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private readonly drainWaiters: (() => void)[] = [];
+
+  constructor(readonly options: EmitterOptions) {
+    if (!options.agent) throw new ClientError('AEP_CLIENT_OPTION', 'option "agent" is required (AEP-0003 §4: identity.agent)');
+    this.epoch = allocateEpoch(options.agent, options.stateDir);
+    this.ceiling = options.capture ?? 'metadata';
+    this.baseSource = options.source ?? defaultSource(options.agent);
+    this.open();
+  }
+
+  /**
+   * Open the connection and resolve once the relay's `hello` arrived; rejects with
+   * `AEP_CLIENT_UNREACHABLE` after `timeoutMs` (default 5 000) but keeps no socket behind.
+   */
+  static async connect(options: EmitterOptions & { timeoutMs?: number }): Promise<EmitterConnection> {
+    const conn = new EmitterConnection(options);
+    try {
+      await conn.waitReady(options.timeoutMs ?? 5_000);
+    } catch (err) {
+      await conn.close(0);
+      throw err;
+    }
+    return conn;
+  }
+
+  /** Resolves when the relay's `hello` has been received (now or after a reconnect). */
+  waitReady(timeoutMs = 5_000): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const w = {
+        resolve: () => { clearTimeout(t); resolve(); },
+        reject: (e: Error) => { clearTimeout(t); reject(e); },
+      };
+      const t = setTimeout(() => {
+        const i = this.helloWaiters.indexOf(w);
+        if (i >= 0) this.helloWaiters.splice(i, 1);
+        reject(new ClientError('AEP_CLIENT_UNREACHABLE', `relay at ${safeUrl(this.options.url)} did not complete hello within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.helloWaiters.push(w);
+    });
+  }
+
+  /** Source URI of a session's events (`{source}/session/{session}`), or the agent's for agent-scoped ones. */
+  sourceFor(session: string | undefined): string {
+    return session === undefined ? this.baseSource : `${this.baseSource}/session/${encodeURIComponent(session)}`;
+  }
+
   /**
    * Build, sequence and send one event (buffered while disconnected; never blocks). `session`
    * is `null` for agent-scoped types (`agent.*`). Returns the event as sent (after the capture
    * ceiling was applied).
    */
-  emit(session: string | null, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes): WireEvent { void session; void type; void data; void attrs; throw new Error('not implemented'); }
+  emit(session: string | null, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes): WireEvent {
+    return this.emitRaw(session, type, data, attrs).event;
+  }
+
   /** Same as `emit`, also returning the exact serialized bytes sent. */
-  emitRaw(session: string | null, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes): { event: WireEvent; raw: string } { void session; void type; void data; void attrs; throw new Error('not implemented'); }
+  emitRaw(session: string | null, type: string, data?: Record<string, unknown>, attrs: EmitAttributes = {}): { event: WireEvent; raw: string } {
+    if (this.closed) throw new ClientError('AEP_CLIENT_CLOSED', 'emit after close()');
+    const agentScoped = type.startsWith('agent.');
+    const s = agentScoped ? undefined : session ?? undefined;
+    if (!agentScoped && s === undefined) throw new ClientError('AEP_CLIENT_OPTION', `type ${type} is session-scoped: a session is required (AEP-0001 §5.2)`);
+    const source = this.sourceFor(s);
+    let builder = this.builders.get(source);
+    if (!builder) {
+      builder = createEmitter({ source, agent: this.options.agent, epoch: this.epoch });
+      this.builders.set(source, builder);
+    }
+    // Over the ceiling: build at the requested level, then down-level (AEP-0001 §8.2(b)).
+    const requested = attrs.capture ?? 'metadata';
+    const capture = clampCapture(requested, this.ceiling);
+    let event = builder.build({
+      type, ...(s !== undefined ? { session: s } : {}), ...(data !== undefined && requested !== 'none' ? { data } : {}),
+      ...(attrs.subject !== undefined ? { subject: attrs.subject } : {}),
+      ...(attrs.run !== undefined ? { run: attrs.run } : {}),
+      ...(attrs.step !== undefined ? { step: attrs.step } : {}),
+      ...(attrs.cause !== undefined ? { cause: attrs.cause } : {}),
+      ...(attrs.traceparent !== undefined ? { traceparent: attrs.traceparent } : {}),
+      ...(attrs.severity !== undefined ? { severity: attrs.severity } : {}),
+      capture: requested,
+      ...(attrs.extensions ? { extensions: attrs.extensions } : {}),
+    }) as unknown as WireEvent;
+    if (capture !== requested) event = downlevel(event, capture);
+    const raw = JSON.stringify(event);
+    if (s !== undefined) {
+      if (type === 'session.ended') this.claims.delete(s);
+      else this.claims.set(s, raw);
+    }
+    this.enqueue({ raw, severity: event.severity ?? 'info', session: s });
+    return { event, raw };
+  }
+
   /**
-   * Register the handler for a command type (one per type; later calls replace). Types in
-   * `options.control.accepts` with no handler are nacked `unsupported`; undeclared types too.
+   * Register the handler for a command type (one per type; later calls replace). Types not in
+   * `options.control.accepts`, or with no handler, are nacked `unsupported` (AEP-0004 §4.2).
    * Returns an unregister function.
    */
-  onCommand(type: string, handler: CommandHandler): () => void { void type; void handler; return () => {}; }
+  onCommand(type: string, handler: CommandHandler): () => void {
+    this.handlers.set(type, handler);
+    return () => { if (this.handlers.get(type) === handler) this.handlers.delete(type); };
+  }
+
   /** Resolves true when everything buffered has been written, false after `timeoutMs` (default 5 000). */
-  async flush(timeoutMs?: number): Promise<boolean> { void timeoutMs; return false; }
+  flush(timeoutMs = 5_000): Promise<boolean> {
+    if (this.queue.length === 0 && (!this.ws || this.ws.bufferedAmount === 0)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const start = Date.now();
+      const tick = () => {
+        if (this.queue.length === 0 && (!this.ws || this.ws.bufferedAmount === 0)) return resolve(true);
+        if (Date.now() - start >= timeoutMs) return resolve(false);
+        setTimeout(tick, 5);
+      };
+      tick();
+    });
+  }
+
   /** Counters. */
-  stats(): EmitterStats { return { connected: false, buffered: 0, dropped: 0, reconnects: 0, commands: 0 }; }
-  /** Flush (bounded), then close. Idempotent. */
-  async close(): Promise<void> {}
+  stats(): EmitterStats {
+    return { connected: this.ready, buffered: this.queue.length, ...this.counters };
+  }
+
+  /** Flush (bounded by `flushMs`, default 2 000), then close. Idempotent. */
+  async close(flushMs = 2_000): Promise<void> {
+    if (this.closed) return;
+    if (flushMs > 0 && this.ready) await this.flush(flushMs);
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.helloWaiters.splice(0)) w.reject(new ClientError('AEP_CLIENT_CLOSED', 'connection closed'));
+    for (const d of this.drainWaiters.splice(0)) d();
+    const ws = this.ws;
+    this.ws = undefined;
+    this.ready = false;
+    if (ws && ws.readyState !== WebSocket.CLOSED) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => { ws.terminate(); resolve(); }, 1_000);
+        ws.once('close', () => { clearTimeout(t); resolve(); });
+        try { ws.close(1000); } catch { clearTimeout(t); resolve(); }
+      });
+    }
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+
+  private open(): void {
+    if (this.closed) return;
+    const headers: Record<string, string> = {};
+    if (this.options.token) headers['Authorization'] = `Bearer ${this.options.token}`;
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(socketUrl(this.options.url), { headers, perMessageDeflate: false });
+    } catch (err) {
+      this.log(`emitter: bad relay url: ${(err as Error).message}`);
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.on('open', () => {
+      const control = this.options.control;
+      const hello = {
+        type: 'hello', versions: ['0.1'], role: 'emitter',
+        identity: { agent: this.options.agent, instance: this.options.instance ?? `${hostName()}/${process.pid}` },
+        capabilities: {
+          capture: captureLevelsUpTo(this.ceiling),
+          ...(this.options.emits ? { emits: this.options.emits } : {}),
+          ...(control ? { control: { accepts: control.accepts, ack_window_ms: control.ackWindowMs ?? 10_000 } } : {}),
+        },
+      };
+      ws.send(JSON.stringify(hello));
+    });
+    ws.on('message', (buf: Buffer, isBinary: boolean) => {
+      if (isBinary) return;
+      this.onFrame(buf.toString('utf8'));
+    });
+    ws.on('error', (err) => this.log(`emitter: socket error: ${err.message}`));
+    ws.on('close', () => {
+      if (this.ws !== ws) return;
+      this.ws = undefined;
+      this.ready = false;
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed) return;
+    const max = this.options.reconnect?.maxAttempts ?? Infinity;
+    if (this.attempts >= max) {
+      for (const w of this.helloWaiters.splice(0)) w.reject(new ClientError('AEP_CLIENT_UNREACHABLE', `gave up after ${this.attempts} attempts`));
+      return;
+    }
+    const delay = backoffDelay(this.attempts++, this.options.reconnect);
+    this.timer = setTimeout(() => this.open(), delay);
+    this.timer.unref?.();
+  }
+
+  private onFrame(text: string): void {
+    const msg = tryParse(text);
+    if (!isObject(msg) || typeof msg['type'] !== 'string') return;
+    const type = msg['type'];
+    if (type.includes('.')) {
+      // An Event (AEP-0003 §2). Emitters receive commands this way (AEP-0004 §5.2 step 6).
+      if (isCommandType(type)) void this.onCommandEvent(msg as unknown as WireEvent, text);
+      return;
+    }
+    switch (type) {
+      case 'hello':
+        this.onHello();
+        break;
+      case 'ping':
+        this.sendFrame({ type: 'pong', t: msg['t'] });
+        break;
+      case 'error':
+        // e.g. invalid-event for an event we sent; never includes our token.
+        this.log(`emitter: relay error ${String(msg['code'])}${msg['cause'] ? ` (cause ${String(msg['cause'])})` : ''}: ${String(msg['detail'] ?? '')}`);
+        break;
+      default:
+        break; // unknown frames are ignored (AEP-0003 §2)
+    }
+  }
+
+  private onHello(): void {
+    const wasConnected = this.everConnected;
+    this.ready = true;
+    this.attempts = 0;
+    this.everConnected = true;
+    if (wasConnected) this.counters.reconnects++;
+    // Re-claim live sessions that have nothing queued (queued events claim on their own).
+    const queued = new Set(this.queue.map((p) => p.session));
+    for (const [session, raw] of this.claims) if (!queued.has(session)) this.ws?.send(raw);
+    this.drain();
+    for (const w of this.helloWaiters.splice(0)) w.resolve();
+  }
+
+  private sendFrame(frame: Record<string, unknown>): void {
+    if (this.ws && this.ready) this.ws.send(JSON.stringify(frame));
+  }
+
+  private enqueue(p: Pending): void {
+    if (this.ready && this.ws && this.queue.length === 0) {
+      this.ws.send(p.raw);
+      return;
+    }
+    const limit = this.options.bufferLimit ?? 10_000;
+    if (this.queue.length >= limit) {
+      // Drop debug/info first and count (AEP-0003 §8.4, AEP-0001 §7).
+      let idx = this.queue.findIndex((q) => q.severity === 'debug');
+      if (idx < 0) idx = this.queue.findIndex((q) => q.severity === 'info');
+      if (idx < 0 && (p.severity === 'debug' || p.severity === 'info')) {
+        this.counters.dropped++;
+        return;
+      }
+      if (idx < 0) idx = 0;
+      this.queue.splice(idx, 1);
+      this.counters.dropped++;
+      if (this.counters.dropped === 1) this.log('emitter: buffer full while disconnected; dropping events (debug/info first)');
+    }
+    this.queue.push(p);
+    if (this.ready) this.drain();
+  }
+
+  private drain(): void {
+    while (this.ready && this.ws && this.queue.length > 0) {
+      const p = this.queue.shift();
+      if (p) this.ws.send(p.raw);
+    }
+  }
+
+  /** AEP-0004 §5.3: dedupe, decide once, ack as the next sequenced event, re-ack byte-identically. */
+  private async onCommandEvent(cmd: WireEvent, raw: string): Promise<void> {
+    this.counters.commands++;
+    if (typeof cmd.id !== 'string' || typeof cmd.source !== 'string' || typeof cmd.session !== 'string') {
+      this.log('emitter: command without id/source/session ignored (cannot be acked)');
+      return;
+    }
+    const key = `${cmd.source}\n${cmd.id}`;
+    const known = this.dedupe.get(key);
+    if (known?.state === 'acked') {
+      this.ws?.send(known.raw);
+      return;
+    }
+    if (known?.state === 'deciding') return; // the forthcoming ack answers every delivery
+    this.dedupe.set(key, { state: 'deciding' });
+    let decision: CommandDecision;
+    const accepts = this.options.control?.accepts ?? [];
+    const handler = this.handlers.get(cmd.type);
+    if (!accepts.includes(cmd.type) || !handler) {
+      decision = { status: 'rejected', reason: 'unsupported' };
+    } else {
+      try {
+        decision = await handler({ event: cmd, raw });
+      } catch (err) {
+        this.log(`emitter: command handler failed: ${(err as Error).message}`);
+        decision = { status: 'rejected', reason: 'busy' };
+      }
+    }
+    if (this.closed) return;
+    const capture = decision.status === 'rejected' ? clampCapture(decision.capture ?? this.ceiling, this.ceiling) : 'metadata';
+    const ack = this.emitRaw(
+      cmd.session,
+      decision.status === 'accepted' ? 'control.accepted' : 'control.rejected',
+      decision.status === 'accepted' ? undefined : ackData(decision, capture),
+      { cause: cmd.id, capture },
+    );
+    this.dedupe.set(key, { state: 'acked', raw: ack.raw });
+    try {
+      decision.after?.();
+    } catch (err) {
+      this.log(`emitter: command follow-up failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+function captureLevelsUpTo(ceiling: CaptureLevel): CaptureLevel[] {
+  const all: CaptureLevel[] = ['none', 'metadata', 'redacted', 'full'];
+  return all.filter((l) => captureRank(l) <= captureRank(ceiling));
+}
+
+/** A URL safe to print: no credentials, no query (AEP-0003 §11: never log `access_token`). */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    return u.toString();
+  } catch {
+    return '<invalid url>';
+  }
 }

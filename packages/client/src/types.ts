@@ -1,6 +1,6 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { CaptureLevel, Issue, Severity } from '@aep/protocol';
+import type { CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, Severity } from '@aep/protocol';
 
 /**
  * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
@@ -247,18 +247,8 @@ export interface CommandResult {
 /** Attention kinds (AEP-0002 §5.3). */
 export type AttentionKind = 'permission' | 'input' | 'auth' | 'review' | 'form' | 'other';
 
-/** A form field (AEP-0006 `field_spec`). */
-export interface FieldSpec {
-  id: string;
-  type: 'string' | 'number' | 'boolean' | 'select';
-  label: string;
-  required?: boolean;
-  multi?: boolean;
-  other?: boolean;
-  choices?: { id: string; label: string }[];
-  min?: number;
-  max?: number;
-}
+/** A form field (AEP-0006 `field_spec`), the protocol package's type. */
+export type FieldSpec = ProtocolFieldSpec;
 
 /** Input of {@link AttentionEngine.requestAttention}. */
 export interface AttentionRequestInput {

@@ -1,0 +1,84 @@
+// Internal helpers (not exported from the package root).
+import { hostname } from 'node:os';
+import { monotonicFactory } from 'ulid';
+import type { ReconnectOptions } from './types.js';
+
+const ulidGen = monotonicFactory();
+
+/** A new monotonic ULID (AEP-0001 §5: ULID recommended for `id`). */
+export function newId(): string {
+  return ulidGen();
+}
+
+/** RFC 3339 UTC timestamp with milliseconds. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Host name used in default `source` URIs and `instance`. Sanitized to URI-safe characters. */
+export function hostName(): string {
+  return hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'localhost';
+}
+
+/** `aep://{host}/agent/{agent}` (AEP-0001 §5 recommended shape). */
+export function defaultSource(agent: string): string {
+  return `aep://${hostName()}/agent/${encodeURIComponent(agent)}`;
+}
+
+/** `http(s)://h:p[/base]` → `ws(s)://h:p/socket` (AEP-0003 §5: the socket sits at the origin root). */
+export function socketUrl(base: string): string {
+  const u = new URL(base);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = '/socket';
+  u.search = '';
+  return u.toString();
+}
+
+/** Origin-root URL for a fixed path (AEP-0003 §5: `/events`, `/stream`). */
+export function httpUrl(base: string, path: string): string {
+  const u = new URL(base);
+  u.pathname = path;
+  u.search = '';
+  return u.toString();
+}
+
+/** Backoff delay for attempt `n` (0-based): exponential with full jitter, bounded. */
+export function backoffDelay(n: number, opts: ReconnectOptions = {}): number {
+  const initial = opts.initialMs ?? 100;
+  const max = opts.maxMs ?? 5_000;
+  const cap = Math.min(max, initial * 2 ** Math.min(n, 20));
+  return Math.round(cap / 2 + Math.random() * (cap / 2));
+}
+
+/** A bounded insertion-ordered map: the oldest entries are evicted past `limit`. */
+export class BoundedMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly limit: number) {}
+  get(k: K): V | undefined { return this.map.get(k); }
+  has(k: K): boolean { return this.map.has(k); }
+  set(k: K, v: V): void {
+    if (this.map.has(k)) this.map.delete(k);
+    this.map.set(k, v);
+    while (this.map.size > this.limit) {
+      const first = this.map.keys().next();
+      if (first.done) break;
+      this.map.delete(first.value);
+    }
+  }
+  delete(k: K): boolean { return this.map.delete(k); }
+  get size(): number { return this.map.size; }
+}
+
+/** Parse JSON without throwing. */
+export function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for a plain JSON object. */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,246 @@
+// Attention engine + emitter + sender + subscriber against the real relay (a real `aep relay`
+// subprocess). Every wait is bounded.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { AttentionEngine, CommandSender, EmitterConnection, subscribe, listPending } from '@aep/client';
+import type { FieldSpec, WireEvent } from '@aep/client';
+import { startRelayProcess } from '../../../test/support/cli.js';
+
+const TOKEN = 'test-token-attention';
+let relay: Awaited<ReturnType<typeof startRelayProcess>>;
+let stateDir: string;
+
+const FIELDS: FieldSpec[] = [
+  { id: '1', type: 'string', label: 'Bucket name', required: true },
+  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
+  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
+  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
+  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
+];
+
+before(async () => {
+  relay = await startRelayProcess(['--memory', '--token', TOKEN]);
+  stateDir = mkdtempSync(join(tmpdir(), 'aep-client-test-'));
+});
+after(async () => {
+  await relay.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, rej) => { t = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms); })]).finally(() => clearTimeout(t));
+}
+
+async function emitter(agent: string, extra: Partial<ConstructorParameters<typeof EmitterConnection>[0]> = {}) {
+  return EmitterConnection.connect({ url: relay.url, token: TOKEN, agent, capture: 'redacted', control: { accepts: ['control.attention.respond'] }, ...extra });
+}
+
+/** Collects every event of a session seen over SSE (as received). */
+function watch(session: string) {
+  const events: { e: WireEvent; raw: string }[] = [];
+  const sub = subscribe({ url: relay.url, token: TOKEN, filter: { session }, from: 'all' }, (e, raw) => events.push({ e, raw }));
+  const until = async (pred: () => boolean, what: string, ms = 10_000) => {
+    const start = Date.now();
+    while (!pred()) {
+      if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; saw ${events.map((x) => x.e.type).join(',')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { events, sub, until, types: () => events.map((x) => x.e.type) };
+}
+
+test('a valid form answer ends in accepted, answered and resolved; the agent holds the typed values', async () => {
+  const conn = await emitter('agent-valid');
+  const engine = new AttentionEngine(conn);
+  conn.emit('s-valid', 'session.started', {});
+  const w = watch('s-valid');
+  await withTimeout(w.sub.ready, 10_000, 'subscription');
+  const p = engine.requestAttention({ session: 's-valid', kind: 'form', prompt: 'Configure the nightly backup', subject: 'backup-config', fields: FIELDS });
+  await w.until(() => w.types().includes('attention.requested'), 'request on the stream');
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const values = { '1': 'nightly-bk', '2': 30, '3': true, '4': ['1', '3'], '5': 'cold-line' };
+  const r = await sender.respond({ session: 's-valid', requestId: p.id, answer: { values } });
+  assert.equal(r.status, 'accepted');
+  const outcome = await withTimeout(p, 5_000, 'outcome');
+  assert.deepEqual(outcome, { status: 'answered', requestId: p.id, answer: { values }, via: 'control', by: 'aep-cli', commandId: r.command.id });
+  await w.until(() => w.types().includes('attention.resolved'), 'resolved');
+  const answered = w.events.find((x) => x.e.type === 'attention.answered')?.e;
+  assert.ok(answered);
+  assert.equal(answered.subject, p.id);
+  assert.equal(answered.cause, r.command.id);
+  assert.deepEqual(answered.data, { answer: { values }, by: 'aep-cli', via: 'control' });
+  const resolved = w.events.find((x) => x.e.type === 'attention.resolved')?.e;
+  assert.equal(resolved?.subject, p.id);
+  assert.equal((resolved?.data as { resolution: string }).resolution, 'answered');
+  // Order on the session: request, command (persisted by the relay), ack, answered, resolved.
+  const order = w.types().filter((t) => t !== 'session.started');
+  assert.deepEqual(order.filter((t) => t !== 'control.attention.respond'), ['attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved']);
+  w.sub.close();
+  await sender.close();
+  await engine.shutdown();
+  await conn.close();
+});
+
+test('a missing required field is rejected with its issue, the request stays pending, a corrected answer is accepted', async () => {
+  const conn = await emitter('agent-missing');
+  const rejected: string[][] = [];
+  const engine = new AttentionEngine(conn);
+  const p = engine.requestAttention({ session: 's-missing', kind: 'form', prompt: 'Configure', fields: FIELDS, onRejected: (issues) => rejected.push(issues.map((i) => i.rule)) });
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const bad = await sender.respond({ session: 's-missing', requestId: p.id, answer: { values: { '2': 30 } } });
+  assert.equal(bad.status, 'rejected');
+  assert.equal(bad.reason, 'invalid');
+  assert.ok(bad.issues?.some((i) => i.rule === 'form.required-missing' && i.path.endsWith('/1')), JSON.stringify(bad.issues));
+  assert.deepEqual(rejected, [['form.required-missing']]);
+  assert.deepEqual(engine.pending('s-missing'), [p.id]);
+  const pend = await listPending({ url: relay.url, token: TOKEN, filter: { session: 's-missing' } });
+  assert.deepEqual(pend.map((x) => x.id), [p.id]);
+  const good = await sender.respond({ session: 's-missing', requestId: p.id, answer: { values: { '1': 'bk' } } });
+  assert.equal(good.status, 'accepted');
+  const outcome = await withTimeout(p, 5_000, 'outcome');
+  assert.equal(outcome.status, 'answered');
+  // An answer after resolution is refused (decided: reason `refused`).
+  const late = await sender.respond({ session: 's-missing', requestId: p.id, answer: { values: { '1': 'again' } } });
+  assert.equal(late.status, 'rejected');
+  assert.equal(late.reason, 'refused');
+  await sender.close();
+  await engine.shutdown();
+  await conn.close();
+});
+
+test('a forged choice id is rejected; an unknown request still gets an ack (never silent)', async () => {
+  const conn = await emitter('agent-forged');
+  const engine = new AttentionEngine(conn);
+  const p = engine.requestAttention({ session: 's-forged', kind: 'form', prompt: 'Configure', fields: FIELDS });
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const forged = await sender.respond({ session: 's-forged', requestId: p.id, answer: { values: { '1': 'bk', '4': ['1', '7'] } } });
+  assert.equal(forged.status, 'rejected');
+  assert.equal(forged.reason, 'invalid');
+  assert.ok(forged.issues?.some((i) => i.rule === 'form.choice-forged'), JSON.stringify(forged.issues));
+  assert.deepEqual(engine.pending('s-forged'), [p.id]);
+  const unknown = await sender.respond({ session: 's-forged', requestId: '01JUNKNOWNREQUEST000000000', answer: { option: 'allow' } });
+  assert.equal(unknown.status, 'rejected');
+  assert.equal(unknown.reason, 'invalid');
+  await sender.close();
+  await engine.shutdown();
+  await conn.close();
+});
+
+test('a duplicated command gets the byte-identical recorded ack and is applied once', async () => {
+  const conn = await emitter('agent-dup');
+  const engine = new AttentionEngine(conn);
+  const p = engine.requestAttention({ session: 's-dup', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+  // A raw sender: hello, subscribe to the session's acks, send the same bytes twice.
+  const ws = new WebSocket(relay.url.replace('http', 'ws') + '/socket', { headers: { Authorization: `Bearer ${TOKEN}` } });
+  const acks: string[] = [];
+  let subscribed!: () => void;
+  const subOk = new Promise<void>((r) => { subscribed = r; });
+  ws.on('message', (b: Buffer) => {
+    const text = b.toString('utf8');
+    const m = JSON.parse(text) as { type: string };
+    if (m.type === 'subscribed') subscribed();
+    if (m.type === 'control.accepted' || m.type === 'control.rejected') acks.push(text);
+  });
+  await withTimeout(new Promise((r) => ws.once('open', r)), 5_000, 'ws open');
+  ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
+  ws.send(JSON.stringify({ type: 'subscribe', id: 's', filter: { session: 's-dup', type: ['control.accepted', 'control.rejected'] } }));
+  await withTimeout(subOk, 5_000, 'subscribed');
+  const cmd = JSON.stringify({
+    aep: '0.1', id: '01JDUPCMD00000000000000001', type: 'control.attention.respond', subject: p.id, cause: p.id,
+    time: new Date().toISOString(), source: 'aep://test/agent/raw-sender', agent: 'raw-sender', session: 's-dup', data: { answer: { text: ' ALLOW ' } },
+    capture: 'redacted',
+  });
+  ws.send(cmd);
+  const outcome = await withTimeout(p, 5_000, 'outcome');
+  assert.deepEqual(outcome.status === 'answered' && outcome.answer, { option: 'allow' }); // AEP-0008: text mapped to the option
+  ws.send(cmd);
+  const start = Date.now();
+  while (acks.length < 2 && Date.now() - start < 5_000) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(acks.length, 2);
+  assert.equal(acks[1], acks[0], 'the re-ack is byte-identical');
+  assert.equal((JSON.parse(acks[0] ?? '{}') as { type: string }).type, 'control.accepted');
+  ws.close();
+  await engine.shutdown();
+  await conn.close();
+});
+
+test('permission: unmatched text never grants; expiry produces attention.timeout', async () => {
+  const conn = await emitter('agent-exp');
+  const engine = new AttentionEngine(conn);
+  const w = watch('s-exp');
+  await withTimeout(w.sub.ready, 10_000, 'subscription');
+  const perm = engine.requestAttention({ session: 's-exp', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const r = await sender.respond({ session: 's-exp', requestId: perm.id, answer: { text: 'sure, go ahead' } });
+  assert.equal(r.status, 'accepted');
+  const o = await withTimeout(perm, 5_000, 'perm');
+  assert.ok(o.status === 'answered');
+  assert.equal(o.answer.option, 'deny');
+  assert.equal(o.answer.text, 'sure, go ahead');
+  const p = engine.requestAttention({ session: 's-exp', kind: 'form', prompt: 'Quick', fields: FIELDS, expiresInMs: 300 });
+  const outcome = await withTimeout(p, 5_000, 'timeout');
+  assert.deepEqual(outcome, { status: 'timeout', requestId: p.id });
+  await w.until(() => w.events.some((x) => x.e.type === 'attention.timeout' && x.e.subject === p.id), 'attention.timeout');
+  const late = await sender.respond({ session: 's-exp', requestId: p.id, answer: { values: { '1': 'x' } } });
+  assert.equal(late.reason, 'refused');
+  // Dismissal before session.ended (AEP-0002 §7.2).
+  const d = engine.requestAttention({ session: 's-exp', kind: 'input', prompt: 'Name?' });
+  engine.endSession('s-exp');
+  assert.deepEqual(await withTimeout(d, 5_000, 'dismissed'), { status: 'dismissed', requestId: d.id, reason: 'session ended' });
+  await w.until(() => w.types().includes('session.ended'), 'session.ended');
+  const tail = w.types().slice(-2);
+  assert.deepEqual(tail, ['attention.resolved', 'session.ended']);
+  w.sub.close();
+  await sender.close();
+  await conn.close();
+});
+
+test('an emitter restart keeps epoch monotonic (durable state dir, and the clock seed)', async () => {
+  const dir = join(stateDir, 'epochs');
+  const a = await emitter('agent-epoch', { stateDir: dir });
+  const e1 = a.emit('s-epoch', 'session.started', {});
+  await a.close();
+  const b = await emitter('agent-epoch', { stateDir: dir });
+  const e2 = b.emit('s-epoch', 'run.started', {});
+  await b.close();
+  assert.ok((e2.epoch ?? 0) > (e1.epoch ?? 0), `${e2.epoch} > ${e1.epoch}`);
+  assert.equal(e2.seq, 0);
+  const c = await emitter('agent-epoch-clock');
+  const e3 = c.emit('s-epoch2', 'session.started', {});
+  await c.close();
+  await new Promise((r) => setTimeout(r, 5));
+  const d = await emitter('agent-epoch-clock');
+  const e4 = d.emit('s-epoch2', 'run.started', {});
+  await d.close();
+  assert.ok((e4.epoch ?? 0) > (e3.epoch ?? 0));
+  // The relay orders them: the replay shows the later epoch after the earlier one.
+  const seen: WireEvent[] = [];
+  const sub = subscribe({ url: relay.url, token: TOKEN, filter: { session: 's-epoch' }, from: 'all', live: false }, (e) => seen.push(e));
+  await withTimeout(sub.done, 10_000, 'replay');
+  assert.deepEqual(seen.map((e) => [e.epoch ?? 0, e.seq]), [[e1.epoch ?? 0, 0], [e2.epoch ?? 0, 0]]);
+});
+
+test('the emitter buffers while the relay is away and reconnects; the subscriber resumes with no gap', async () => {
+  const r2 = await startRelayProcess(['--memory', '--token', TOKEN]);
+  try {
+    const conn = await EmitterConnection.connect({ url: r2.url, token: TOKEN, agent: 'agent-buf', reconnect: { initialMs: 50, maxMs: 200 } });
+    const got: number[] = [];
+    const sub = subscribe({ url: r2.url, token: TOKEN, filter: { session: 's-buf' }, transport: 'ws', reconnect: { initialMs: 50, maxMs: 200 } }, (e) => { if (typeof e.seq === 'number') got.push(e.seq); });
+    await withTimeout(sub.ready, 10_000, 'ws subscription');
+    for (let i = 0; i < 5; i++) conn.emit('s-buf', 'progress.status', { percent: i });
+    const start = Date.now();
+    while (got.length < 5 && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(got, [0, 1, 2, 3, 4]);
+    assert.equal(conn.stats().connected, true);
+    assert.equal(conn.stats().dropped, 0);
+    sub.close();
+    await conn.close();
+  } finally {
+    await r2.stop();
+  }
+});
