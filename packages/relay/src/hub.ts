@@ -128,14 +128,14 @@ export class Subscription {
 }
 
 /** Backpressure counters (exposed in /healthz). */
-export interface FanoutStats { delivered: number; dropped: number; slowDisconnects: number; subscriptions: number }
+export interface FanoutStats { delivered: number; dropped: number; slowDisconnects: number; subscriptions: number; maxQueuedBytes: number }
 
 const NOTICE = 2;
 
 /** Registry of live subscriptions and the fan-out loop. */
 export class Hub {
   private readonly consumers = new Map<ConsumerSink, Subscription[]>();
-  readonly stats: FanoutStats = { delivered: 0, dropped: 0, slowDisconnects: 0, subscriptions: 0 };
+  readonly stats: FanoutStats = { delivered: 0, dropped: 0, slowDisconnects: 0, subscriptions: 0, maxQueuedBytes: 0 };
   private readonly warned = new WeakSet<ConsumerSink>();
 
   constructor(private readonly limits: { slowConsumerBytes: number; maxConsumerBytes: number }, private readonly log: (l: string) => void) {}
@@ -212,6 +212,7 @@ export class Hub {
   /** Backpressure policy: drop debug/info above the soft mark; notice+ over the hard mark => disconnect. */
   send(sink: ConsumerSink, subs: Subscription[], o: Outgoing, ceiling: CaptureLevel | undefined): void {
     const b = sink.buffered();
+    if (b > this.stats.maxQueuedBytes) this.stats.maxQueuedBytes = b;
     if (b > this.limits.slowConsumerBytes) {
       const sev = o.severityRank >= 0 ? o.severityRank : severityOf(o);
       if (sev < NOTICE) { this.drop(sink); return; }

@@ -114,7 +114,7 @@ class WsConn implements ConsumerSink {
 export interface RelayStats {
   ingested: number; duplicates: number; held: number; heldBytes: number; sessions: number;
   evicted: number; sessionsEvicted: number; consumers: number; subscriptions: number;
-  delivered: number; dropped: number; slowDisconnects: number; sockets: number;
+  delivered: number; dropped: number; slowDisconnects: number; maxQueuedBytes: number; sockets: number;
   commandsForwarded: number; commandsRefused: number; storeCommits: number; storeFailures: number;
 }
 
@@ -288,6 +288,7 @@ export class Relay {
       heldBytes: this.buffer.heldBytes, sessions: this.buffer.sessionCount, evicted: this.buffer.stats.evicted,
       sessionsEvicted: this.buffer.stats.sessionsEvicted, consumers: this.hub.consumerCount, subscriptions: this.hub.stats.subscriptions,
       delivered: this.hub.stats.delivered, dropped: this.hub.stats.dropped, slowDisconnects: this.hub.stats.slowDisconnects,
+      maxQueuedBytes: this.hub.stats.maxQueuedBytes,
       sockets: this.sockets.size, commandsForwarded: this.counters.commandsForwarded, commandsRefused: this.counters.commandsRefused,
       storeCommits: this.store?.stats.commits ?? 0, storeFailures: this.store?.stats.failures ?? 0,
     };
