@@ -60,6 +60,10 @@ export const RULES = {
   'form.required-missing': { section: 'AEP-0002 §5.3 (AEP-0006)', meaning: 'an answer to a form gives every required field' },
   'form.choice-forged': { section: 'AEP-0002 §5.3 (AEP-0006)', meaning: 'a select without other is answered only with its choices[].id' },
   'capture.values-free-text': { section: 'AEP-0002 §5.3 (AEP-0006)', meaning: 'at capture metadata, answer.values holds no string-field entry and no other free text' },
+  // --- JSONL framing (checked by `aep validate`, AEP-0003 §3.1) ---
+  'jsonl.not-json': { section: 'AEP-0003 §3.1', meaning: 'each line is one JSON value (UTF-8 JSON text)' },
+  'jsonl.blank-line': { section: 'AEP-0003 §3.1', meaning: 'an emitter writes no blank lines (emitter mode only; consumers skip them)' },
+  'jsonl.crlf': { section: 'AEP-0003 §3.1', meaning: 'an emitter terminates lines with \\n, not \\r\\n (emitter mode only; consumers accept CRLF)' },
 } as const satisfies Record<string, RuleInfo>;
 
 /** A rule id of the table. */

@@ -1,13 +1,189 @@
 import type { Command } from 'commander';
-import { action } from '../util/errors.js';
-import { CliError } from '../util/errors.js';
+import { action, CliError } from '../util/errors.js';
+import { EXIT } from '../util/exit.js';
 
-/** `aep validate`: validate AEP JSONL streams (not yet implemented). */
+interface ValidateCliOptions {
+  json?: boolean;
+  emitter?: boolean;
+  stream?: boolean;
+  dedupeWindow?: string;
+}
+
+/** One reported problem, located in its input. */
+interface Located {
+  file: string;
+  line: number;
+  id: string | null;
+  rule: string;
+  path: string;
+  message: string;
+  section: string;
+}
+
+const HELP = `
+Reads AEP 0.1 events as JSONL (one JSON object per line) and reports every problem, one line
+each, on stdout:
+
+  FILE:LINE ID RULE message (SECTION)
+
+ID is the event's id ("-" when it has none). All inputs are read in order as ONE stream, so the
+cross-event rules (same (source, id) with different content, (epoch, seq) regressions and
+duplicate positions per (source, session), run and session terminals, the attention lifecycle,
+one ack per command, the AEP-0006 form answer rules, capture honesty of answer values) apply
+across files. Input is streamed line by line: memory stays bounded by live session state plus
+the dedupe window, so multi-GB files work. Rule ids and their spec sections: docs/rules.md.
+
+Consumer tolerance (default) vs emitter strictness (--emitter):
+  By default the file is judged as a consumer must read it (AEP-0001 §6, §10): unregistered
+  members of known categories (e.g. progress.some_future_member) and unknown extension
+  attributes are accepted, blank lines are skipped, CRLF line ends are accepted.
+  With --emitter the file is judged as an emitter must write it: an unregistered core-category
+  type is rejected (type.unregistered: emitters emit only registered core types or x.{vendor}.*
+  types), and so are blank lines (jsonl.blank-line) and CRLF line ends (jsonl.crlf).
+  Both modes reject everything that breaks the envelope schema, the payload schema of a
+  registered type, capture honesty or a stream rule.
+
+Input handling: a leading UTF-8 byte order mark is removed and accepted; a line that is not
+JSON (including binary garbage) is reported as jsonl.not-json and validation continues; very
+long lines and deeply nested JSON are handled (nesting beyond what the parser accepts is a
+jsonl.not-json line); an empty file is a valid, empty stream.
+
+Exit codes: 0 every event valid, 1 any problem found, 2 usage error or unreadable input.
+
+--json prints one machine report instead (streamed, so it also works on huge inputs):
+  {"issues":[{"file","line","id","rule","path","message","section"},...],
+   "ok":true|false,"counts":{"lines","events","blank","invalid","issues","rules":{rule:n}}}`;
+
+// Control characters and lone surrogates would garble a terminal; JSON.parse messages quote
+// fragments of the input, which may be binary garbage.
+function printable(s: string, max = 160): string {
+  let out = '';
+  for (const ch of s.length > max ? s.slice(0, max) + '…' : s) {
+    const c = ch.codePointAt(0)!;
+    out += c < 0x20 || c === 0x7f || (c >= 0x80 && c < 0xa0) || (c >= 0xd800 && c <= 0xdfff) ? `\\u${c.toString(16).padStart(4, '0')}` : ch;
+  }
+  return out;
+}
+
+/** `aep validate`: validate AEP JSONL streams (AEP-0001, AEP-0002, AEP-0006). */
 export function register(program: Command): void {
   program
     .command('validate')
-    .description('validate AEP JSONL streams')
-    .action(action(() => {
-      throw new CliError('AEP_CLI_NOT_IMPLEMENTED', 'aep validate is not implemented yet');
+    .description('validate AEP JSONL streams: envelope, payloads, capture, stream and form rules')
+    .argument('[files...]', 'JSONL inputs, read in order as one stream (default: stdin; "-" = stdin)')
+    .option('--json', 'print one machine-readable JSON report instead of one line per problem (default: off)')
+    .option('--emitter', 'emitter strictness: also reject unregistered core types, blank lines and CRLF (default: consumer tolerance)')
+    .option('--no-stream', 'check each event on its own, skipping the cross-event rules (default: stream rules on)')
+    .option('--dedupe-window <n>', 'how many (source, id) fingerprints to remember for dedupe and id conflicts', '1000000')
+    .addHelpText('after', HELP)
+    .action(action(async (files: string[], opts: ValidateCliOptions) => {
+      const window = Number(opts.dedupeWindow ?? '1000000');
+      if (!Number.isInteger(window) || window < 1) {
+        throw new CliError('AEP_CLI_BAD_OPTION', `--dedupe-window must be a positive integer, got "${opts.dedupeWindow}"`, EXIT.USAGE);
+      }
+      const inputs = files.length === 0 ? ['-'] : files;
+      const { stat } = await import('node:fs/promises');
+      for (const f of inputs) {
+        if (f === '-') continue;
+        let st;
+        try {
+          st = await stat(f);
+        } catch (err) {
+          throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.USAGE);
+        }
+        if (st.isDirectory()) throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: it is a directory`, EXIT.USAGE);
+      }
+      if (inputs.filter((f) => f === '-').length > 1) throw new CliError('AEP_CLI_BAD_OPTION', 'stdin ("-") can be given only once', EXIT.USAGE);
+      const ok = await runValidate(inputs, { json: opts.json === true, emitter: opts.emitter === true, stream: opts.stream !== false, window });
+      process.exitCode = ok ? EXIT.OK : EXIT.INVALID;
     }));
+}
+
+interface RunOptions { json: boolean; emitter: boolean; stream: boolean; window: number }
+
+async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
+  const { validateEvent, StreamValidator, RULES } = await import('@aep/protocol');
+  const { readLines } = await import('../util/lines.js');
+  const sv = o.stream ? new StreamValidator({ dedupeWindow: o.window }) : null;
+  const counts = { lines: 0, events: 0, blank: 0, invalid: 0, issues: 0, rules: {} as Record<string, number> };
+  const eventOpts = { emitter: o.emitter };
+
+  // Buffered stdout with backpressure: constant memory whatever the number of issues.
+  let buf = '';
+  const flush = async (): Promise<void> => {
+    if (buf === '') return;
+    const chunk = buf;
+    buf = '';
+    if (!process.stdout.write(chunk)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+  };
+  let first = true;
+  const report = (x: Located): void => {
+    counts.issues++;
+    counts.rules[x.rule] = (counts.rules[x.rule] ?? 0) + 1;
+    if (o.json) {
+      buf += (first ? '' : ',') + JSON.stringify(x);
+      first = false;
+    } else {
+      buf += `${x.file}:${x.line} ${x.id ?? '-'} ${x.rule} ${x.path ? x.path + ': ' : ''}${x.message} (${x.section})\n`;
+    }
+  };
+  if (o.json) buf += '{"issues":[';
+
+  let index = 0;
+  try {
+    for await (const { file, lineNo, text, crlf } of readLines(inputs)) {
+      counts.lines++;
+      let lineBad = false;
+      const fail = (rule: keyof typeof RULES, message: string, id: string | null = null): void => {
+        lineBad = true;
+        report({ file, line: lineNo, id, rule, path: '', message, section: RULES[rule].section });
+      };
+      if (o.emitter && crlf) fail('jsonl.crlf', 'line ends with \\r\\n');
+      if (text.trim() === '') {
+        counts.blank++;
+        if (o.emitter) fail('jsonl.blank-line', 'blank line');
+        if (lineBad) counts.invalid++;
+        if (buf.length > 65536) await flush();
+        continue;
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        fail('jsonl.not-json', `line is not JSON: ${printable(err instanceof Error ? err.message : String(err))}`);
+        counts.invalid++;
+        if (buf.length > 65536) await flush();
+        continue;
+      }
+      counts.events++;
+      const idv = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['id'] : undefined;
+      const id = typeof idv === 'string' && idv.length > 0 ? printable(idv, 80).replace(/\s/g, '_') : null;
+      for (const i of validateEvent(value, eventOpts)) {
+        lineBad = true;
+        report({ file, line: lineNo, id, rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
+      }
+      if (sv) {
+        for (const i of sv.push(value, index)) {
+          lineBad = true;
+          report({ file, line: lineNo, id, rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
+        }
+      }
+      index++;
+      if (lineBad) counts.invalid++;
+      if (buf.length > 65536) await flush();
+    }
+  } catch (err) {
+    await flush();
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError('AEP_CLI_UNREADABLE', `cannot read input: ${code ?? (err instanceof Error ? err.message : String(err))}`, EXIT.USAGE);
+  }
+  const ok = counts.issues === 0;
+  if (o.json) {
+    buf += `],"ok":${ok},"counts":${JSON.stringify(counts)}}\n`;
+  }
+  await flush();
+  if (!o.json) {
+    process.stderr.write(`aep validate: ${counts.events} events in ${counts.lines} lines: ${ok ? 'all valid' : `${counts.invalid} invalid lines, ${counts.issues} problems`}\n`);
+  }
+  return ok;
 }
