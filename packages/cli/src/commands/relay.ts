@@ -51,27 +51,28 @@ export function register(program: Command): void {
       const token = o.token ?? process.env['AEP_TOKEN'];
       const relayMod = await import('@aep/relay');
       const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+      const opts = {
+        port: intOpt('port', o.port, 0),
+        host: o.host,
+        ...(token !== undefined && token !== '' ? { token } : {}),
+        storePath: o.memory ? null : (o.store ?? relayMod.defaultStorePath()),
+        bufferDepth: intOpt('buffer', o.buffer, 1),
+        maxSessions: intOpt('max-sessions', o.maxSessions, 1),
+        totalBytes: intOpt('retain-bytes', o.retainBytes, 1024),
+        maxBodyBytes: intOpt('max-body', o.maxBody, 1024),
+        maxBatchEvents: intOpt('max-batch', o.maxBatch, 1),
+        ...(o.maxFrom !== undefined ? { maxFromPositions: intOpt('max-from', o.maxFrom, 1) } : {}),
+        maxSubscriptions: intOpt('max-subscriptions', o.maxSubscriptions, 1),
+        slowConsumerBytes: intOpt('slow-consumer-bytes', o.slowConsumerBytes, 1024),
+        maxConsumerBytes: intOpt('max-consumer-bytes', o.maxConsumerBytes, 1024),
+        headersTimeoutMs: intOpt('headers-timeout', o.headersTimeout, 100),
+        requestTimeoutMs: intOpt('request-timeout', o.requestTimeout, 100),
+        ...(o.static !== undefined ? { staticDir: o.static } : {}),
+        log,
+      };
       let handle;
       try {
-        handle = await relayMod.startRelay({
-          port: intOpt('port', o.port, 0),
-          host: o.host,
-          ...(token !== undefined && token !== '' ? { token } : {}),
-          storePath: o.memory ? null : (o.store ?? relayMod.defaultStorePath()),
-          bufferDepth: intOpt('buffer', o.buffer, 1),
-          maxSessions: intOpt('max-sessions', o.maxSessions, 1),
-          totalBytes: intOpt('retain-bytes', o.retainBytes, 1024),
-          maxBodyBytes: intOpt('max-body', o.maxBody, 1024),
-          maxBatchEvents: intOpt('max-batch', o.maxBatch, 1),
-          ...(o.maxFrom !== undefined ? { maxFromPositions: intOpt('max-from', o.maxFrom, 1) } : {}),
-          maxSubscriptions: intOpt('max-subscriptions', o.maxSubscriptions, 1),
-          slowConsumerBytes: intOpt('slow-consumer-bytes', o.slowConsumerBytes, 1024),
-          maxConsumerBytes: intOpt('max-consumer-bytes', o.maxConsumerBytes, 1024),
-          headersTimeoutMs: intOpt('headers-timeout', o.headersTimeout, 100),
-          requestTimeoutMs: intOpt('request-timeout', o.requestTimeout, 100),
-          ...(o.static !== undefined ? { staticDir: o.static } : {}),
-          log,
-        });
+        handle = await relayMod.startRelay(opts);
       } catch (err) {
         if (err instanceof relayMod.RelayOptionError) throw new CliError(err.code, err.message, EXIT.USAGE);
         const e = err as NodeJS.ErrnoException;
