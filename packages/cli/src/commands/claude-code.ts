@@ -1,13 +1,191 @@
 import type { Command } from 'commander';
-import { action } from '../util/errors.js';
-import { CliError } from '../util/errors.js';
+import type { InstallOptions, MappingConfig } from '@aep/adapter-claude-code';
+import { action, CliError } from '../util/errors.js';
+import { EXIT } from '../util/exit.js';
+import { readAll } from '../util/lines.js';
 
-/** `aep claude-code`: Claude Code adapter (not yet implemented). */
+// Defaults repeated here (not imported) so `aep --help` never loads the adapter; the adapter's
+// CLI test pins them against the package constants.
+const D = {
+  port: 8377, host: '127.0.0.1', relay: 'http://127.0.0.1:8787', waitMs: 300_000, agent: 'claude-code',
+  daemonUrl: 'http://127.0.0.1:8377', blockingTimeoutS: 330, lifecycleTimeoutS: 10,
+};
+/** AEP-0003 §9.1: the RECOMMENDED default override, applied when neither --capture nor --override is given. */
+const DEFAULT_OVERRIDE = 'attention.*=redacted';
+
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+interface CaptureCliOptions { capture?: string; override?: string[]; agent: string; pii?: boolean; secretEnv?: string[] }
+
+function intOpt(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(v)) throw new CliError('AEP_CLI_BAD_OPTION', `--${name} must be a non-negative integer, got "${v}"`, EXIT.USAGE);
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new CliError('AEP_CLI_BAD_OPTION', `--${name} must be an integer between ${min} and ${max}, got ${v}`, EXIT.USAGE);
+  return n;
+}
+
+/** Converts an adapter error (AEP_CC_*) into a CLI error with the same code. */
+function cliError(err: unknown, exitCode: (typeof EXIT)[keyof typeof EXIT]): never {
+  const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  if (err instanceof Error && typeof code === 'string' && code.startsWith('AEP_CC_')) throw new CliError(code, err.message, exitCode);
+  throw err;
+}
+
+async function mappingFrom(o: CaptureCliOptions): Promise<Partial<MappingConfig>> {
+  const mod = await import('@aep/adapter-claude-code');
+  try {
+    const overridesText = o.override ?? (o.capture === undefined ? [DEFAULT_OVERRIDE] : []);
+    const cfg: Partial<MappingConfig> = {
+      agent: o.agent,
+      capture: mod.parseCaptureLevel(o.capture ?? 'metadata'),
+      overrides: overridesText.map((t) => mod.parseCaptureOverride(t)),
+    };
+    if (o.pii === false) cfg.pii = false;
+    const secrets = (o.secretEnv ?? []).map((n) => process.env[n]).filter((v): v is string => typeof v === 'string' && v.length >= 4);
+    if (secrets.length) cfg.secretValues = secrets;
+    if (o.agent.trim() === '') throw new CliError('AEP_CLI_BAD_OPTION', '--agent must not be empty', EXIT.USAGE);
+    return cfg;
+  } catch (err) {
+    return cliError(err, EXIT.USAGE);
+  }
+}
+
+function captureOptions(cmd: Command): Command {
+  return cmd
+    .option('--capture <level>', 'capture level of every event: none | metadata | redacted | full (default: metadata, with attention.* at redacted)')
+    .option('--override <pattern=level>', 'per-type capture override, e.g. "attention.*=redacted" or "tool.requested=full"; repeatable (default when neither --capture nor --override is given: attention.*=redacted)', collect)
+    .option('--agent <name>', 'AEP agent name (envelope agent, synthesized prompts)', D.agent)
+    .option('--no-pii', 'at redacted, do not redact e-mail addresses and phone numbers (AEP-0003 §9.4 d)')
+    .option('--secret-env <NAME>', 'environment variable whose value is a secret to redact (AEP-0003 §9.4 b); repeatable', collect);
+}
+
+/** `aep claude-code`: the Claude Code adapter (daemon, settings install, dry-run mapping). */
 export function register(program: Command): void {
-  program
+  const cc = program
     .command('claude-code')
-    .description('Claude Code adapter')
-    .action(action(() => {
-      throw new CliError('AEP_CLI_NOT_IMPLEMENTED', 'aep claude-code is not implemented yet');
+    .description('Claude Code adapter: hooks -> AEP events; AskUserQuestion, permissions and MCP elicitations answered from anywhere');
+
+  captureOptions(cc.command('serve')
+    .description('run the hook daemon: receives Claude Code HTTP hooks, emits AEP events to the relay, holds questions open until answered (control.attention.respond)')
+    .option('--port <n>', 'TCP port for hooks (0 picks a free one)', String(D.port))
+    .option('--host <addr>', 'interface to bind', D.host)
+    .option('--relay <url>', 'relay base URL (default: $AEP_RELAY or http://127.0.0.1:8787)')
+    .option('--token <t>', 'relay bearer token, needed to receive answers (default: $AEP_TOKEN); never logged')
+    .option('--wait-ms <n>', 'how long a question waits for an answer before Claude Code asks in the terminal (keep below the hook timeout)', String(D.waitMs))
+    .option('--state-dir <dir>', 'directory for the durable epoch counter (default: epoch from the clock)')
+    .option('--quiet', 'no log lines on stderr', false))
+    .action(action(async (o: CaptureCliOptions & { port: string; host: string; relay?: string; token?: string; waitMs: string; stateDir?: string; quiet?: boolean }) => {
+      const mapping = await mappingFrom(o);
+      const port = intOpt('port', o.port, 0, 65535);
+      const waitMs = intOpt('wait-ms', o.waitMs, 1);
+      const relay = o.relay ?? process.env['AEP_RELAY'] ?? D.relay;
+      try { new URL(relay); } catch { throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be a URL, got "${relay}"`, EXIT.USAGE); }
+      const token = o.token ?? process.env['AEP_TOKEN'];
+      const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+      const mod = await import('@aep/adapter-claude-code');
+      let handle;
+      try {
+        handle = await mod.startDaemon({
+          port, host: o.host, relay, waitMs, mapping, log,
+          ...(token ? { token } : {}),
+          ...(o.stateDir ? { stateDir: o.stateDir } : {}),
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') throw new CliError('AEP_CLI_LISTEN_FAILED', `cannot listen on ${o.host}:${port} (${code})`, EXIT.UNAVAILABLE);
+        throw err;
+      }
+      process.stdout.write(`AEP claude-code adapter listening on ${handle.url} (relay ${new URL(relay).origin}${token ? '' : ', no token: answers cannot arrive'})\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => { resolve(); };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await handle.close();
+    }));
+
+  const scopeOpt = (cmd: Command): Command => cmd
+    .option('--scope <scope>', 'settings file: user (~/.claude/settings.json), project (.claude/settings.json), local (.claude/settings.local.json)', 'user')
+    .option('--settings <file>', 'explicit settings file (overrides --scope)');
+
+  const checkScope = (s: string): 'user' | 'project' | 'local' => {
+    if (s !== 'user' && s !== 'project' && s !== 'local') throw new CliError('AEP_CLI_BAD_OPTION', `--scope must be user, project or local, got "${s}"`, EXIT.USAGE);
+    return s;
+  };
+
+  scopeOpt(cc.command('install')
+    .description('merge the adapter\'s hook entries into a Claude Code settings file (existing hooks untouched; idempotent; a backup of the original bytes is kept for uninstall)'))
+    .option('--url <url>', 'daemon base URL the hooks call', D.daemonUrl)
+    .option('--handler <type>', 'hook handler type: http (Claude Code >= 2.1.63) or command (runs the aep-claude-hook entry)', 'http')
+    .option('--timeout <s>', 'timeout in seconds of the hooks that wait for answers (PreToolUse, PermissionRequest, Elicitation); keep above serve --wait-ms', String(D.blockingTimeoutS))
+    .option('--lifecycle-timeout <s>', 'timeout in seconds of the other hooks', String(D.lifecycleTimeoutS))
+    .option('--print', 'print the hooks snippet instead of writing any file', false)
+    .action(action(async (o: { scope: string; settings?: string; url: string; handler: string; timeout: string; lifecycleTimeout: string; print?: boolean }) => {
+      const scope = checkScope(o.scope);
+      if (o.handler !== 'http' && o.handler !== 'command') throw new CliError('AEP_CLI_BAD_OPTION', `--handler must be http or command, got "${o.handler}"`, EXIT.USAGE);
+      try { new URL(o.url); } catch { throw new CliError('AEP_CLI_BAD_OPTION', `--url must be a URL, got "${o.url}"`, EXIT.USAGE); }
+      const mod = await import('@aep/adapter-claude-code');
+      const opts: InstallOptions = {
+        scope, url: o.url, handler: o.handler,
+        blockingTimeoutS: intOpt('timeout', o.timeout, 1), lifecycleTimeoutS: intOpt('lifecycle-timeout', o.lifecycleTimeout, 1),
+      };
+      if (o.settings) opts.settingsPath = o.settings;
+      if (o.handler === 'command') {
+        const { fileURLToPath } = await import('node:url');
+        const hookJs = fileURLToPath(new URL('../../../adapter-claude-code/dist/hook.js', import.meta.url));
+        opts.hookCommand = `node ${JSON.stringify(hookJs)}`;
+      }
+      if (o.print) {
+        process.stdout.write(JSON.stringify(mod.hookSnippet(opts), null, 2) + '\n');
+        return;
+      }
+      let r;
+      try { r = mod.install(opts); } catch (err) { cliError(err, EXIT.USAGE); }
+      process.stdout.write(r.status === 'installed' ? `installed AEP hooks in ${r.path}\n` : `AEP hooks already installed in ${r.path} (unchanged)\n`);
+    }));
+
+  scopeOpt(cc.command('uninstall')
+    .description('remove the adapter\'s hook entries; restores the settings file byte-identically when nothing else changed since install'))
+    .action(action(async (o: { scope: string; settings?: string }) => {
+      const scope = checkScope(o.scope);
+      const mod = await import('@aep/adapter-claude-code');
+      const opts: InstallOptions = { scope };
+      if (o.settings) opts.settingsPath = o.settings;
+      let r;
+      try { r = mod.uninstall(opts); } catch (err) { cliError(err, EXIT.USAGE); }
+      const msg = {
+        restored: `removed AEP hooks; ${r.path} restored to its exact original bytes`,
+        removed: `removed AEP hooks from ${r.path} (other changes since install kept)`,
+        'not-installed': `no AEP hooks in ${r.path} (unchanged)`,
+        installed: '', 'already-installed': '',
+      }[r.status];
+      process.stdout.write(`${msg}\n`);
+    }));
+
+  captureOptions(cc.command('map')
+    .description('dry run: read ONE hook payload (JSON) on stdin or from a file and print, as JSONL, the events a freshly started daemon would emit for it; contacts nothing')
+    .argument('[file]', 'hook payload file (default: stdin)'))
+    .action(action(async (file: string | undefined, o: CaptureCliOptions) => {
+      const mapping = await mappingFrom(o);
+      let text: string;
+      try {
+        if (file && file !== '-') {
+          const { readFileSync } = await import('node:fs');
+          text = readFileSync(file, 'utf8');
+        } else {
+          text = await readAll();
+        }
+      } catch (err) {
+        throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${file ?? 'stdin'}: ${err instanceof Error ? err.message : String(err)}`, EXIT.USAGE);
+      }
+      const mod = await import('@aep/adapter-claude-code');
+      let events: Record<string, unknown>[];
+      try {
+        const payload = mod.parseHookText(text);
+        events = mod.dryRun(payload, mod.mappingConfig(mapping));
+      } catch (err) {
+        cliError(err, EXIT.INVALID);
+      }
+      process.stdout.write(events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));
     }));
 }
