@@ -190,6 +190,7 @@ export function install(opts: InstallOptions = {}): InstallResult {
   }
   merged['hooks'] = hooks;
   // Keep the original bytes so uninstall can restore them exactly.
+  mkdirSync(dirname(path), { recursive: true });
   writeFileSync(backupPathFor(path), JSON.stringify({ aep: 'claude-code-install', existed: text !== undefined, original: text ?? '' }) + '\n');
   const style = styleOf(text);
   writeAtomic(path, JSON.stringify(merged, null, style.indent) + (style.newline ? '\n' : ''));

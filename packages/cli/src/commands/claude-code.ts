@@ -106,7 +106,8 @@ export function register(program: Command): void {
 
   const scopeOpt = (cmd: Command): Command => cmd
     .option('--scope <scope>', 'settings file: user (~/.claude/settings.json), project (.claude/settings.json), local (.claude/settings.local.json)', 'user')
-    .option('--settings <file>', 'explicit settings file (overrides --scope)');
+    .option('--settings <file>', 'explicit settings file (overrides --scope)')
+    .option('--project-dir <dir>', 'project root for the project and local scopes (default: the current directory)');
 
   const checkScope = (s: string): 'user' | 'project' | 'local' => {
     if (s !== 'user' && s !== 'project' && s !== 'local') throw new CliError('AEP_CLI_BAD_OPTION', `--scope must be user, project or local, got "${s}"`, EXIT.USAGE);
@@ -120,7 +121,7 @@ export function register(program: Command): void {
     .option('--timeout <s>', 'timeout in seconds of the hooks that wait for answers (PreToolUse, PermissionRequest, Elicitation); keep above serve --wait-ms', String(D.blockingTimeoutS))
     .option('--lifecycle-timeout <s>', 'timeout in seconds of the other hooks', String(D.lifecycleTimeoutS))
     .option('--print', 'print the hooks snippet instead of writing any file', false)
-    .action(action(async (o: { scope: string; settings?: string; url: string; handler: string; timeout: string; lifecycleTimeout: string; print?: boolean }) => {
+    .action(action(async (o: { scope: string; settings?: string; projectDir?: string; url: string; handler: string; timeout: string; lifecycleTimeout: string; print?: boolean }) => {
       const scope = checkScope(o.scope);
       if (o.handler !== 'http' && o.handler !== 'command') throw new CliError('AEP_CLI_BAD_OPTION', `--handler must be http or command, got "${o.handler}"`, EXIT.USAGE);
       try { new URL(o.url); } catch { throw new CliError('AEP_CLI_BAD_OPTION', `--url must be a URL, got "${o.url}"`, EXIT.USAGE); }
@@ -130,6 +131,7 @@ export function register(program: Command): void {
         blockingTimeoutS: intOpt('timeout', o.timeout, 1), lifecycleTimeoutS: intOpt('lifecycle-timeout', o.lifecycleTimeout, 1),
       };
       if (o.settings) opts.settingsPath = o.settings;
+      if (o.projectDir) opts.projectDir = o.projectDir;
       if (o.handler === 'command') {
         const { fileURLToPath } = await import('node:url');
         const hookJs = fileURLToPath(new URL('../../../adapter-claude-code/dist/hook.js', import.meta.url));
@@ -146,11 +148,12 @@ export function register(program: Command): void {
 
   scopeOpt(cc.command('uninstall')
     .description('remove the adapter\'s hook entries; restores the settings file byte-identically when nothing else changed since install'))
-    .action(action(async (o: { scope: string; settings?: string }) => {
+    .action(action(async (o: { scope: string; settings?: string; projectDir?: string }) => {
       const scope = checkScope(o.scope);
       const mod = await import('@aep/adapter-claude-code');
       const opts: InstallOptions = { scope };
       if (o.settings) opts.settingsPath = o.settings;
+      if (o.projectDir) opts.projectDir = o.projectDir;
       let r;
       try { r = mod.uninstall(opts); } catch (err) { cliError(err, EXIT.USAGE); }
       const msg = {
