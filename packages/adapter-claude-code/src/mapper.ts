@@ -102,6 +102,8 @@ interface SessionState {
   children: Map<string, { started: number; agentType?: string }>;
   parent?: string;
   ended: boolean;
+  /** Generation: a Claude Code session started again after it ended gets a fresh AEP session. */
+  gen: number;
 }
 
 const SAFE_ID = /[^A-Za-z0-9._-]/g;
@@ -160,15 +162,20 @@ export class ClaudeCodeMapper {
 
   constructor(readonly config: MappingConfig) {}
 
-  /** Whether the mapper knows `session` (AEP id) as started and not ended. */
-  isOpen(session: string): boolean {
-    const s = this.sessions.get(session);
+  /** Whether the Claude Code session (its sanitized id, or a child key) is started and not ended. */
+  isOpen(key: string): boolean {
+    const s = this.sessions.get(key);
     return s !== undefined && !s.ended;
   }
 
-  /** The current run of a session, if a turn is in progress. */
-  currentRun(session: string): string | undefined {
-    return this.sessions.get(session)?.run?.id;
+  /** The current run of a Claude Code session (sanitized id), if a turn is in progress. */
+  currentRun(key: string): string | undefined {
+    return this.sessions.get(key)?.run?.id;
+  }
+
+  /** Key (and first-generation AEP id) of a subagent's child session. */
+  private childKey(parent: SessionState, agentId: string): string {
+    return safeId(`${parent.id}.${agentId}`);
   }
 
   private cap(type: string): CaptureLevel {
@@ -189,13 +196,21 @@ export class ClaudeCodeMapper {
     return d;
   }
 
-  /** Returns the state of a session, emitting an implicit `session.started` when unknown. */
-  private ensure(id: string, now: number, out: EventDraft[], hook: HookInput, parent?: { session: string; run?: string; agentType?: string }): SessionState {
-    let s = this.sessions.get(id);
-    if (s && !s.ended) return s;
-    s = { id, started: now, runs: 0, tools: new Map(), oob: [], children: new Map(), ended: false };
+  /**
+   * Returns the state of a session, emitting an implicit `session.started` when unknown. Late hooks
+   * after `session.ended` stay in the ended session (legal, AEP-0002 §2 rule 5); only a new
+   * SessionStart (`reopen`) opens a fresh AEP session `{id}.r{n}`, so no session has two terminals.
+   */
+  private ensure(key: string, now: number, out: EventDraft[], hook: HookInput, parent?: { session: string; run?: string; agentType?: string }, reopen = false): SessionState {
+    const old = this.sessions.get(key);
+    if (old && (!old.ended || !reopen)) return old;
+    const gen = old ? old.gen + 1 : 0;
+    const s: SessionState = { id: gen === 0 ? key : `${key}.r${gen}`, started: now, runs: 0, tools: new Map(), oob: [], children: new Map(), ended: false, gen };
     if (parent) s.parent = parent.session;
-    this.sessions.set(id, s);
+    this.sessions.set(key, s);
+    if (this.sessions.size > 10_000) {
+      for (const [k, v] of this.sessions) { if (v.ended) { this.sessions.delete(k); break; } }
+    }
     const type = 'session.started';
     const cap = this.cap(type);
     const data: Record<string, unknown> = { client: { name: 'claude-code' } };
@@ -221,9 +236,9 @@ export class ClaudeCodeMapper {
     const parent = this.ensure(parentId, now, out, hook);
     const agentId = str(hook.agent_id);
     if (!agentId) return parent;
-    const childId = safeId(`${hook.session_id}.${agentId}`);
+    const childId = this.childKey(parent, agentId);
     const known = this.sessions.get(childId);
-    if (known && !known.ended) return known;
+    if (known) return known;
     // A subagent we did not see start (daemon started mid-turn): open it with lineage.
     const p: { session: string; run?: string; agentType?: string } = { session: parent.id };
     if (parent.run) p.run = parent.run.id;
@@ -290,7 +305,7 @@ export class ClaudeCodeMapper {
     if (name === 'SessionStart') {
       const id = safeId(hook.session_id);
       const existing = this.sessions.get(id);
-      const s = this.ensure(id, now, out, hook);
+      const s = this.ensure(id, now, out, hook, undefined, true);
       if (existing && !existing.ended && hook['source'] === 'compact') this.compacted(s, out, 'auto');
       return { session: s.id, dismiss, events: out };
     }
@@ -312,7 +327,7 @@ export class ClaudeCodeMapper {
       case 'SessionEnd': {
         dismiss.push({ session: s.id, all: true });
         for (const [agentId] of s.children) {
-          const child = this.sessions.get(safeId(`${hook.session_id}.${agentId}`));
+          const child = this.sessions.get(this.childKey(s, agentId));
           if (child) { dismiss.push({ session: child.id, all: true }); this.endSession(child, out, now, 'normal'); }
         }
         this.endSession(s, out, now, endReason(hook['reason']));
@@ -348,7 +363,7 @@ export class ClaudeCodeMapper {
         // Claude Code sends SubagentStart with the child's agent_id; the parent is session_id.
         const parent = s;
         if (!agentId) break;
-        const childId = safeId(`${hook.session_id}.${agentId}`);
+        const childId = this.childKey(parent, agentId);
         const child: Record<string, unknown> = { session: childId, agent: cfg.agent };
         const data: Record<string, unknown> = { child };
         if (hook.agent_type) data['agent_type'] = hook.agent_type;
@@ -357,7 +372,8 @@ export class ClaudeCodeMapper {
         if (!this.isOpen(childId)) {
           const p: { session: string; run?: string } = { session: parent.id };
           if (parent.run) p.run = parent.run.id;
-          const cs = this.ensure(childId, now, out, hook, p);
+          const cs = this.ensure(childId, now, out, hook, p, true);
+          child['session'] = cs.id;
           cs.runs += 1;
           const runRef = this.newRef('run');
           cs.run = { id: safeId(`sub-${cs.runs}-${now.toString(36)}`), started: now, ref: runRef };
@@ -372,8 +388,8 @@ export class ClaudeCodeMapper {
         const data: Record<string, unknown> = { status: 'completed' };
         if (hook.agent_type) data['agent_type'] = hook.agent_type;
         if (agentId) {
-          const childId = safeId(`${hook.session_id}.${agentId}`);
-          data['child'] = { session: childId, agent: cfg.agent };
+          const childId = this.childKey(parent, agentId);
+          data['child'] = { session: this.sessions.get(childId)?.id ?? childId, agent: cfg.agent };
           const info = parent.children.get(agentId);
           if (info) data['duration_ms'] = Math.max(0, now - info.started);
           parent.children.delete(agentId);

@@ -222,3 +222,18 @@ test('a realistic session through one mapper is a valid stream (pairs, lineage, 
   const cancelled = events.find((e) => e['type'] === 'run.cancelled')!;
   assert.deepEqual(cancelled['data'], { by: 'user', duration_ms: 7000 });
 });
+
+test('a late hook after SessionEnd stays in the ended session; a resumed session gets a fresh AEP session', () => {
+  const mapper = new ClaudeCodeMapper(meta);
+  const sid = 'resume-me';
+  const h = (o: Record<string, unknown>) => mapper.map(parseHookInput({ session_id: sid, ...o }), T0);
+  h({ hook_event_name: 'SessionStart', source: 'startup' });
+  const end = h({ hook_event_name: 'SessionEnd', reason: 'other' });
+  assert.deepEqual(end.events.map((e) => e.type), ['session.ended']);
+  const late = h({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'x' });
+  assert.deepEqual(late.events.map((e) => [e.session, e.type]), [[sid, 'tool.completed']]);
+  assert.deepEqual(h({ hook_event_name: 'SessionEnd', reason: 'other' }).events, [], 'never a second session.ended');
+  const again = h({ hook_event_name: 'SessionStart', source: 'resume' });
+  assert.deepEqual(again.events.map((e) => [e.session, e.type]), [[`${sid}.r1`, 'session.started']]);
+  assert.equal(h({ hook_event_name: 'Stop' }).session, `${sid}.r1`);
+});
