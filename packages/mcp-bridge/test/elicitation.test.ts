@@ -1,0 +1,199 @@
+// `aep mcp wrap` end to end with the real MCP SDK, a real relay and `aep respond`: an SDK server
+// whose tool calls elicitInput, an SDK Client as host (with and without elicitation), answers
+// through the relay. Proves: typed content reaches the tool; decline, cancel and expiry reach
+// the server; invalid answers are nacked and the request stays pending; a host answer that wins
+// withdraws the AEP request (and an AEP answer that wins withdraws the host dialog).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { runAep, startRelayProcess } from '../../../test/support/cli.js';
+import { startHost, SessionWatch, lifecycle } from './support.js';
+import type { Host } from './support.js';
+
+const TOKEN = `t-${randomBytes(8).toString('hex')}`;
+let relay: Awaited<ReturnType<typeof startRelayProcess>>;
+
+before(async () => { relay = await startRelayProcess(['--memory', '--token', TOKEN]); });
+after(async () => { await relay.stop(); });
+
+function wrapArgs(session: string, extra: string[] = []): string[] {
+  return ['--relay', relay.url, '--token', TOKEN, '--session', session, '--agent', 'bridge-test', ...extra];
+}
+
+async function respond(requestId: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runAep(['respond', requestId, ...args, '--relay', relay.url, '--token', TOKEN], undefined, { timeoutMs: 30_000 });
+}
+
+async function withHost<T>(host: Host, watch: SessionWatch, fn: () => Promise<T>): Promise<T> {
+  try { return await fn(); } finally { watch.close(); await host.close(); }
+}
+
+const isRequest = (e: { type: string }) => e.type === 'attention.requested';
+
+test('form answered through the relay: the tool receives typed content; an invalid answer is nacked first', async () => {
+  const session = `s-typed-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  const host = await startHost(wrapArgs(session));
+  await withHost(host, watch, async () => {
+    const pending = host.ask('all');
+    const req = await watch.wait(isRequest, 'attention.requested');
+    const data = req.data as { kind: string; prompt: string; fields: { id: string; type: string; label: string; required: boolean }[]; respond_via: string[]; options: { id: string }[] };
+    assert.equal(data.kind, 'form');
+    assert.equal(data.prompt, 'Configure the nightly backup');
+    assert.deepEqual(data.fields.map((f) => [f.id, f.type, f.required]), [
+      ['bucket', 'string', true], ['retention', 'number', true], ['ratio', 'number', false], ['encrypt', 'boolean', true],
+      ['tier', 'select', false], ['days', 'select', false], ['region', 'select', false],
+    ]);
+    assert.deepEqual(data.respond_via, ['control']);
+    assert.deepEqual(data.options.map((o) => o.id), ['decline', 'cancel']);
+    assert.equal(req.capture, 'redacted');
+    assert.equal(req.subject, 'mcp:bridge-test-server');
+
+    // 3.5 is a number (the AEP form accepts it) but not an integer (the MCP schema does not).
+    const bad = await respond(req.id, ['--values', JSON.stringify({ bucket: 'nightly', retention: 3.5, encrypt: true })]);
+    assert.equal(bad.code, 3, `rejected: ${bad.stdout}${bad.stderr}`);
+    assert.match(bad.stdout + bad.stderr, /invalid/);
+    // A missing required field (AEP-0006 §4 rule 1).
+    const missing = await respond(req.id, ['--values', JSON.stringify({ bucket: 'nightly', retention: 30 })]);
+    assert.equal(missing.code, 3, `rejected: ${missing.stdout}${missing.stderr}`);
+    assert.deepEqual(lifecycle(watch.events, req.id), ['attention.requested'], 'the request stays pending after nacks');
+
+    const ok = await respond(req.id, ['--values', JSON.stringify({ bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] })]);
+    assert.equal(ok.code, 0, `accepted: ${ok.stdout}${ok.stderr}`);
+    const result = await pending;
+    assert.equal(result.action, 'accept');
+    assert.deepEqual(result.content, { bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] });
+    assert.deepEqual(result.types, { bucket: 'string', retention: 'integer', ratio: 'number', encrypt: 'boolean', tier: 'string', days: 'array' });
+    await watch.wait((e) => e.type === 'attention.resolved' && e.subject === req.id, 'attention.resolved');
+    assert.deepEqual(lifecycle(watch.events, req.id), ['attention.requested', 'attention.answered', 'attention.resolved']);
+    const answered = watch.events.find((e) => e.type === 'attention.answered' && e.subject === req.id);
+    assert.equal((answered?.data as { via: string }).via, 'control');
+    assert.equal((watch.events.find((e) => e.type === 'attention.resolved' && e.subject === req.id)?.data as { resolution: string }).resolution, 'answered');
+  });
+});
+
+test('decline and cancel chosen through AEP reach the server', async () => {
+  const session = `s-decline-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  const host = await startHost(wrapArgs(session));
+  await withHost(host, watch, async () => {
+    const first = host.ask('all');
+    const r1 = await watch.wait(isRequest, 'first request');
+    assert.equal((await respond(r1.id, ['--option', 'decline'])).code, 0);
+    assert.deepEqual(await first, { action: 'decline', content: null, types: {} });
+
+    const second = host.ask('all');
+    const r2 = await watch.wait((e) => isRequest(e) && e.id !== r1.id, 'second request');
+    // AEP-0008 §1: text naming an option (case-insensitive) chooses it.
+    assert.equal((await respond(r2.id, ['--text', '  CANCEL '])).code, 0);
+    assert.deepEqual(await second, { action: 'cancel', content: null, types: {} });
+    await watch.wait((e) => e.type === 'attention.resolved' && e.subject === r2.id, 'resolved');
+    const answered = watch.events.find((e) => e.type === 'attention.answered' && e.subject === r2.id);
+    assert.deepEqual((answered?.data as { answer: unknown }).answer, { option: 'cancel' });
+  });
+});
+
+test('expiry: no answer within --timeout-ms gives cancel and attention.timeout', async () => {
+  const session = `s-expiry-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  const host = await startHost(wrapArgs(session, ['--timeout-ms', '1500']));
+  await withHost(host, watch, async () => {
+    const result = await host.ask('all');
+    assert.equal(result.action, 'cancel');
+    const req = await watch.wait(isRequest, 'request');
+    await watch.wait((e) => e.type === 'attention.timeout' && e.subject === req.id, 'attention.timeout');
+    assert.deepEqual(lifecycle(watch.events, req.id), ['attention.requested', 'attention.timeout']);
+    const late = await respond(req.id, ['--option', 'decline']);
+    assert.equal(late.code, 3, 'an answer after expiry is refused');
+  });
+});
+
+test('host with elicitation answers first: its answer reaches the tool and the AEP request is dismissed', async () => {
+  const session = `s-hostwins-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  const host = await startHost(wrapArgs(session), {
+    elicit: async () => {
+      await watch.wait(isRequest, 'the AEP request, raised alongside the host dialog');
+      return { action: 'accept', content: { bucket: 'from-host', retention: 7, encrypt: true } };
+    },
+  });
+  await withHost(host, watch, async () => {
+    const result = await host.ask('all');
+    assert.deepEqual(result.content, { bucket: 'from-host', retention: 7, encrypt: true });
+    const req = await watch.wait(isRequest, 'request');
+    const resolved = await watch.wait((e) => e.type === 'attention.resolved' && e.subject === req.id, 'dismissal');
+    assert.equal((resolved.data as { resolution: string }).resolution, 'dismissed');
+    assert.deepEqual(lifecycle(watch.events, req.id), ['attention.requested', 'attention.resolved']);
+    const late = await respond(req.id, ['--option', 'decline']);
+    assert.equal(late.code, 3, 'the withdrawn request refuses answers');
+  });
+});
+
+test('AEP answers first: the host dialog is withdrawn with notifications/cancelled', async () => {
+  const session = `s-aepwins-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  let hostAborted: (v: string) => void;
+  const aborted = new Promise<string>((r) => { hostAborted = r; });
+  const host = await startHost(wrapArgs(session), {
+    elicit: (_req, { signal }) => new Promise((_resolve, reject) => {
+      // A human who never answers in the host; the bridge must withdraw this dialog.
+      signal.addEventListener('abort', () => { hostAborted(String(signal.reason)); reject(new Error('withdrawn')); }, { once: true });
+    }),
+  });
+  await withHost(host, watch, async () => {
+    const pending = host.ask('all');
+    const req = await watch.wait(isRequest, 'request');
+    assert.equal((await respond(req.id, ['--values', JSON.stringify({ bucket: 'via-aep', retention: 2, encrypt: true })])).code, 0);
+    const result = await Promise.race([pending, new Promise<never>((_r, rej) => setTimeout(() => rej(new Error(`no tool result; bridge stderr:\n${host.stderr()}`)), 20_000))]);
+    assert.deepEqual(result.content, { bucket: 'via-aep', retention: 2, encrypt: true });
+    assert.match(await aborted, /answered through AEP/);
+  });
+});
+
+test('unsupported schema: declined when the host has no elicitation, asked in the host when it has', async () => {
+  const session = `s-unsup-${randomBytes(3).toString('hex')}`;
+  const plain = await startHost(wrapArgs(session));
+  try {
+    assert.equal((await plain.ask('unsupported')).action, 'decline');
+    assert.match(plain.stderr(), /pattern/, 'the reason is logged on stderr');
+  } finally { await plain.close(); }
+
+  const withEl = await startHost(wrapArgs(`${session}-2`), { elicit: async (req) => {
+    assert.equal(req.params.message, 'Zip code please');
+    return { action: 'accept', content: { zip: '12345' } };
+  } });
+  try {
+    assert.deepEqual(await withEl.ask('unsupported'), { action: 'accept', content: { zip: '12345' }, types: { zip: 'string' } });
+  } finally { await withEl.close(); }
+});
+
+test('URL mode: surfaced as a kind "auth" request; accept through AEP reaches the server', async () => {
+  const session = `s-url-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  const host = await startHost(wrapArgs(session));
+  await withHost(host, watch, async () => {
+    const pending = host.ask('url');
+    const req = await watch.wait(isRequest, 'request');
+    const data = req.data as { kind: string; prompt: string; options: { id: string }[] };
+    assert.equal(data.kind, 'auth');
+    assert.match(data.prompt, /Sign in to continue/);
+    assert.match(data.prompt, /https:\/\/example\.com\/login/);
+    assert.deepEqual(data.options.map((o) => o.id), ['accept', 'decline', 'cancel']);
+    assert.equal((await respond(req.id, ['--option', 'accept'])).code, 0);
+    assert.deepEqual(await pending, { action: 'accept', content: null, types: {} });
+  });
+});
+
+test('relay unreachable: a host without elicitation gets a decline, never a hang', async () => {
+  const host = await startHost(['--relay', 'http://127.0.0.1:9', '--token', TOKEN, '--connect-timeout-ms', '300']);
+  try {
+    assert.equal((await host.ask('all')).action, 'decline');
+    assert.match(host.stderr(), /unreachable/);
+  } finally { await host.close(); }
+});
