@@ -63,7 +63,6 @@ export const RULES = {
   // --- JSONL framing (checked by `aep validate`, AEP-0003 §3.1) ---
   'jsonl.not-json': { section: 'AEP-0003 §3.1', meaning: 'each line is one JSON value (UTF-8 JSON text)' },
   'jsonl.blank-line': { section: 'AEP-0003 §3.1', meaning: 'an emitter writes no blank lines (emitter mode only; consumers skip them)' },
-  'jsonl.crlf': { section: 'AEP-0003 §3.1', meaning: 'an emitter terminates lines with \\n, not \\r\\n (emitter mode only; consumers accept CRLF)' },
 } as const satisfies Record<string, RuleInfo>;
 
 /** A rule id of the table. */

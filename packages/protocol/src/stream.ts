@@ -223,8 +223,17 @@ export class StreamValidator {
         const req = st.requests.get(subject);
         if (req?.fields !== undefined && isObj(data) && isObj(data['answer']) && isObj(data['answer']['values'])) {
           // Only the spec's MUST rules (strict: false): the hardening rules are the emitter's call.
+          const gated = (e['capture'] ?? 'metadata') !== 'redacted' && e['capture'] !== 'full';
           for (const i of validateFormAnswer(req.rawFields, data['answer']['values'], { strict: false, basePath: '/data/answer/values' })) {
-            if (i.rule === 'form.required-missing' || i.rule === 'form.choice-forged') add(i.rule, i.path, i.message);
+            if (i.rule === 'form.choice-forged') add(i.rule, i.path, i.message);
+            if (i.rule === 'form.required-missing') {
+              // Below `redacted` the emitter records values gated (AEP-0006 §5.2): a required
+              // string field, or an `other` select answered with free text, is dropped from the
+              // record, so its absence is not a violation. Structural entries survive gating.
+              const f = req.fields.get(i.path.slice('/data/answer/values/'.length).replace(/~1/g, '/').replace(/~0/g, '~'));
+              if (gated && f !== undefined && (f.type === 'string' || (f.type === 'select' && f.other === true))) continue;
+              add(i.rule, i.path, i.message);
+            }
           }
         }
         this.checkValuesCapture(e, req, add);

@@ -36,14 +36,15 @@ the dedupe window, so multi-GB files work. Rule ids and their spec sections: doc
 Consumer tolerance (default) vs emitter strictness (--emitter):
   By default the file is judged as a consumer must read it (AEP-0001 §6, §10): unregistered
   members of known categories (e.g. progress.some_future_member) and unknown extension
-  attributes are accepted, blank lines are skipped, CRLF line ends are accepted.
+  attributes are accepted, and blank lines are skipped.
   With --emitter the file is judged as an emitter must write it: an unregistered core-category
   type is rejected (type.unregistered: emitters emit only registered core types or x.{vendor}.*
-  types), and so are blank lines (jsonl.blank-line) and CRLF line ends (jsonl.crlf).
+  types), and so are blank lines (jsonl.blank-line).
   Both modes reject everything that breaks the envelope schema, the payload schema of a
   registered type, capture honesty or a stream rule.
 
-Input handling: a leading UTF-8 byte order mark is removed and accepted; a line that is not
+Input handling: a leading UTF-8 byte order mark is removed and accepted, CRLF line ends are
+accepted (in both modes); a line that is not
 JSON (including binary garbage) is reported as jsonl.not-json and validation continues; very
 long lines and deeply nested JSON are handled (nesting beyond what the parser accepts is a
 jsonl.not-json line); an empty file is a valid, empty stream.
@@ -72,7 +73,7 @@ export function register(program: Command): void {
     .description('validate AEP JSONL streams: envelope, payloads, capture, stream and form rules')
     .argument('[files...]', 'JSONL inputs, read in order as one stream (default: stdin; "-" = stdin)')
     .option('--json', 'print one machine-readable JSON report instead of one line per problem (default: off)')
-    .option('--emitter', 'emitter strictness: also reject unregistered core types, blank lines and CRLF (default: consumer tolerance)')
+    .option('--emitter', 'emitter strictness: also reject unregistered core types and blank lines (default: consumer tolerance)')
     .option('--no-stream', 'check each event on its own, skipping the cross-event rules (default: stream rules on)')
     .option('--dedupe-window <n>', 'how many (source, id) fingerprints to remember for dedupe and id conflicts', '1000000')
     .addHelpText('after', HELP)
@@ -131,14 +132,13 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
 
   let index = 0;
   try {
-    for await (const { file, lineNo, text, crlf } of readLines(inputs)) {
+    for await (const { file, lineNo, text } of readLines(inputs)) {
       counts.lines++;
       let lineBad = false;
       const fail = (rule: keyof typeof RULES, message: string, id: string | null = null): void => {
         lineBad = true;
         report({ file, line: lineNo, id, rule, path: '', message, section: RULES[rule].section });
       };
-      if (o.emitter && crlf) fail('jsonl.crlf', 'line ends with \\r\\n');
       if (text.trim() === '') {
         counts.blank++;
         if (o.emitter) fail('jsonl.blank-line', 'blank line');
