@@ -265,9 +265,23 @@ test('sessions end cleanly; the whole recorded stream passes the cross-event rul
   const ours = events.filter((e) => e.agent === 'claude-code' || e.type.startsWith('control.attention'));
   assert.deepEqual(validateStream(ours), []);
 
-  // Relay goes down under a running daemon: still no decision within 1 s.
+  // Claude Code gives up on a held hook (Esc / its own timeout): the request is dismissed.
+  const seen2 = new Set(events.filter((e) => e.type === 'attention.requested').map((e) => e.id));
+  const ac = new AbortController();
+  const abandoned = fetch(`${daemon.url}/hooks/PermissionRequest`, { method: 'POST', body: JSON.stringify({ ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make' } }), signal: ac.signal }).catch(() => 'aborted');
+  const areq = await waitFor(newRequest(A, seen2), 'request to abandon');
+  ac.abort();
+  assert.equal(await abandoned, 'aborted');
+  await waitFor(() => events.find((e) => e.type === 'attention.resolved' && e.subject === areq.id && (e.data as Record<string, unknown>)['resolution'] === 'dismissed'), 'dismissed after the hook was cancelled');
+
+  // Relay goes down while a question is held: no decision within about a second.
+  const held2 = hook(daemon.url, 'PermissionRequest', { ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make install' } }, 60_000);
+  await waitFor(() => events.find((e) => e.type === 'attention.requested' && ((e.data as Record<string, unknown>)['prompt'] as string).includes('make install')), 'held request');
+  const t0 = performance.now();
   await relay.stop();
-  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual((await held2).body, {});
+  assert.ok(performance.now() - t0 < 2_000, `released ${performance.now() - t0} ms after the relay went down`);
+  // And a new blocking hook while the relay is down: no decision within 1 s.
   const r = await hook(daemon.url, 'PermissionRequest', { ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'ls' } });
   assert.deepEqual(r.body, {});
   assert.ok(r.ms < 1000, `${r.ms} ms`);
