@@ -24,7 +24,7 @@ export interface RelayHandle {
  */
 export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> {
   const o = resolveOptions(opts);
-  const store = o.storePath === null ? null : await SqliteStore.open(o.storePath);
+  const store = o.storePath === null ? null : await SqliteStore.open(o.storePath, o.storeSync);
   const relay = new Relay(o, store);
   try {
     relay.load();
@@ -32,7 +32,7 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
     const host = o.host.includes(':') ? `[${o.host}]` : o.host;
     return { url: `http://${host}:${port}`, port, storePath: o.storePath, stats: () => relay.stats(), close: () => relay.close() };
   } catch (err) {
-    store?.close();
+    await store?.close();
     throw err;
   }
 }

@@ -37,6 +37,11 @@ export interface RelayOptions {
   requestTimeoutMs?: number;
   /** SSE heartbeat comment interval (default 15000 ms; the spec asks for <= 30 s). */
   heartbeatMs?: number;
+  /**
+   * SQLite `synchronous` mode (default `full`: the WAL is fsynced before any 202 is written).
+   * `normal` survives a process crash but not a power loss; the bench measures both.
+   */
+  storeSync?: 'full' | 'normal';
   /** Directory served at `/` (the web inbox). */
   staticDir?: string;
   /** Log sink (one line per call); tokens and query strings are never passed to it. */
@@ -49,7 +54,7 @@ export interface ResolvedOptions {
   bufferDepth: number; maxSessions: number; totalBytes: number; maxBodyBytes: number;
   maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
   slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
-  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined;
+  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined; storeSync: 'full' | 'normal';
   log: (line: string) => void;
 }
 
@@ -110,9 +115,11 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, RELAY_DEFAULTS.requestTimeoutMs, 100),
     heartbeatMs: int('heartbeatMs', o.heartbeatMs, RELAY_DEFAULTS.heartbeatMs, 10),
     staticDir: o.staticDir,
+    storeSync: o.storeSync ?? 'full',
     log: o.log ?? (() => {}),
   };
   if (r.token !== undefined && /[\s]/.test(r.token)) throw new RelayOptionError('option token must not contain whitespace');
+  if (r.storeSync !== 'full' && r.storeSync !== 'normal') throw new RelayOptionError(`option storeSync must be "full" or "normal", got ${String(r.storeSync)}`);
   if (r.requestTimeoutMs < r.headersTimeoutMs) r.requestTimeoutMs = r.headersTimeoutMs;
   return r;
 }

@@ -179,6 +179,7 @@ export class Relay {
     }
     if (bad.length) this.store.removeNow(bad);
     this.nextRowid = max + 1;
+    this.store.startWriter();
   }
 
   // ---------------------------------------------------------------- ingest
@@ -609,7 +610,7 @@ export class Relay {
     this.server.closeIdleConnections();
     setTimeout(() => this.server.closeAllConnections(), 1000).unref();
     await closed;
-    this.store?.close();
+    await this.store?.close();
   }
 }
 

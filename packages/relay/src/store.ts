@@ -1,16 +1,22 @@
-// Durable store: SQLite (better-sqlite3) in WAL mode with `synchronous=FULL`, written in
-// batched transactions. Every Event answered 202 is in a committed (fsynced) transaction
-// before the answer is written (issue 4 §5; docs/decisions.md "Relay: durability").
+// Durable store: SQLite (better-sqlite3) in WAL mode with `synchronous=FULL`, written by a
+// worker thread in group commits. Every Event answered 202 is in a committed (fsynced)
+// transaction before the answer is written (issue 4 §5; docs/decisions.md "Relay: durability").
+// The fsync happens off the event loop, so the relay keeps parsing and fanning out meanwhile;
+// whatever was queued during one commit goes into the next one (natural group commit).
 // The in-memory ReplayBuffer is the index; the store mirrors its inserts, evictions and
 // tombstones, and rebuilds it on start.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
 
+/** Wire form of one operation sent to the writer thread. */
 type Op =
-  | { k: 'ins'; e: Entry }
-  | { k: 'del'; rowid: number }
-  | { k: 'evi'; session: string; pos: Pos | null };
+  | [k: 0, rowid: number, session: string | null, epoch: number, seq: number, sub: number, positioned: number, raw: string]
+  | [k: 1, rowid: number]
+  | [k: 2, session: string, epoch: number, seq: number, sub: number]
+  | [k: 3, session: string];
 
 /** A persisted row, as loaded at start. */
 export interface StoredRow { rowid: number; session: string | null; epoch: number; seq: number; sub: number; positioned: number; raw: string }
@@ -24,35 +30,58 @@ interface Db {
   close(): void;
 }
 
-/** Group-committing SQLite mirror of the replay buffer. */
+const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
+  rowid INTEGER PRIMARY KEY, session TEXT, epoch INTEGER NOT NULL, seq INTEGER NOT NULL,
+  sub INTEGER NOT NULL, positioned INTEGER NOT NULL, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);`;
+
+// The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path);
+db.pragma('journal_mode = WAL');
+db.pragma(workerData.sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+const ins = db.prepare('INSERT INTO events (rowid, session, epoch, seq, sub, positioned, raw) VALUES (?, ?, ?, ?, ?, ?, ?)');
+const del = db.prepare('DELETE FROM events WHERE rowid = ?');
+const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
+const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
+const tx = db.transaction((ops) => {
+  for (const op of ops) {
+    switch (op[0]) {
+      case 0: ins.run(op[1], op[2], op[3], op[4], op[5], op[6], op[7]); break;
+      case 1: del.run(op[1]); break;
+      case 2: up.run(op[1], op[2], op[3], op[4]); break;
+      case 3: forget.run(op[1]); break;
+    }
+  }
+});
+parentPort.on('message', (m) => {
+  if (m.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
+  try { tx(m.ops); parentPort.postMessage({ batch: m.batch, ok: true }); }
+  catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e) }); }
+});
+`;
+
+interface Waiter { resolve: () => void; reject: (e: Error) => void }
+
+/** Group-committing SQLite mirror of the replay buffer (writes on a worker thread). */
 export class SqliteStore implements BufferSink {
-  private readonly db: Db;
   private ops: Op[] = [];
-  private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private waiters: Waiter[] = [];
+  private inflight: { batch: number; ops: Op[]; waiters: Waiter[] } | null = null;
+  private batchNo = 0;
   private scheduled = false;
   private closed = false;
-  private readonly flushTx: (ops: Op[]) => void;
+  private worker: Worker | null = null;
+  private onIdle: Array<() => void> = [];
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
 
-  private constructor(db: Db) {
-    this.db = db;
-    const ins = db.prepare('INSERT INTO events (rowid, session, epoch, seq, sub, positioned, raw) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    const del = db.prepare('DELETE FROM events WHERE rowid = ?');
-    const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
-    const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
-    this.flushTx = db.transaction((ops: Op[]) => {
-      for (const op of ops) {
-        if (op.k === 'ins') ins.run(op.e.rowid, op.e.session, op.e.pos[0], op.e.pos[1], op.e.pos[2], op.e.positioned ? 1 : 0, op.e.raw);
-        else if (op.k === 'del') del.run(op.rowid);
-        else if (op.pos) up.run(op.session, op.pos[0], op.pos[1], op.pos[2]);
-        else forget.run(op.session);
-      }
-    });
-  }
+  private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db) {}
 
-  /** Open (creating directories and schema as needed). */
-  static async open(path: string): Promise<SqliteStore> {
+  /** Open (creating directories and schema as needed). Reads happen here; writes go to the worker after `startWriter()`. */
+  static async open(path: string, sync: 'full' | 'normal' = 'full'): Promise<SqliteStore> {
     const mod = await import('better-sqlite3');
     const Database = (mod as unknown as { default: new (p: string) => Db }).default;
     mkdirSync(dirname(path), { recursive: true });
@@ -60,12 +89,9 @@ export class SqliteStore implements BufferSink {
     db.pragma('journal_mode = WAL');
     // FULL: the WAL is fsynced at every commit, so a 202 survives a crash of the process *and*
     // of the machine. NORMAL would survive kill -9 but not a power loss.
-    db.pragma('synchronous = FULL');
-    db.exec(`CREATE TABLE IF NOT EXISTS events (
-      rowid INTEGER PRIMARY KEY, session TEXT, epoch INTEGER NOT NULL, seq INTEGER NOT NULL,
-      sub INTEGER NOT NULL, positioned INTEGER NOT NULL, raw TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);`);
-    return new SqliteStore(db);
+    db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+    db.exec(SCHEMA);
+    return new SqliteStore(path, sync, db);
   }
 
   /** Every stored row in arrival order. */
@@ -79,15 +105,26 @@ export class SqliteStore implements BufferSink {
       .map((r) => ({ session: r.session, pos: [r.epoch, r.seq, r.sub] as const }));
   }
 
-  /** Remove rows (used while loading, when limits shrank since the last run). */
+  /** Remove rows now (used while loading, when limits shrank since the last run). */
   removeNow(rowids: number[]): void {
     const del = this.db.prepare('DELETE FROM events WHERE rowid = ?');
     this.db.transaction(() => { for (const id of rowids) del.run(id); })();
   }
 
-  insert(e: Entry): void { this.push({ k: 'ins', e }); }
-  remove(e: Entry): void { this.push({ k: 'del', rowid: e.rowid }); }
-  evicted(session: string, pos: Pos | null): void { this.push({ k: 'evi', session, pos }); }
+  /** After loading: hand writing over to the worker thread. Queued operations are kept. */
+  startWriter(): void {
+    this.db.close();
+    const module = createRequire(import.meta.url).resolve('better-sqlite3');
+    const w = new Worker(WORKER, { eval: true, workerData: { module, path: this.path, sync: this.sync }, execArgv: [] });
+    w.on('message', (m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }) => this.onMessage(m));
+    w.on('error', (err) => this.failInflight(err instanceof Error ? err : new Error(String(err))));
+    this.worker = w;
+    if (this.ops.length > 0 || this.waiters.length > 0) this.schedule();
+  }
+
+  insert(e: Entry): void { this.push([0, e.rowid, e.session, e.pos[0], e.pos[1], e.pos[2], e.positioned ? 1 : 0, e.raw]); }
+  remove(e: Entry): void { this.push([1, e.rowid]); }
+  evicted(session: string, pos: Pos | null): void { this.push(pos ? [2, session, pos[0], pos[1], pos[2]] : [3, session]); }
 
   private push(op: Op): void {
     this.ops.push(op);
@@ -97,41 +134,86 @@ export class SqliteStore implements BufferSink {
   private schedule(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    // One transaction per event-loop turn: every request handled in this turn shares the fsync.
-    setImmediate(() => this.flush());
+    setImmediate(() => { this.scheduled = false; this.send(); });
+  }
+
+  /** Send what is queued, unless a commit is in flight (then it goes with the next one). */
+  private send(): void {
+    if (!this.worker || this.inflight) return;
+    if (this.ops.length === 0) {
+      const w = this.waiters; this.waiters = [];
+      for (const x of w) x.resolve();
+      return;
+    }
+    const ops = this.ops; const waiters = this.waiters;
+    this.ops = []; this.waiters = [];
+    this.inflight = { batch: ++this.batchNo, ops, waiters };
+    this.worker.postMessage({ batch: this.batchNo, ops });
+  }
+
+  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }): void {
+    if (m.closed) return;
+    const f = this.inflight;
+    if (!f || f.batch !== m.batch) return;
+    this.inflight = null;
+    if (m.ok) {
+      this.stats.commits++;
+      this.stats.rows += f.ops.length;
+      for (const w of f.waiters) w.resolve();
+    } else {
+      this.failBatch(f, new Error(m.error ?? 'store write failed'));
+      // Retry later (disk full, I/O error): never a hot loop.
+      setTimeout(() => this.send(), 100).unref();
+      for (const cb of this.onIdle.splice(0)) cb();
+      return;
+    }
+    if (this.ops.length > 0 || this.waiters.length > 0) this.send();
+    else for (const cb of this.onIdle.splice(0)) cb();
+  }
+
+  private failBatch(f: { ops: Op[]; waiters: Waiter[] }, e: Error): void {
+    this.stats.failures++;
+    // Keep the operations queued: the next commit retries them, so an Event whose POST was
+    // answered 503 and is retried (deduped in memory) still reaches the disk before its 202.
+    this.ops = f.ops.concat(this.ops);
+    for (const w of f.waiters) w.reject(e);
+  }
+
+  private failInflight(e: Error): void {
+    const f = this.inflight;
+    this.inflight = null;
+    if (f) this.failBatch(f, e);
+    for (const w of this.waiters.splice(0)) w.reject(e);
+    for (const cb of this.onIdle.splice(0)) cb();
   }
 
   /** Resolves once everything queued so far is committed. */
   durable(): Promise<void> {
-    if (this.ops.length === 0 && !this.scheduled) return Promise.resolve();
-    return new Promise((resolve, reject) => { this.waiters.push({ resolve, reject }); this.schedule(); });
+    if (this.ops.length === 0 && !this.inflight) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      if (this.ops.length === 0 && this.inflight) this.inflight.waiters.push({ resolve, reject });
+      else { this.waiters.push({ resolve, reject }); this.schedule(); }
+    });
   }
 
-  /** Commit what is queued now (synchronously). */
-  flush(): void {
-    this.scheduled = false;
-    const ops = this.ops; const waiters = this.waiters;
-    this.ops = []; this.waiters = [];
-    if (ops.length > 0) {
-      try {
-        this.flushTx(ops);
-        this.stats.commits++;
-        this.stats.rows += ops.length;
-      } catch (err) {
-        this.stats.failures++;
-        const e = err instanceof Error ? err : new Error(String(err));
-        for (const w of waiters) w.reject(e);
-        return;
-      }
-    }
-    for (const w of waiters) w.resolve();
-  }
-
-  /** Flush and close. */
-  close(): void {
+  /** Commit everything, stop the writer. */
+  async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
     this.closed = true;
-    this.db.close();
+    if (!this.worker) { this.db.close(); return; }
+    const w = this.worker;
+    const idle = () => new Promise<void>((resolve) => {
+      if (!this.inflight && this.ops.length === 0) return resolve();
+      this.onIdle.push(resolve);
+      setTimeout(resolve, 5000).unref();
+      this.send();
+    });
+    await idle();
+    if (this.ops.length > 0) await idle(); // a failed last batch gets one more try
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => { void w.terminate().then(() => resolve()); }, 5000);
+      w.on('message', (m: { closed?: boolean }) => { if (m.closed) { clearTimeout(t); void w.terminate().then(() => resolve()); } });
+      w.postMessage({ close: true });
+    });
   }
 }

@@ -1,0 +1,77 @@
+// Property: the replay buffer agrees with a naive model on what a resume delivers and on when
+// the replay-exhausted marker fires (AEP-0003 §5, §7; brief 05 §9.3).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { ReplayBuffer, cmpPos, type Entry, type Pos } from '../src/buffer.js';
+
+const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 300);
+
+function entry(rowid: number, session: string, epoch: number, seq: number, id: string): Entry {
+  const raw = `{"id":"${id}","session":"${session}","epoch":${epoch},"seq":${seq}}`;
+  return { rowid, key: `src\u0000${id}`, session, pos: [epoch, seq, 0], positioned: true, type: 'progress.status', raw, bytes: raw.length, captureRank: 1 };
+}
+
+describe('ReplayBuffer vs a model', () => {
+  it('resume = held Events strictly after the position, ascending; marker iff something after it was evicted', () => {
+    const arrival = fc.array(fc.record({
+      session: fc.constantFrom('a', 'b', 'c'),
+      epoch: fc.integer({ min: 0, max: 2 }),
+      seq: fc.integer({ min: 0, max: 30 }),
+      dupOf: fc.option(fc.nat(40), { nil: undefined }),
+    }), { maxLength: 80 });
+    fc.assert(fc.property(arrival, fc.integer({ min: 1, max: 10 }), fc.constantFrom('a', 'b', 'c'), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 30 }),
+      (arr, depth, rs, re, rseq) => {
+        const buf = new ReplayBuffer({ depth, maxSessions: 10, totalBytes: 1 << 30 }, null);
+        // Model: per session, every distinct admitted Event, and the evicted ones.
+        const admitted: Array<{ id: string; session: string; pos: Pos; evicted: boolean }> = [];
+        const ids: string[] = [];
+        let row = 1;
+        for (const a of arr) {
+          const id = a.dupOf !== undefined && a.dupOf < ids.length ? ids[a.dupOf]! : `e${row}`;
+          const e = entry(row++, a.session, a.epoch, a.seq, id);
+          const r = buf.admit(e);
+          const known = admitted.find((x) => x.id === id && !x.evicted);
+          assert.equal(r, known ? 'duplicate' : 'admitted');
+          if (!known) {
+            ids.push(id);
+            admitted.push({ id, session: a.session, pos: e.pos, evicted: false });
+            // Model eviction: keep the `depth` highest positions (stable by arrival among equals).
+            const live = admitted.filter((x) => x.session === a.session && !x.evicted);
+            if (live.length > depth) {
+              const sorted = [...live].sort((x, y) => cmpPos(x.pos, y.pos) || admitted.indexOf(x) - admitted.indexOf(y));
+              for (const x of sorted.slice(0, live.length - depth)) x.evicted = true;
+            }
+          }
+        }
+        const req: Pos = [re, rseq, 0];
+        const parts = buf.snapshotFrom([{ session: rs, epoch: re, seq: rseq }]);
+        const all = admitted.filter((x) => x.session === rs);
+        if (all.length === 0) { assert.equal(parts.length, 0); return; }
+        const part = parts[0]!;
+        const expected = all.filter((x) => !x.evicted && cmpPos(x.pos, req) > 0)
+          .sort((x, y) => cmpPos(x.pos, y.pos) || admitted.indexOf(x) - admitted.indexOf(y));
+        assert.deepEqual(part.entries.map((e) => e.key.split('\u0000')[1]), expected.map((x) => x.id));
+        const evictedAfter = all.some((x) => x.evicted && cmpPos(x.pos, req) > 0);
+        assert.equal(part.exhausted !== undefined, evictedAfter);
+        if (part.exhausted) {
+          const firstHeld = all.filter((x) => !x.evicted).sort((x, y) => cmpPos(x.pos, y.pos))[0];
+          if (firstHeld) assert.deepEqual(part.exhausted, { epoch: firstHeld.pos[0], seq: firstHeld.pos[1] });
+        }
+      }), { numRuns: runs });
+  });
+
+  it('the session cap and the byte cap hold after every admission', () => {
+    fc.assert(fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 50 })), { maxLength: 200 }), fc.integer({ min: 1, max: 5 }), (arr, maxSessions) => {
+      const totalBytes = 2000;
+      const buf = new ReplayBuffer({ depth: 1000, maxSessions, totalBytes }, null);
+      let row = 1;
+      for (const [s, seq] of arr) {
+        buf.admit(entry(row, `s${s}`, 0, seq, `e${row}`));
+        row++;
+        assert.ok(buf.sessionCount <= maxSessions);
+        assert.ok(buf.heldBytes <= totalBytes);
+      }
+    }), { numRuns: runs });
+  });
+});
