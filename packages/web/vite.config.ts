@@ -20,5 +20,10 @@ export default defineConfig({
     // One small JS file and one CSS file: nothing fetched from any other origin (CSP 'self').
     modulePreload: false,
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      // @aep/protocol is pure (no side effects at module load, architecture.md), so modules the
+      // inbox does not use (generated validators, redaction, registry) are left out of the bundle.
+      treeshake: { moduleSideEffects: (id: string) => !/[\\/]packages[\\/]protocol[\\/]/.test(id) },
+    },
   },
 });

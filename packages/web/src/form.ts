@@ -119,6 +119,26 @@ export function carriesFreeText(fields: readonly FieldSpec[], values: Record<str
   return false;
 }
 
+/**
+ * A person-readable sentence for a rule id of the shared form check (protocol FORM_RULES), with
+ * the field's constraints. Unknown rules fall back to the message the emitter or check gave.
+ */
+export function humanMessage(rule: string | undefined, field: FieldSpec | undefined, fallback: string | undefined): string {
+  switch (rule) {
+    case 'form.required-missing': return 'This question is required: answer it before sending.';
+    case 'form.choice-forged': return 'Pick one of the listed choices.';
+    case 'form.out-of-range': {
+      const lo = field?.min; const hi = field?.max;
+      return lo !== undefined && hi !== undefined ? `Enter a number from ${lo} to ${hi}.` : lo !== undefined ? `Enter a number of at least ${lo}.` : hi !== undefined ? `Enter a number of at most ${hi}.` : 'The number is out of range.';
+    }
+    case 'form.type-mismatch': return field?.type === 'number' ? 'Enter a number.' : field?.type === 'boolean' ? 'Answer yes or no.' : 'This answer has the wrong type.';
+    case 'form.array-for-single': return 'Pick only one choice.';
+    case 'form.duplicate-choice': return 'A choice is picked twice.';
+    case 'form.unknown-key': return 'An answer names a question this form does not have.';
+    default: return fallback ?? rule ?? 'invalid';
+  }
+}
+
 /** The field a JSON pointer names: the segment after `values`, else the first segment (`/{fieldId}/…`). */
 function fieldFromPath(path: string, fields: readonly FieldSpec[]): string | undefined {
   const segs = path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -137,8 +157,8 @@ export function checkValues(fields: readonly FieldSpec[], values: Record<string,
     return [];
   }
   return issues.map((i) => {
-    const out: ShownIssue = { message: i.message, rule: i.rule };
     const f = fieldFromPath(i.path, fields);
+    const out: ShownIssue = { message: humanMessage(i.rule, fields.find((x) => x.id === f), i.message), rule: i.rule };
     if (f !== undefined) out.field = f;
     return out;
   });
@@ -155,9 +175,12 @@ export function rejectionIssues(ack: Record<string, unknown>, fields: readonly F
     for (const it of data['issues']) {
       if (typeof it !== 'object' || it === null) continue;
       const o = it as Record<string, unknown>;
-      const s: ShownIssue = { message: typeof o['message'] === 'string' ? o['message'] : 'invalid' };
-      if (typeof o['rule'] === 'string') s.rule = o['rule'];
       const f = typeof o['path'] === 'string' ? fieldFromPath(o['path'], fields) : typeof o['field'] === 'string' ? o['field'] : undefined;
+      const rule = typeof o['rule'] === 'string' ? o['rule'] : undefined;
+      // The emitter's message is agent-authored text (and absent at `metadata`): the rule id is
+      // what the inbox explains in its own words.
+      const s: ShownIssue = { message: humanMessage(rule, fields.find((x) => x.id === f), typeof o['message'] === 'string' ? o['message'] : undefined) };
+      if (rule !== undefined) s.rule = rule;
       if (f !== undefined) s.field = f;
       out.push(s);
     }

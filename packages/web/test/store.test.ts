@@ -116,7 +116,7 @@ test('the shared protocol check attaches issues to their fields', () => {
   assert.equal(byField.get('2'), 'form.out-of-range');
   assert.equal(byField.get('4'), 'form.choice-forged');
   const fromAck = rejectionIssues({ data: { reason: 'invalid', issues: [{ path: '/data/answer/values/1', message: 'missing', rule: 'form.required-missing' }] } }, fields);
-  assert.deepEqual(fromAck, [{ message: 'missing', rule: 'form.required-missing', field: '1' }]);
+  assert.deepEqual(fromAck, [{ message: 'This question is required: answer it before sending.', rule: 'form.required-missing', field: '1' }]);
 });
 
 test('structural answers claim metadata; free text claims redacted; the command is a valid foreign-emitter event', () => {

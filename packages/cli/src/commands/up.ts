@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
@@ -135,7 +136,7 @@ Examples:
       process.stdout.write(lines.join('\n') + '\n');
       if (!built) process.stderr.write('aep: warning: the inbox assets are not built (run `npm run build`); the relay runs without the web UI\n');
 
-      let demo: import('node:child_process').ChildProcess | null = null;
+      let demo: ChildProcess | null = null;
       if (opts.demo) {
         const { spawn } = await import('node:child_process');
         demo = spawn(process.execPath, selfArgv(['demo', 'agent', '--relay', relay.url, '--token', token]), { stdio: ['ignore', 'pipe', 'pipe'] });

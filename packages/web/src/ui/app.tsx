@@ -1,5 +1,6 @@
 // The inbox application: token gate, live stream, routes (#/ inbox, #/r/{session}/{id} request,
 // #/sessions, #/s/{session} timeline).
+import { Component } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { InboxStore } from '../store.js';
 import type { RequestEntry } from '../store.js';
@@ -80,7 +81,17 @@ function TokenScreen(props: { onToken: (t: string) => void; error?: string }) {
   );
 }
 
-function InboxItem(props: { r: RequestEntry; selected: boolean }) {
+/** One card; re-rendered only when its entry or selection changes (a replay folds thousands). */
+class InboxItem extends Component<{ r: RequestEntry; selected: boolean }> {
+  override shouldComponentUpdate(next: { r: RequestEntry; selected: boolean }): boolean {
+    return next.r !== this.props.r || next.selected !== this.props.selected;
+  }
+  override render() {
+    return <InboxCard r={this.props.r} selected={this.props.selected} />;
+  }
+}
+
+function InboxCard(props: { r: RequestEntry; selected: boolean }) {
   const { r, selected } = props;
   const e = r.event;
   const kind = kindOf(e);

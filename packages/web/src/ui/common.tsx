@@ -14,15 +14,25 @@ export function sessionHref(session: string): string {
   return `#/s/${encodeURIComponent(session)}`;
 }
 
+// One formatter each: `toLocaleTimeString(…, options)` builds a new Intl.DateTimeFormat per
+// call, which dominated rendering 1,000 cards (bench/inbox.bench.ts).
+const TIME_FMT = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const DATE_FMT = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+const formatted = new Map<string, string>();
+
 /** Local time of an event; the date too when it is not today. */
 export function formatTime(iso: string | undefined): string {
   if (typeof iso !== 'string') return 'no time';
+  const hit = formatted.get(iso);
+  if (hit !== undefined) return hit;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso.slice(0, 40);
-  const now = new Date();
-  const sameDay = d.toDateString() === now.toDateString();
-  const t = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-  return sameDay ? t : `${d.toLocaleDateString()} ${t}`;
+  const sameDay = d.toDateString() === new Date().toDateString();
+  const t = TIME_FMT.format(d);
+  const out = sameDay ? t : `${DATE_FMT.format(d)} ${t}`;
+  if (formatted.size > 20_000) formatted.clear();
+  formatted.set(iso, out);
+  return out;
 }
 
 /** A small pill (kind, capture level, status). */

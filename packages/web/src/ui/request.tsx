@@ -10,7 +10,7 @@ import { buildRespond, carriesFreeText, checkValues, contentWithheld, draftToVal
 import type { SendOutcome } from '../control.js';
 import { AgentText, Badge, formatTime, kindOf, promptOf, Provenance } from './common.js';
 import type { Phase, RequestUi } from './state.js';
-import { uiFor } from './state.js';
+import { uiFor, updateUi, watchUi } from './state.js';
 
 /** What a view needs to answer: the sender and the page's host (for the command `source`). */
 export interface AnswerContext {
@@ -87,7 +87,8 @@ function PhaseBox(props: { phase: Phase; entry: RequestEntry }) {
         <>
           <strong>Rejected by the agent</strong> (reason <code>{phase.reason}</code>). The request is still open: correct the answer and send it again.
           {phase.detail ? <p class="detail">Agent's detail: <q>{phase.detail}</q></p> : null}
-          {general.length > 0 ? <ul>{general.map((i, n) => <li key={n}>{i.message}</li>)}</ul> : null}
+          {general.length > 0 ? <ul>{general.map((i, n) => <li key={n}>{i.message}{i.rule ? <> <code class="rule">{i.rule}</code></> : null}</li>)}</ul> : null}
+          {phase.issues.some((i) => i.field !== undefined) ? <p>The problems are marked next to the questions above.</p> : null}
         </>
       );
       break;
@@ -112,7 +113,7 @@ function FieldIssues(props: { id: string; issues: ShownIssue[] }) {
   if (props.issues.length === 0) return null;
   return (
     <ul class="field-issues" id={`${props.id}-issues`}>
-      {props.issues.map((i, n) => <li key={n}>{i.message}</li>)}
+      {props.issues.map((i, n) => <li key={n}>{i.message}{i.rule ? <> <code class="rule">{i.rule}</code></> : null}</li>)}
     </ul>
   );
 }
@@ -217,8 +218,8 @@ function FieldView(props: { f: FieldSpec; index: number; withheld: boolean; draf
 function useUi(key: string): [RequestUi, (patch: Partial<RequestUi>) => void] {
   const ui = uiFor(key);
   const [, setTick] = useState(0);
-  const update = (patch: Partial<RequestUi>) => { Object.assign(ui, patch); setTick((n) => n + 1); };
-  return [ui, update];
+  useEffect(() => watchUi(key, () => setTick((n) => n + 1)), [key]);
+  return [ui, (patch) => updateUi(key, patch)];
 }
 
 async function submit(ctx: AnswerContext, entry: RequestEntry, ui: RequestUi, update: (p: Partial<RequestUi>) => void, answer: Record<string, unknown>, freeText: boolean, fields: FieldSpec[], localIssues: ShownIssue[]) {

@@ -34,3 +34,19 @@ export function uiFor(key: string): RequestUi {
   }
   return s;
 }
+
+const listeners = new Map<string, Set<() => void>>();
+
+/** Listen to changes of one request's UI state; returns the unsubscribe function. */
+export function watchUi(key: string, fn: () => void): () => void {
+  let set = listeners.get(key);
+  if (!set) { set = new Set(); listeners.set(key, set); }
+  set.add(fn);
+  return () => { set.delete(fn); };
+}
+
+/** Change a request's UI state and re-render every view showing it. */
+export function updateUi(key: string, patch: Partial<RequestUi>): void {
+  Object.assign(uiFor(key), patch);
+  for (const fn of listeners.get(key) ?? []) fn();
+}

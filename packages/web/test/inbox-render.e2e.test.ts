@@ -1,0 +1,148 @@
+// The inbox in headless chromium against a real relay (in-process, port 0) fed over HTTP:
+// capture-level honesty (AEP-0006 §5.1 placeholders), respond_via (AEP-0008 §2), unknown kinds
+// degrade to prompt + text reply, agent text is text (never markup), a relay refusal is shown
+// (AEP-0004 §4.2 `no-route`), a refused token returns to the token screen, keyboard-only use.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startRelay } from '@aep/relay';
+import type { RelayHandle } from '@aep/relay';
+import { webRoot } from '@aep/web';
+import { launchBrowser, postEvents, resultsDir } from './support/browser.js';
+import { formRequest, permissionRequest, sessionEvent } from './support/fixtures.js';
+import { ensureWebBuilt } from './support/processes.js';
+
+const token = 'render-test-token-0123456789';
+let relay: RelayHandle;
+let browser: Browser;
+const ids: Record<string, string> = {};
+
+before(async () => {
+  ensureWebBuilt();
+  relay = await startRelay({ port: 0, storePath: null, token, staticDir: webRoot });
+  const meta = formRequest('meta-bot', 's_meta', 1, 'metadata');
+  const oob = sessionEvent('hermes', 's_oob', 1, 'attention.requested', { capture: 'redacted', data: { kind: 'review', prompt: 'Approve the deploy?', options: [{ id: 'approve', label: 'Approve' }], respond_via: ['oob'] } });
+  const input = sessionEvent('writer', 's_in', 1, 'attention.requested', { capture: 'redacted', data: { kind: 'input', prompt: 'Name the release <img src=x onerror="window.__xss=1"> <b>bold</b>' } });
+  const perm = permissionRequest('claude-code', 's_perm', 1);
+  const closed = sessionEvent('writer', 's_in', 2, 'attention.requested', { capture: 'redacted', data: { kind: 'input', prompt: 'already answered' } });
+  const closedEnd = sessionEvent('writer', 's_in', 3, 'attention.timeout', { subject: closed['id'] });
+  await postEvents(relay.url, token, [
+    sessionEvent('meta-bot', 's_meta', 0, 'session.started'), meta, oob, input, perm, closed, closedEnd,
+    sessionEvent('writer', 's_in', 4, 'run.started', { run: 'r1' }),
+    sessionEvent('writer', 's_in', 5, 'tool.completed', { run: 'r1', data: { tool: { name: 'Read' } } }),
+  ]);
+  ids['meta'] = String(meta['id']); ids['oob'] = String(oob['id']); ids['input'] = String(input['id']); ids['perm'] = String(perm['id']); ids['closed'] = String(closed['id']);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await relay?.close();
+});
+
+async function inbox(viewport = { width: 1100, height: 900 }): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  await page.goto(`${relay.url}/`);
+  await page.getByLabel('Relay token').fill(token);
+  await page.getByRole('button', { name: 'Open the inbox' }).click();
+  await page.locator('.inbox').waitFor();
+  return page;
+}
+
+async function open(page: Page, id: string) {
+  await page.locator(`.item[data-request="${id}"] a`).click();
+  const d = page.locator(`.detail[data-request="${id}"]`);
+  await d.waitFor();
+  return d;
+}
+
+test('only pending requests are listed; a timed-out one is not', async () => {
+  const page = await inbox();
+  assert.equal(await page.locator('.inbox .item').count(), 4);
+  assert.equal(await page.locator(`.item[data-request="${ids['closed']}"]`).count(), 0);
+  assert.equal(await page.getByTestId('pending-count').innerText(), '4');
+  await page.close();
+});
+
+test('at a metadata ceiling the labels are honest placeholders with a note', async () => {
+  const page = await inbox();
+  const d = await open(page, ids['meta'] ?? '');
+  assert.match(await d.locator('.withheld').innerText(), /withheld at capture level metadata/);
+  assert.equal(await d.getByLabel('Question 1').count(), 1);
+  assert.equal(await d.getByRole('group', { name: 'Question 4' }).getByLabel('Choice 2').count(), 1);
+  assert.match(await d.locator('.agent-text figcaption').innerText(), /synthesized/i);
+  await page.screenshot({ path: join(resultsDir, '10-metadata-placeholders.png'), fullPage: true });
+  await page.close();
+});
+
+test('respond_via without control shows the request as information only', async () => {
+  const page = await inbox();
+  const d = await open(page, ids['oob'] ?? '');
+  assert.match(await d.locator('.note').first().innerText(), /answered elsewhere \(oob\)/);
+  assert.equal(await d.getByRole('button', { name: 'Approve' }).isDisabled(), true);
+  await page.close();
+});
+
+test('agent text is rendered as text, never as markup', async () => {
+  const page = await inbox();
+  const d = await open(page, ids['input'] ?? '');
+  assert.match(await d.locator('.agent-text blockquote').innerText(), /<img src=x onerror="window.__xss=1"> <b>bold<\/b>/);
+  assert.equal(await d.locator('.agent-text img, .agent-text b').count(), 0);
+  assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+  await page.close();
+});
+
+test('an unknown-kind request is answered by keyboard alone; the relay refusal (no-route) is shown', async () => {
+  const page = await inbox({ width: 390, height: 844 });
+  await page.locator(`.item[data-request="${ids['input']}"] a`).focus();
+  await page.keyboard.press('Enter');
+  const d = page.locator(`.detail[data-request="${ids['input']}"]`);
+  await d.waitFor();
+  // Focus moves to the request heading; then the session link (provenance), the reply box, the button.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 's_in');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.id?.startsWith('reply-')), true);
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+  assert.notEqual(outline, 'none', 'focus is visible');
+  await page.keyboard.type('v1.2 "Otter"');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Send reply');
+  await page.keyboard.press('Enter');
+  // Nobody holds session s_in live: the relay refuses on the target's behalf.
+  const phase = d.locator('[data-phase="refused"]');
+  await phase.waitFor({ timeout: 15_000 });
+  assert.match(await phase.innerText(), /no-route/);
+  await page.screenshot({ path: join(resultsDir, '11-refused-phone.png'), fullPage: true });
+  await page.close();
+});
+
+test('the session view is a live, filterable timeline', async () => {
+  const page = await inbox();
+  await page.goto(`${relay.url}/#/s/s_in`);
+  const tl = page.locator('.timeline');
+  await tl.waitFor();
+  assert.equal(await tl.locator('.ev').count(), 5);
+  await tl.getByRole('checkbox', { name: /attention/ }).uncheck();
+  assert.equal(await tl.locator('.ev').count(), 2);
+  await tl.getByLabel(/Filter by type/).fill('tool');
+  assert.equal(await tl.locator('.ev').count(), 1);
+  await tl.getByLabel(/Filter by type/).fill('');
+  await tl.getByRole('checkbox', { name: /attention/ }).check();
+  await postEvents(relay.url, token, [sessionEvent('writer', 's_in', 6, 'run.completed', { run: 'r1' })]);
+  await tl.locator('.ev', { hasText: 'run.completed' }).waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: join(resultsDir, '12-session-timeline.png'), fullPage: true });
+  await page.close();
+});
+
+test('a token the relay refuses sends the person back to the token screen', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${relay.url}/`);
+  await page.getByLabel('Relay token').fill('wrong-token');
+  await page.getByRole('button', { name: 'Open the inbox' }).click();
+  await page.getByRole('alert').waitFor({ timeout: 10_000 });
+  assert.match(await page.getByRole('alert').innerText(), /refused this token/);
+  assert.equal(await page.evaluate(() => localStorage.getItem('aep.inbox.token')), null);
+  await page.close();
+});
