@@ -114,6 +114,8 @@ function issuesText(issues: readonly Issue[]): string {
 /** One subscription (a WS `subscribe` or one SSE request). */
 export class Subscription {
   replaying = false;
+  /** Set by `unsubscribe`: an ongoing replay stops. */
+  cancelled = false;
   pending: Outgoing[] = [];
   pendingBytes = 0;
   /** Last delivered position per session, for the `closing` frame (§3.5.4). */
@@ -235,10 +237,10 @@ export class Hub {
     sub.replaying = true;
     let n = 0;
     for (const part of parts) {
-      if (sub.sink.closed) return;
+      if (sub.sink.closed || sub.cancelled) return;
       if (part.exhausted && part.session !== null) sub.sink.marker(sub, part.session, part.exhausted);
       for (const e of part.entries) {
-        if (sub.sink.closed) return;
+        if (sub.sink.closed || sub.cancelled) return;
         const o = Outgoing.fromEntry(e);
         let ok: boolean;
         try { ok = sub.matches(o); } catch { ok = false; }
@@ -253,7 +255,7 @@ export class Hub {
     }
     // Events ingested during the replay, in arrival order.
     while (sub.pending.length > 0) {
-      if (sub.sink.closed) return;
+      if (sub.sink.closed || sub.cancelled) return;
       const batch = sub.pending; sub.pending = []; sub.pendingBytes = 0;
       for (const o of batch) {
         let text: string;

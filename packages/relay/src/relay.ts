@@ -409,6 +409,7 @@ export class Relay {
         this.opts.log(`relay: error handling a WebSocket frame: ${err instanceof Error ? err.message : String(err)}`);
       }
     });
+    ws.on('pong', () => { conn.lastSeen = Date.now(); }); // protocol-level pong counts as liveness too
     ws.on('close', () => this.dropConn(conn));
   }
 
@@ -540,7 +541,7 @@ export class Relay {
     const id = msg['id'];
     if (typeof id !== 'string') { conn.frame({ type: 'error', id, code: 'invalid-filter', detail: 'unsubscribe needs the subscription id' }); return; }
     const sub = conn.subs.get(id);
-    if (sub) { conn.subs.delete(id); this.hub.remove(sub); sub.replaying = false; sub.pending = []; }
+    if (sub) { conn.subs.delete(id); this.hub.remove(sub); sub.cancelled = true; sub.pending = []; }
     conn.frame({ type: 'unsubscribed', id });
   }
 
@@ -584,7 +585,11 @@ export class Relay {
     const now = Date.now();
     for (const c of this.sockets) {
       if (now - c.lastSeen > WS_IDLE_MS) { c.closed = true; c.ws.terminate(); continue; }
-      if (c.hello && now - c.lastPing >= WS_PING_MS) { c.lastPing = now; c.frame({ type: 'ping', t: now }); }
+      if (c.hello && now - c.lastPing >= WS_PING_MS) {
+        c.lastPing = now;
+        c.frame({ type: 'ping', t: now });
+        try { c.ws.ping(); } catch { /* closing */ }
+      }
     }
   }
 
