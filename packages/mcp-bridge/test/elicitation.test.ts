@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { validateEvent } from '@aep/protocol';
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';
 import { startHost, SessionWatch, lifecycle } from './support.js';
 import type { Host } from './support.js';
@@ -70,6 +71,36 @@ test('form answered through the relay: the tool receives typed content; an inval
     const answered = watch.events.find((e) => e.type === 'attention.answered' && e.subject === req.id);
     assert.equal((answered?.data as { via: string }).via, 'control');
     assert.equal((watch.events.find((e) => e.type === 'attention.resolved' && e.subject === req.id)?.data as { resolution: string }).resolution, 'answered');
+    // Capture honesty (AEP-0006 §5.2): at `redacted` the string answer is kept (through the pipeline).
+    assert.deepEqual((answered?.data as { answer: { values: Record<string, unknown> } }).answer.values, { bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] });
+    // Every event the bridge emitted is schema-valid (envelope + payload).
+    for (const e of watch.events.filter((x) => x.agent === 'bridge-test')) assert.deepEqual(validateEvent(e), [], `${e.type}: ${JSON.stringify(e)}`);
+  });
+});
+
+test('capture metadata: structural prompt and labels on the bus, free text never recorded, the tool still gets it', async () => {
+  const session = `s-meta-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  const host = await startHost(wrapArgs(session, ['--capture', 'metadata']));
+  await withHost(host, watch, async () => {
+    const pending = host.ask('all');
+    const req = await watch.wait(isRequest, 'attention.requested');
+    const data = req.data as { prompt: string; fields: { id: string; label: string; choices?: { id: string; label: string }[] }[]; options: { id: string; label: string }[] };
+    assert.equal(data.prompt, 'bridge-test requests input (7 fields)');
+    for (const f of data.fields) {
+      assert.equal(f.label, f.id);
+      for (const c of f.choices ?? []) assert.equal(c.label, c.id);
+    }
+    for (const o of data.options) assert.equal(o.label, o.id);
+    assert.doesNotMatch(JSON.stringify(req), /Configure|Bucket|Retention|Standard|Europe/);
+    assert.equal(req.capture ?? 'metadata', 'metadata');
+    assert.equal((await respond(req.id, ['--values', JSON.stringify({ bucket: 'secret-bucket-name', retention: 5, encrypt: true, region: 'eu' })])).code, 0);
+    assert.deepEqual((await pending).content, { bucket: 'secret-bucket-name', retention: 5, encrypt: true, region: 'eu' });
+    const answered = await watch.wait((e) => e.type === 'attention.answered' && e.subject === req.id, 'answered');
+    // AEP-0006 §5.2: the string entry is dropped at metadata; number, boolean and choice ids stay.
+    assert.deepEqual((answered.data as { answer: { values: unknown } }).answer.values, { retention: 5, encrypt: true, region: 'eu' });
+    assert.doesNotMatch(JSON.stringify(watch.events.filter((e) => e.agent === 'bridge-test')), /secret-bucket-name/);
   });
 });
 
