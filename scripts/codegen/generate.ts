@@ -9,7 +9,7 @@
 // with a GeneratorError naming the schema file and JSON pointer.
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 
@@ -483,22 +483,34 @@ export function generate(schemaDir = join(repoRoot, 'schemas')): Map<string, str
   return out;
 }
 
-function main(argv: string[]): number {
+function argValue(argv: string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+/**
+ * CLI: `generate.ts [--check] [--schemas DIR] [--out DIR]` (defaults: schemas/ and
+ * packages/protocol/src/generated/). Exit 0 ok, 1 on a difference (--check) or a GeneratorError.
+ */
+export function main(argv: string[]): number {
   const check = argv.includes('--check');
+  const schemas = argValue(argv, '--schemas');
+  const outArg = argValue(argv, '--out');
   let files: Map<string, string>;
   try {
-    files = generate();
+    files = generate(schemas ? resolve(schemas) : undefined);
   } catch (e) {
     process.stderr.write(`codegen: ${e instanceof GeneratorError ? e.message : String(e)}\n`);
     return 1;
   }
-  const dir = join(repoRoot, OUT_DIR);
+  const dir = outArg ? resolve(outArg) : join(repoRoot, OUT_DIR);
+  const shown = outArg ?? OUT_DIR;
   if (check) {
     for (const [name, text] of files) {
       const p = join(dir, name);
       const cur = existsSync(p) ? readFileSync(p, 'utf8') : null;
       if (cur !== text) {
-        process.stderr.write(`codegen:check: ${OUT_DIR}/${name} ${cur === null ? 'is missing' : 'differs from the schemas'}; run \`npm run codegen\` and commit the result\n`);
+        process.stderr.write(`codegen:check: ${shown}/${name} ${cur === null ? 'is missing' : 'differs from the schemas'}; run \`npm run codegen\` and commit the result\n`);
         return 1;
       }
     }
@@ -507,7 +519,7 @@ function main(argv: string[]): number {
   }
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of files) writeFileSync(join(dir, name), text);
-  process.stdout.write(`codegen: wrote ${files.size} files to ${OUT_DIR}\n`);
+  process.stdout.write(`codegen: wrote ${files.size} files to ${shown}\n`);
   return 0;
 }
 
