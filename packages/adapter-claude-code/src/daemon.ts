@@ -123,6 +123,10 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   const graceMs = opts.connectGraceMs ?? 800;
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
   const uplink = opts.uplink ?? relayUplink(opts, cfg);
+  // Without a token the relay refuses every command (AEP-0004 §4.1): no answer can ever arrive,
+  // so holding a hook would only delay Claude Code. Questions are recorded and handed back at once.
+  const canAnswer = opts.uplink !== undefined || (opts.token !== undefined && opts.token !== '');
+  if (!canAnswer) log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
   const refs = new Map<string, string>();
   const pending = new Map<string, Pending>();
   /** Recently settled request ids: a late answer is refused, not "invalid" (AEP-0004 §5.3 step 3). */
@@ -277,8 +281,9 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     }
     for (const d of result.events) emitDraft(d);
     if (!result.attention) { send(NO_DECISION); return; }
-    // Relay unreachable: no decision within the grace (< 1 s), so Claude Code asks in the terminal.
-    if (!uplink.connected() && !(await waitConnected(graceMs))) {
+    // Relay unreachable (or no token): no decision within the grace (< 1 s), so Claude Code asks
+    // in the terminal.
+    if (!canAnswer || (!uplink.connected() && !(await waitConnected(graceMs)))) {
       const ev = emitDraft(result.attention.request);
       if (ev) {
         const d: EventDraft = { type: 'attention.resolved', session: result.attention.request.session, capture: captureFor(cfg, 'attention.resolved'), subject: ev.id };
