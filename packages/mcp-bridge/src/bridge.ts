@@ -131,6 +131,8 @@ export class McpBridge {
   private readonly hostLines: LineSplitter;
   private readonly serverLines: LineSplitter;
   private readonly pending = new Map<string, Pending>();
+  /** Elicitations settled by AEP while the host still had them: its late answer is dropped. */
+  private readonly withdrawnFromHost = new Set<string>();
   private hostCaps: HostElicitation = { form: false, url: false };
   /** Id of the host's `initialize` request (its result names the server). */
   private initializeId: RequestId | undefined;
@@ -184,7 +186,8 @@ export class McpBridge {
 
   private onHostLine(line: Buffer, parseable: boolean): void {
     this.stats.fromHost++;
-    if (parseable && (this.pending.size > 0 || line.includes('"initialize"'))) {
+    const tracking = this.pending.size > 0 || this.withdrawnFromHost.size > 0;
+    if (parseable && (line.includes('"initialize"') || (tracking && (line.includes('"result"') || line.includes('"error"'))))) {
       const msg = parseLine(line);
       if (msg !== undefined) {
         if (this.interceptFromHost(msg)) return;
@@ -221,7 +224,9 @@ export class McpBridge {
     }
     // A response (no method) to an elicitation the bridge tracks.
     if (!('method' in msg) && 'id' in msg && (typeof msg['id'] === 'string' || typeof msg['id'] === 'number')) {
-      const p = this.pending.get(keyOf(msg['id']));
+      const key = keyOf(msg['id']);
+      if (this.withdrawnFromHost.delete(key)) return true; // AEP answered first: drop the late answer
+      const p = this.pending.get(key);
       if (!p || !p.hostAsked) return false;
       if (p.settled) return true; // AEP answered first: the host's late answer is dropped
       if (JSONRPCErrorResponseSchema.safeParse(msg).success) {
@@ -370,6 +375,11 @@ export class McpBridge {
     this.pending.delete(keyOf(p.id));
     this.sendResult(p.id, result);
     if (p.hostAsked) {
+      this.withdrawnFromHost.add(keyOf(p.id));
+      if (this.withdrawnFromHost.size > 1_000) {
+        const oldest = this.withdrawnFromHost.values().next();
+        if (!oldest.done) this.withdrawnFromHost.delete(oldest.value);
+      }
       // Withdraw the host's dialog (MCP "Cancellation": the result will be unused).
       this.sendToHost({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.id, reason: viaAep ? 'answered through AEP' : 'elicitation withdrawn by the bridge' } });
     }
