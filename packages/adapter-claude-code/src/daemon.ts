@@ -119,6 +119,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   const now = opts.now ?? Date.now;
   const cfg = mappingConfig({ home: homedir(), ...opts.mapping });
   const mapper = new ClaudeCodeMapper(cfg);
+  mapper.pendingProbe = (session) => [...pending.values()].some((p) => p.session === session);
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   const graceMs = opts.connectGraceMs ?? 800;
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;

@@ -160,6 +160,12 @@ export class ClaudeCodeMapper {
   private readonly sessions = new Map<string, SessionState>();
   private refCounter = 0;
 
+  /**
+   * Tells the mapper whether a controllable (answerable) request is pending in a session, so a
+   * Notification about the same dialog does not open a duplicate informational request.
+   */
+  pendingProbe: (session: string) => boolean = () => false;
+
   constructor(readonly config: MappingConfig) {}
 
   /** Whether the Claude Code session (its sanitized id, or a child key) is started and not ended. */
@@ -621,7 +627,7 @@ export class ClaudeCodeMapper {
     const kinds: Record<string, 'permission' | 'input'> = { permission_prompt: 'permission', idle_prompt: 'input', elicitation_dialog: 'input' };
     const kind = sub ? kinds[sub] : undefined;
     const elicitationOpen = s.oob.some((o) => o.closeOn === 'elicitation-result');
-    if (kind && !(sub === 'elicitation_dialog' && elicitationOpen) && !s.oob.some((o) => o.closeOn === 'activity')) {
+    if (kind && !(sub === 'elicitation_dialog' && elicitationOpen) && !s.oob.some((o) => o.closeOn === 'activity') && !this.pendingProbe(s.id)) {
       const data = this.requestData({
         kind,
         prompt: message || (kind === 'permission' ? 'Claude Code needs your permission' : 'Claude Code is waiting for your input'),

@@ -237,3 +237,11 @@ test('a late hook after SessionEnd stays in the ended session; a resumed session
   assert.deepEqual(again.events.map((e) => [e.session, e.type]), [[`${sid}.r1`, 'session.started']]);
   assert.equal(h({ hook_event_name: 'Stop' }).session, `${sid}.r1`);
 });
+
+test('a Notification about a dialog we already hold open does not open a duplicate request', () => {
+  const mapper = new ClaudeCodeMapper(meta);
+  mapper.pendingProbe = () => true;
+  const r = mapper.map(parseHookInput(fixtures['Notification-permission']), T0);
+  assert.deepEqual(r.events.map((e) => e.type), ['session.started', 'progress.status']);
+  assert.deepEqual(r.events[1]!.data, { phase: 'permission_prompt' });
+});
