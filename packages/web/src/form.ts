@@ -2,7 +2,7 @@
 // (AEP-0006 §3), the command envelope that carries it (AEP-0004 §2), the capture level that
 // envelope must claim, and mapping validation issues back onto fields. Validation itself is the
 // shared `validateFormAnswer` from @aep/protocol: the same rules the emitter applies.
-import { validateFormAnswer } from '@aep/protocol';
+import { redactValue, validateFormAnswer } from '@aep/protocol';
 import type { FieldSpec, WireEvent } from './store.js';
 import { captureOf } from './store.js';
 import { ulid } from './control.js';
@@ -193,8 +193,20 @@ export function senderSource(host: string): string {
   return `aep://${host || 'localhost'}/agent/aep-inbox`;
 }
 
+/**
+ * The capture level a command carrying `answer` must claim (AEP-0001 §8, AEP-0003 §9.5: the
+ * level really applied). Structure only: `metadata`. Free text: `redacted` when the AEP-0003 §9.4
+ * pipeline leaves it unchanged (so the claim is true), else `full`: the person's words are sent
+ * verbatim, because the agent must receive exactly what was typed, and observers whose ceiling
+ * is below `full` get the text dropped by the relay's down-level instead of seeing a secret.
+ */
+export function commandCapture(answer: Record<string, unknown>, freeText: boolean): 'metadata' | 'redacted' | 'full' {
+  if (!freeText) return 'metadata';
+  return JSON.stringify(redactValue(answer)) === JSON.stringify(answer) ? 'redacted' : 'full';
+}
+
 /** Build a `control.attention.respond` command for a request (AEP-0004 §2, brief 03 §6). */
-export function buildRespond(request: WireEvent, answer: Record<string, unknown>, freeText: boolean, host: string): Record<string, unknown> & { id: string; session: string } {
+export function buildRespond(request: WireEvent, answer: Record<string, unknown>, capture: 'metadata' | 'redacted' | 'full', host: string): Record<string, unknown> & { id: string; session: string } {
   const cmd: Record<string, unknown> & { id: string; session: string } = {
     aep: '0.1',
     id: ulid(),
@@ -206,9 +218,8 @@ export function buildRespond(request: WireEvent, answer: Record<string, unknown>
     agent: 'aep-inbox',
     session: request.session ?? '',
   };
-  // Free text (string values, `other` text, a reason) needs `redacted`; structure alone is
-  // `metadata`, the default, so it is omitted (AEP-0001 §5.1 omit defaults).
-  if (freeText) cmd['capture'] = 'redacted';
+  // `metadata` is the default and is omitted (AEP-0001 §5.1: absent optional attributes are omitted).
+  if (capture !== 'metadata') cmd['capture'] = capture;
   cmd['data'] = { answer };
   return cmd;
 }

@@ -8,7 +8,7 @@ import { validateEvent } from '@aep/protocol';
 import { InboxStore } from '../src/store.js';
 import { SseParser } from '../src/sse.js';
 import type { SseMessage } from '../src/sse.js';
-import { buildRespond, carriesFreeText, checkValues, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../src/form.js';
+import { buildRespond, carriesFreeText, checkValues, commandCapture, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../src/form.js';
 import { ulid } from '../src/control.js';
 
 const SRC = 'aep://h/agent/a/session/s1';
@@ -119,15 +119,20 @@ test('the shared protocol check attaches issues to their fields', () => {
   assert.deepEqual(fromAck, [{ message: 'This question is required: answer it before sending.', rule: 'form.required-missing', field: '1' }]);
 });
 
-test('structural answers claim metadata; free text claims redacted; the command is a valid foreign-emitter event', () => {
+test('structural answers claim metadata; free text redacted, or full when the pipeline would change it; the command is a valid foreign-emitter event', () => {
   const req = request({ session: 's_bk' }) as never;
   const fields = fieldsOf({ data: { fields: FIELDS } } as never);
   assert.equal(carriesFreeText(fields, { 2: 30, 3: true, 4: ['1'] }), false);
   assert.equal(carriesFreeText(fields, { 5: 'cold-line' }), true);
   assert.equal(carriesFreeText(fields, { 2: '30' }), true); // a string where a number belongs is text
-  const structural = buildRespond(req, { values: { 2: 30 } }, false, '127.0.0.1:8787');
+  assert.equal(commandCapture({ values: { 2: 30 } }, false), 'metadata');
+  assert.equal(commandCapture({ values: { 1: 'nightly-bk' } }, true), 'redacted');
+  // Text the §9.4 pipeline would change is sent verbatim and claimed `full`, never `redacted`.
+  assert.equal(commandCapture({ values: { 1: 'ops@example.com' } }, true), 'full');
+  assert.equal(commandCapture({ option: 'deny', text: 'use token=abcd1234efgh' }, true), 'full');
+  const structural = buildRespond(req, { values: { 2: 30 } }, 'metadata', '127.0.0.1:8787');
   assert.equal(structural['capture'], undefined);
-  const text = buildRespond(req, { values: { 1: 'x' } }, true, '127.0.0.1:8787');
+  const text = buildRespond(req, { values: { 1: 'x' } }, 'redacted', '127.0.0.1:8787');
   assert.equal(text['capture'], 'redacted');
   assert.equal(text['subject'], (req as { id: string }).id);
   assert.equal(text['cause'], (req as { id: string }).id);

@@ -208,7 +208,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
           <a href="#/sessions" aria-current={route.view === 'sessions' || route.view === 'session' ? 'page' : undefined}>Sessions</a>
         </nav>
         <Status state={conn.state} detail={conn.detail} />
-        <button type="button" class="link" onClick={() => props.onUnauthorized('')}>Change token</button>
+        <button type="button" class="link" onClick={() => props.onUnauthorized('')}><span class="wide-only">Change </span>token</button>
       </header>
       <div class="body">
         {showList ? (

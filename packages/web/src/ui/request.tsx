@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RequestEntry, FieldSpec, WireEvent } from '../store.js';
 import type { FieldDraft, ShownIssue } from '../form.js';
-import { buildRespond, carriesFreeText, checkValues, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../form.js';
+import { buildRespond, carriesFreeText, checkValues, commandCapture, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../form.js';
 import type { SendOutcome } from '../control.js';
 import { AgentText, Badge, formatTime, kindOf, promptOf, Provenance } from './common.js';
 import type { Phase, RequestUi } from './state.js';
@@ -225,7 +225,7 @@ function useUi(key: string): [RequestUi, (patch: Partial<RequestUi>) => void] {
 async function submit(ctx: AnswerContext, entry: RequestEntry, ui: RequestUi, update: (p: Partial<RequestUi>) => void, answer: Record<string, unknown>, freeText: boolean, fields: FieldSpec[], localIssues: ShownIssue[]) {
   // Every submission is a NEW command with a new id: a corrected answer is a new command
   // (AEP-0006 §4), only an unchanged retry reuses an id (the sender does that internally).
-  const cmd = buildRespond(entry.event, answer, freeText, ctx.host);
+  const cmd = buildRespond(entry.event, answer, commandCapture(answer, freeText), ctx.host);
   update({ phase: { kind: 'sending', commandId: cmd.id }, commands: [...ui.commands, cmd.id] });
   const outcome = await ctx.send(cmd);
   update({ phase: phaseFrom(outcome, cmd.id, fields, localIssues) });

@@ -76,10 +76,9 @@ export function exited(child: ChildProcess, timeoutMs = 20_000): Promise<number 
   });
 }
 
-/** Start `aep up` on a free port with a memory store and a throwaway state dir. */
-export async function startUp(extra: string[] = []): Promise<{ url: string; child: ChildProcess; out: Lines; err: Lines; stateHome: string }> {
-  const stateHome = mkdtempSync(join(tmpdir(), 'aep-up-'));
-  const child = spawnAep(['up', '--port', '0', '--memory', '--no-open', ...extra], { env: { ...process.env, XDG_DATA_HOME: stateHome, AEP_TOKEN: '' } });
+/** Start `aep up` on a free port (memory store unless `args` replaces it) with a throwaway state dir. */
+export async function startUp(args: string[] = ['--memory'], stateHome: string = mkdtempSync(join(tmpdir(), 'aep-up-'))): Promise<{ url: string; child: ChildProcess; out: Lines; err: Lines; stateHome: string }> {
+  const child = spawnAep(['up', '--port', '0', '--no-open', ...args], { env: { ...process.env, XDG_DATA_HOME: stateHome, AEP_TOKEN: '' } });
   const out = new Lines(child.stdout, child);
   const err = new Lines(child.stderr);
   const first = await out.wait((l) => l.startsWith('AEP relay listening on '), 'the listening line', 30_000);
