@@ -594,7 +594,13 @@ export class ClaudeCodeMapper {
       const mapped = elicitationToForm(params, { agent: cfg.agent, capture: cap === 'none' ? 'metadata' : cap, redact: (t: string) => redact(t, redaction) });
       const real = elicitationToForm(params, { agent: cfg.agent, capture: 'full' });
       if (mapped.ok && real.ok) {
-        const data: Record<string, unknown> = { ...mapped.data };
+        // Like the MCP bridge, declare the MCP decline/cancel actions as options, so a human can
+        // refuse the form (the answer is then `option`, not `values`; decisions.md).
+        const textOK = textAllowed(cap);
+        const data: Record<string, unknown> = {
+          ...mapped.data,
+          options: [{ id: 'decline', label: textOK ? 'Decline' : 'decline' }, { id: 'cancel', label: textOK ? 'Cancel' : 'cancel' }],
+        };
         const extra: Partial<EventDraft> = { severity: 'notice', ref: this.newRef('attention') };
         if (server) extra.subject = server;
         const request = this.draft(type, s, data, extra);

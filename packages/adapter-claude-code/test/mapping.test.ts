@@ -145,6 +145,8 @@ test('Elicitation (form) -> kind:"form" per the shared mapping; URL mode is info
   ]);
   assert.deepEqual(fields[2], { id: 'replicas', type: 'number', label: 'replicas', required: true, min: 1, max: 10 });
   assert.ok(fields.every((f) => f['other'] === undefined), 'MCP enums are closed: no other');
+  assert.deepEqual(d['options'], [{ id: 'decline', label: 'decline' }, { id: 'cancel', label: 'cancel' }]);
+  assert.deepEqual(d['respond_via'], ['control']);
   const r = dryRun(fixtures['Elicitation'], red, { now: () => T0 }).at(-1)!;
   const rf = (r['data'] as Record<string, unknown>)['fields'] as Record<string, unknown>[];
   assert.equal((r['data'] as Record<string, unknown>)['prompt'], 'Configure the deployment');
