@@ -45,7 +45,7 @@ export interface DaemonOptions {
   mapping?: Partial<MappingConfig>;
   /** How long a blocking hook waits for an answer; default 300 000 ms. Keep it below the hook timeout. */
   waitMs?: number;
-  /** How long a blocking hook waits for a relay connection before giving no decision; default 800 ms. */
+  /** How long a blocking hook waits for a relay connection before giving no decision; default 600 ms. */
   connectGraceMs?: number;
   /** Max hook body size; default 1 MiB (413 above). */
   maxBodyBytes?: number;
@@ -121,7 +121,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   const mapper = new ClaudeCodeMapper(cfg);
   mapper.pendingProbe = (session) => [...pending.values()].some((p) => p.session === session);
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
-  const graceMs = opts.connectGraceMs ?? 800;
+  const graceMs = opts.connectGraceMs ?? 600;
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
   const uplink = opts.uplink ?? relayUplink(opts, cfg);
   // Without a token the relay refuses every command (AEP-0004 §4.1): no answer can ever arrive,
