@@ -82,6 +82,7 @@ export function register(program: Command): void {
       try { new URL(relay); } catch { throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be a URL, got "${relay}"`, EXIT.USAGE); }
       const token = o.token ?? process.env['AEP_TOKEN'];
       const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+      if (waitMs >= D.blockingTimeoutS * 1000) log(`aep claude-code: warning: --wait-ms ${waitMs} is not below the default hook timeout (${D.blockingTimeoutS} s); Claude Code would cancel the hook first (install --timeout raises it)`);
       const mod = await import('@aep/adapter-claude-code');
       let handle;
       try {
