@@ -139,13 +139,13 @@ function secretNamesRe(names: readonly string[]): RegExp | undefined {
 // ---------------------------------------------------------------------------------------------
 // (c) home directories
 
-const GENERIC_HOME_RE = /(?<![A-Za-z0-9._-])(?:\/home\/|\/Users\/|[A-Za-z]:\\Users\\|[A-Za-z]:\/Users\/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])/g;
+const GENERIC_HOME_RE = /(?<![A-Za-z0-9._~-])(?:\/home\/|\/Users\/|[A-Za-z]:\\Users\\|[A-Za-z]:\/Users\/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])/g;
 
 function redactHome(text: string, home: string | undefined): string {
   let t = text;
   if (home) {
     const h = home.replace(/[\\/]+$/, '');
-    if (h.length > 1) t = t.replace(new RegExp(`${escapeRe(h)}(?![A-Za-z0-9._-])`, 'g'), '~');
+    if (h.length > 1) t = t.replace(new RegExp(`(?<![A-Za-z0-9._~-])${escapeRe(h)}(?![A-Za-z0-9._-])`, 'g'), '~');
   }
   return t.replace(GENERIC_HOME_RE, '~');
 }
@@ -174,11 +174,24 @@ function redactPii(text: string): string {
  * Runs the AEP-0003 §9.4 pipeline over one string, in order: (a) secrets → `[REDACTED:secret]`,
  * (b) configured secret names/values → `[REDACTED:secret]`, (c) home prefixes → `~`, (d) PII →
  * `[REDACTED:pii]` (unless `pii: false`). Configured values are matched once more at the end
- * (redacting more is always legal) so no later step can rebuild one. Pure; never throws.
+ * (redacting more is always legal) so no later step can rebuild one, and the pipeline is repeated
+ * until the text no longer changes, so `redact(redact(t)) === redact(t)`. Pure; never throws.
  */
 export function redact(text: string, opts: RedactOptions = {}): string {
   if (typeof text !== 'string' || text.length === 0) return text;
   const secrets = usableSecrets(opts.secretValues);
+  // Steps interact at token boundaries (a PII marker can expose a home prefix that was glued to
+  // an e-mail address): repeat until nothing changes, so the result is a fixpoint (idempotent).
+  let t = text;
+  for (let i = 0; i < 4; i++) {
+    const next = redactOnce(t, opts, secrets);
+    if (next === t) break;
+    t = next;
+  }
+  return t;
+}
+
+function redactOnce(text: string, opts: RedactOptions, secrets: readonly string[]): string {
   let t = redactSecrets(text);
   const namesRe = opts.secretNames ? secretNamesRe(opts.secretNames) : undefined;
   if (namesRe) {
