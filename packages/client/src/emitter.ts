@@ -15,6 +15,8 @@ type DedupeEntry = { state: 'deciding' } | { state: 'acked'; raw: string };
 
 /** Dedupe memory of commands (and their recorded acks), AEP-0004 §3 "Retention". */
 const DEDUPE_LIMIT = 10_000;
+const RESEND_WINDOW_MS = 2_000;
+const RESEND_MAX = 256;
 
 /**
  * One duplex connection to a relay as an emitter: sends `hello` (role `emitter`, identity,
@@ -33,6 +35,12 @@ export class EmitterConnection {
   private readonly builders = new Map<string, EventBuilder>();
   /** Last raw event per live session, re-sent after a reconnect to re-claim it (AEP-0003 §7.2 [choice]). */
   private readonly claims = new Map<string, string>();
+  /**
+   * Events written in the last {@link RESEND_WINDOW_MS} (at most {@link RESEND_MAX}). The WS
+   * binding has no per-event ack, so frames in flight when a socket dies may be lost; they are
+   * re-sent after a reconnect (the relay dedupes on `(source, id)`, AEP-0001 §7.4).
+   */
+  private readonly recent: { raw: string; at: number; session: string | undefined }[] = [];
   private readonly queue: Pending[] = [];
   private readonly handlers = new Map<string, CommandHandler>();
   private readonly dedupe = new BoundedMap<string, DedupeEntry>(DEDUPE_LIMIT);
@@ -274,8 +282,12 @@ export class EmitterConnection {
     this.everConnected = true;
     if (wasConnected) this.counters.reconnects++;
     // Re-claim live sessions that have nothing queued (queued events claim on their own).
-    const queued = new Set(this.queue.map((p) => p.session));
-    for (const [session, raw] of this.claims) if (!queued.has(session)) this.ws?.send(raw);
+    const now = Date.now();
+    const resend = this.recent.filter((r) => now - r.at <= RESEND_WINDOW_MS + 1_000);
+    this.recent.length = 0;
+    const covered = new Set([...this.queue.map((p) => p.session), ...resend.map((r) => r.session)]);
+    for (const [session, raw] of this.claims) if (!covered.has(session)) this.write(raw, session);
+    for (const r of resend) this.write(r.raw, r.session);
     this.drain();
     for (const w of this.helloWaiters.splice(0)) w.resolve();
   }
@@ -286,7 +298,7 @@ export class EmitterConnection {
 
   private enqueue(p: Pending): void {
     if (this.ready && this.ws && this.queue.length === 0) {
-      this.ws.send(p.raw);
+      this.write(p.raw, p.session);
       return;
     }
     const limit = this.options.bufferLimit ?? 10_000;
@@ -310,8 +322,15 @@ export class EmitterConnection {
   private drain(): void {
     while (this.ready && this.ws && this.queue.length > 0) {
       const p = this.queue.shift();
-      if (p) this.ws.send(p.raw);
+      if (p) this.write(p.raw, p.session);
     }
+  }
+
+  private write(raw: string, session: string | undefined): void {
+    this.ws?.send(raw);
+    const now = Date.now();
+    this.recent.push({ raw, at: now, session });
+    while (this.recent.length > RESEND_MAX || (this.recent[0] && now - this.recent[0].at > RESEND_WINDOW_MS)) this.recent.shift();
   }
 
   /** AEP-0004 §5.3: dedupe, decide once, ack as the next sequenced event, re-ack byte-identically. */
@@ -324,7 +343,7 @@ export class EmitterConnection {
     const key = `${cmd.source}\n${cmd.id}`;
     const known = this.dedupe.get(key);
     if (known?.state === 'acked') {
-      this.ws?.send(known.raw);
+      this.ws?.send(known.raw); // byte-identical re-ack (AEP-0004 §3)
       return;
     }
     if (known?.state === 'deciding') return; // the forthcoming ack answers every delivery

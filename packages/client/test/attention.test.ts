@@ -225,22 +225,60 @@ test('an emitter restart keeps epoch monotonic (durable state dir, and the clock
   assert.deepEqual(seen.map((e) => [e.epoch ?? 0, e.seq]), [[e1.epoch ?? 0, 0], [e2.epoch ?? 0, 0]]);
 });
 
-test('the emitter buffers while the relay is away and reconnects; the subscriber resumes with no gap', async () => {
-  const r2 = await startRelayProcess(['--memory', '--token', TOKEN]);
+test('across a relay restart the emitter buffers, reconnects and re-claims; subscribers resume with no gap and no duplicate', async () => {
+  const store = join(stateDir, 'relay.sqlite');
+  let r2 = await startRelayProcess(['--store', store, '--token', TOKEN]);
+  const port = new URL(r2.url).port;
+  const url = r2.url;
+  const conn = await EmitterConnection.connect({ url, token: TOKEN, agent: 'agent-buf', reconnect: { initialMs: 50, maxMs: 300 } });
+  const sse: number[] = [];
+  const ws: number[] = [];
+  const opts = { url, token: TOKEN, filter: { session: 's-buf' }, reconnect: { initialMs: 50, maxMs: 300 } };
+  const subSse = subscribe({ ...opts, transport: 'sse' }, (e) => { if (typeof e.seq === 'number') sse.push(e.seq); });
+  const subWs = subscribe({ ...opts, transport: 'ws' }, (e) => { if (typeof e.seq === 'number') ws.push(e.seq); });
   try {
-    const conn = await EmitterConnection.connect({ url: r2.url, token: TOKEN, agent: 'agent-buf', reconnect: { initialMs: 50, maxMs: 200 } });
-    const got: number[] = [];
-    const sub = subscribe({ url: r2.url, token: TOKEN, filter: { session: 's-buf' }, transport: 'ws', reconnect: { initialMs: 50, maxMs: 200 } }, (e) => { if (typeof e.seq === 'number') got.push(e.seq); });
-    await withTimeout(sub.ready, 10_000, 'ws subscription');
-    for (let i = 0; i < 5; i++) conn.emit('s-buf', 'progress.status', { percent: i });
-    const start = Date.now();
-    while (got.length < 5 && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(got, [0, 1, 2, 3, 4]);
-    assert.equal(conn.stats().connected, true);
+    await withTimeout(Promise.all([subSse.ready, subWs.ready]), 10_000, 'subscriptions');
+    const waitFor = async (n: number) => {
+      const start = Date.now();
+      while ((sse.length < n || ws.length < n) && Date.now() - start < 20_000) await new Promise((r) => setTimeout(r, 20));
+    };
+    for (let i = 0; i < 3; i++) conn.emit('s-buf', 'progress.status', { percent: i });
+    await waitFor(3);
+    await r2.stop();
+    // While the relay is away: emits never block, they are buffered.
+    for (let i = 3; i < 6; i++) conn.emit('s-buf', 'progress.status', { percent: i }, { severity: 'notice' });
+    assert.equal(conn.stats().connected, false);
+    assert.equal(conn.stats().buffered, 3);
+    r2 = await startRelayProcess(['--store', store, '--token', TOKEN, '--port', port]);
+    await waitFor(6);
+    assert.deepEqual(sse, [0, 1, 2, 3, 4, 5]);
+    assert.deepEqual(ws, [0, 1, 2, 3, 4, 5]);
+    assert.equal(conn.stats().reconnects, 1);
     assert.equal(conn.stats().dropped, 0);
-    sub.close();
-    await conn.close();
+    // The session is claimed again: a command is routed to this emitter's declaration, not no-route
+    // (it accepts no commands, so the relay, or the emitter, says unsupported).
+    const sender = await CommandSender.connect({ url, token: TOKEN, ackWindowMs: 5_000 });
+    const r = await sender.cancel({ session: 's-buf', scope: 'session' });
+    assert.ok(r.status === 'refused' || r.status === 'rejected', r.status);
+    assert.equal(r.reason, 'unsupported');
+    await sender.close();
   } finally {
+    subSse.close();
+    subWs.close();
+    await conn.close();
     await r2.stop();
   }
+});
+
+test('the emitter buffer is bounded: debug/info are dropped first and counted', async () => {
+  const conn = new EmitterConnection({ url: 'http://127.0.0.1:9', agent: 'agent-offline', bufferLimit: 4, reconnect: { initialMs: 1_000, maxMs: 1_000 } });
+  conn.emit('s-off', 'session.started', {}, { severity: 'notice' });
+  conn.emit('s-off', 'progress.status', { percent: 1 }, { severity: 'debug' });
+  conn.emit('s-off', 'progress.status', { percent: 2 });
+  conn.emit('s-off', 'attention.requested', { kind: 'input', prompt: 'x' }, { severity: 'notice' });
+  conn.emit('s-off', 'progress.status', { percent: 3 }, { severity: 'warning' });
+  conn.emit('s-off', 'progress.status', { percent: 4 }, { severity: 'warning' });
+  assert.deepEqual({ buffered: conn.stats().buffered, dropped: conn.stats().dropped }, { buffered: 4, dropped: 2 });
+  assert.equal(await conn.flush(50), false, 'flush is bounded and reports failure');
+  await conn.close(0);
 });

@@ -76,6 +76,8 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
     };
     const saver = setInterval(save, 1_000);
     const stop = () => { ac.abort(); };
+    // A closed pipe (`aep tail | head`) ends the tail quietly instead of crashing.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') stop(); });
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     const from = opts.fromStart || saved.size > 0 ? 'all' as const : undefined;
@@ -92,6 +94,7 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
         saved.set(e.session, { session: e.session, epoch, seq: e.seq });
         dirty = true;
       }
+      if (ac.signal.aborted) return;
       process.stdout.write((opts.json ? raw : formatEvent(e)) + '\n');
       printed++;
       if (count !== undefined && printed >= count) ac.abort();
@@ -157,7 +160,7 @@ const SEV_MARK: Record<string, string> = { debug: 'DBG', info: 'INF', notice: 'N
 export function formatEvent(e: WireEvent): string {
   const t = typeof e.time === 'string' && e.time.length >= 23 ? e.time.slice(11, 23) : String(e.time ?? '');
   const sev = SEV_MARK[e.severity ?? 'info'] ?? 'INF';
-  const pos = typeof e.seq === 'number' ? `#${e.epoch ? `${e.epoch}:` : ''}${e.seq}` : '';
+  const pos = typeof e.seq === 'number' ? `#${e.seq}` : '';
   const where = e.session !== undefined ? `${clean(e.agent)}/${clean(e.session)}${pos}` : clean(e.agent);
   const subj = e.subject !== undefined ? ` ${clean(e.subject)}` : '';
   const s = summary(e);
