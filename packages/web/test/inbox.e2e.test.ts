@@ -41,6 +41,7 @@ async function openInbox(viewport: { width: number; height: number }, external: 
   const origin = new URL(up.url).origin;
   page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) external.push(r.url()); });
   await page.goto(`${up.url}/`);
+  if (contexts.length === 1) await shot(page, '00-token-screen');
   await page.getByLabel('Relay token').fill(token);
   await page.getByRole('button', { name: 'Open the inbox' }).click();
   return page;
@@ -66,7 +67,8 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     await shot(a, '01-inbox-desktop');
     await shot(b, '01-inbox-phone');
 
-    // Context B keeps the request open to watch it resolve live.
+    // Context B keeps the request open to watch it resolve live (a marker proves no reload).
+    await b.evaluate(() => { (window as unknown as { __noReload?: boolean }).__noReload = true; });
     await b.locator(`.item[data-request="${requestId}"] a`).click();
     await b.locator(`.detail[data-request="${requestId}"]`).waitFor();
 
@@ -109,8 +111,9 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
 
     // The second context saw it resolve without any reload.
     await b.locator(`.detail[data-request="${requestId}"] .outcome[data-status="resolved"]`).waitFor({ timeout: 15_000 });
-    await b.goto(`${up.url}/#/`).catch(() => {}); // hash navigation only: same document
+    await b.getByRole('link', { name: /All pending requests/ }).click(); // in-page navigation
     await b.locator(`.item[data-request="${requestId}"]`).waitFor({ state: 'detached' });
+    assert.equal(await b.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload), true);
     await shot(b, '05-second-context-resolved');
 
     // Then the agent asks for a permission: allow it with a reason.

@@ -58,6 +58,7 @@ test('the token and the SQLite store survive a restart; the inbox is served with
     token = tokenOf(first.out.all);
     assert.ok(token.length >= 24);
     assert.ok(first.out.all.some((l) => l.includes('aep claude-code install')));
+    assert.ok(first.out.all.some((l) => l.includes(`aep claude-code serve --relay ${first.url} --token ${token}`)));
     assert.ok(first.out.all.some((l) => l.includes(`aep demo agent --relay ${first.url} --token ${token}`)));
     const tokenFile = join(stateHome, 'aep', 'token');
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600);

@@ -69,7 +69,7 @@ function TokenScreen(props: { onToken: (t: string) => void; error?: string }) {
           Printed by <code>aep up</code> (and saved in its state directory). Kept in this browser's
           storage only; it is never put in the page address.
         </p>
-        <input id="token" type="password" autoComplete="off" spellcheck={false} aria-describedby="token-hint" value={value}
+        <input id="token" type="password" autoFocus autoComplete="off" spellcheck={false} aria-describedby="token-hint" value={value}
           onInput={(ev) => setValue(ev.currentTarget.value)} />
         {props.error ? <p class="bad" role="alert">{props.error}</p> : null}
         <div class="actions">
@@ -210,6 +210,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
         <Status state={conn.state} detail={conn.detail} />
         <button type="button" class="link" onClick={() => props.onUnauthorized('')}><span class="wide-only">Change </span>token</button>
       </header>
+      <p class="sr-only" aria-live="polite" aria-atomic="true">{pendingCount} pending request{pendingCount === 1 ? '' : 's'}</p>
       <div class="body">
         {showList ? (
           <aside class="list" aria-label="Pending requests">
