@@ -112,8 +112,12 @@ export interface BridgeStats {
 }
 
 // Only lines containing one of these can be messages the bridge acts on; every other line is
-// forwarded without being parsed (the fast path).
-const SERVER_KEYWORDS = ['"elicitation/create"', '"notifications/cancelled"', '"serverInfo"'];
+// forwarded without being parsed (the fast path). The patterns are ASCII, so testing them on the
+// latin1 view of the UTF-8 bytes is exact (and much faster than several Buffer searches).
+// `\/` is a legal JSON escape of `/` (some encoders, e.g. PHP's, emit it).
+const SERVER_PATTERN = /"(?:elicitation\\?\/create|notifications\\?\/cancelled|serverInfo)"/;
+const HOST_INIT_PATTERN = /"initialize"/;
+const HOST_RESPONSE_PATTERN = /"(?:initialize|result|error)"/;
 
 function keyOf(id: RequestId): string {
   return typeof id === 'number' ? `n:${id}` : `s:${id}`;
@@ -187,7 +191,7 @@ export class McpBridge {
   private onHostLine(line: Buffer, parseable: boolean): void {
     this.stats.fromHost++;
     const tracking = this.pending.size > 0 || this.withdrawnFromHost.size > 0;
-    if (parseable && (line.includes('"initialize"') || (tracking && (line.includes('"result"') || line.includes('"error"'))))) {
+    if (parseable && (tracking ? HOST_RESPONSE_PATTERN : HOST_INIT_PATTERN).test(line.toString('latin1'))) {
       const msg = parseLine(line);
       if (msg !== undefined) {
         if (this.interceptFromHost(msg)) return;
@@ -255,7 +259,7 @@ export class McpBridge {
 
   private onServerLine(line: Buffer, parseable: boolean): void {
     this.stats.fromServer++;
-    if (parseable && SERVER_KEYWORDS.some((k) => line.includes(k))) {
+    if (parseable && SERVER_PATTERN.test(line.toString('latin1'))) {
       const msg = parseLine(line);
       if (msg !== undefined && this.interceptFromServer(msg, line)) return;
     }

@@ -202,3 +202,11 @@ test('the server name becomes the requests subject', () => {
   bridge.fromServer(line({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'files', version: '1' } } }));
   assert.equal(aep.subject, 'mcp:files');
 });
+
+test('an elicitation written with the JSON escape "\\/" is still intercepted', () => {
+  const aep = new ScriptedAep();
+  const { bridge, toHost } = setup({}, aep);
+  bridge.fromServer(Buffer.from('{"jsonrpc":"2.0","id":11,"method":"elicitation\\/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}\n'));
+  assert.equal(aep.asks.length, 1);
+  assert.equal(toHost.text(), '', 'not forwarded to a host without elicitation');
+});
