@@ -121,3 +121,27 @@ test('close() releases held hooks with no decision and records the dismissal', a
   assert.equal(last.type, 'attention.resolved');
   assert.deepEqual(last.data, { resolution: 'dismissed', latency_ms: (last.data as Record<string, number>)['latency_ms'] });
 });
+
+test('a PostToolUse for the held AskUserQuestion call dismisses it (answered elsewhere)', async () => {
+  const u = recorder();
+  const d = await startDaemon({ port: 0, uplink: u, waitMs: 60_000 });
+  try {
+    const ask = fixture('AskUserQuestion');
+    const held = post(`${d.url}/hooks/PreToolUse`, JSON.stringify(ask));
+    const deadline = Date.now() + 5_000;
+    while (d.pending().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const [id] = d.pending();
+    assert.ok(id);
+    const other = await post(`${d.url}/hooks/PostToolUse`, JSON.stringify({ ...ask, hook_event_name: 'PostToolUse', tool_input: { other: 'input' }, tool_response: { answers: {} } }));
+    assert.deepEqual(other.json, {});
+    assert.deepEqual((await held).json, {});
+    assert.deepEqual(d.pending(), []);
+    const resolved = u.events.find((e) => e.type === 'attention.resolved' && e.subject === id)!;
+    assert.equal((resolved.data as Record<string, unknown>)['resolution'], 'dismissed');
+    assert.equal(resolved.cause, id);
+    const idx = (t: string) => u.events.findIndex((e) => e.type === t && (t !== 'attention.resolved' || e.subject === id));
+    assert.ok(idx('attention.resolved') < idx('tool.completed'), 'the dismissal precedes tool.completed');
+  } finally {
+    await d.close();
+  }
+});
