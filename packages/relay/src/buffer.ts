@@ -156,6 +156,12 @@ export class ReplayBuffer {
     return 'admitted';
   }
 
+  /** Admit unless the key is held (one lookup); the entry is built only when new. */
+  admitNew(key: string, make: (rowid: number) => Entry, nextRowid: () => number): Admission {
+    if (this.byKey.has(key)) { this.stats.duplicates++; return 'duplicate'; }
+    return this.admit(make(nextRowid()));
+  }
+
   /** Restore a persisted tombstone / eviction high-water mark (store load). */
   restoreEvicted(session: string, pos: Pos): void {
     const buf = this.sessions.get(session);

@@ -32,6 +32,21 @@ export class Outgoing {
     return this.parsedEvent;
   }
 
+  private frames: Map<string, string | Buffer> | undefined;
+
+  /**
+   * A per-binding frame built once per (Event, ceiling) and shared by every subscriber, so
+   * fan-out to N consumers formats and UTF-8-encodes an Event once, not N times.
+   */
+  frame<T extends string | Buffer>(binding: 'sse' | 'ws', ceiling: CaptureLevel | undefined, build: (text: string) => T): T {
+    const key = `${binding}:${ceiling ?? ''}`;
+    const hit = this.frames?.get(key);
+    if (hit !== undefined) return hit as T;
+    const f = build(this.render(ceiling));
+    (this.frames ??= new Map()).set(key, f);
+    return f;
+  }
+
   /** Bytes to deliver under `ceiling`: the raw received line unless a down-level applies. */
   render(ceiling: CaptureLevel | undefined): string {
     if (ceiling === undefined || captureRank(ceiling) >= this.captureRank) return this.raw;
@@ -50,8 +65,8 @@ export interface ConsumerSink {
   readonly kind: 'sse' | 'ws';
   /** Bytes queued but not yet flushed to the socket. */
   buffered(): number;
-  /** Write one delivery (an Event under a subscription). */
-  deliver(sub: Subscription, o: Outgoing, text: string): void;
+  /** Write one delivery (an Event under a subscription, rendered for `ceiling`). */
+  deliver(sub: Subscription, o: Outgoing, ceiling: CaptureLevel | undefined): void;
   /** Write a replay-exhausted marker. */
   marker(sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void;
   /** Replay finished (SSE `live=0`: end the response). */
@@ -220,10 +235,8 @@ export class Hub {
       if (sev < NOTICE) { this.drop(sink); return; }
       if (b > this.limits.maxConsumerBytes) { this.slow(sink); return; }
     }
-    let text: string;
-    try { text = o.render(ceiling); } catch { return; }
-    const first = subs[0]!;
-    sink.deliver(first, o, text);
+    try { o.render(ceiling); } catch { return; }
+    sink.deliver(subs[0]!, o, ceiling);
     for (const s of subs) s.noteDelivered(o);
     this.stats.delivered++;
   }
@@ -245,9 +258,8 @@ export class Hub {
         let ok: boolean;
         try { ok = sub.matches(o); } catch { ok = false; }
         if (!ok) continue;
-        let text: string;
-        try { text = o.render(sub.spec.ceiling); } catch { continue; }
-        sub.sink.deliver(sub, o, text);
+        try { o.render(sub.spec.ceiling); } catch { continue; }
+        sub.sink.deliver(sub, o, sub.spec.ceiling);
         sub.noteDelivered(o);
         this.stats.delivered++;
         if (++n % 256 === 0 && sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
@@ -258,9 +270,8 @@ export class Hub {
       if (sub.sink.closed || sub.cancelled) return;
       const batch = sub.pending; sub.pending = []; sub.pendingBytes = 0;
       for (const o of batch) {
-        let text: string;
-        try { text = o.render(sub.spec.ceiling); } catch { continue; }
-        sub.sink.deliver(sub, o, text);
+        try { o.render(sub.spec.ceiling); } catch { continue; }
+        sub.sink.deliver(sub, o, sub.spec.ceiling);
         sub.noteDelivered(o);
         this.stats.delivered++;
       }
