@@ -24,10 +24,15 @@ export interface RelayHandle {
  */
 export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> {
   const o = resolveOptions(opts);
-  const store = o.storePath === null ? null : await SqliteStore.open(o.storePath, o.storeSync);
+  let store: SqliteStore | null = null;
+  try {
+    store = o.storePath === null ? null : await SqliteStore.open(o.storePath, o.storeSync);
+  } catch (err) {
+    throw new Error(`store ${o.storePath ?? ''} cannot be opened: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const relay = new Relay(o, store);
   try {
-    relay.load();
+    await relay.load();
     const port = await relay.listen();
     const host = o.host.includes(':') ? `[${o.host}]` : o.host;
     return { url: `http://${host}:${port}`, port, storePath: o.storePath, stats: () => relay.stats(), close: () => relay.close() };

@@ -181,7 +181,7 @@ export class Relay {
   // ---------------------------------------------------------------- store
 
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
-  load(): void {
+  async load(): Promise<void> {
     if (!this.store) return;
     for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);
     let max = 0;
@@ -199,7 +199,7 @@ export class Relay {
     }
     if (bad.length) this.store.removeNow(bad);
     this.nextRowid = max + 1;
-    this.store.startWriter();
+    await this.store.startWriter();
   }
 
   // ---------------------------------------------------------------- ingest

@@ -28,6 +28,7 @@ interface Db {
   prepare(s: string): { run(...a: unknown[]): unknown; all(...a: unknown[]): unknown[]; iterate(...a: unknown[]): IterableIterator<unknown> };
   transaction<F extends (...a: never[]) => unknown>(f: F): F;
   close(): void;
+  readonly open: boolean;
 }
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
@@ -36,12 +37,22 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);`;
 
 // The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
-const WORKER = `
+const WORKER = `(() => {
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
-const db = new Database(workerData.path);
-db.pragma('journal_mode = WAL');
-db.pragma(workerData.sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+let db;
+try {
+  db = new Database(workerData.path, { timeout: 200 });
+  db.pragma('journal_mode = WAL');
+  db.pragma(workerData.sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+  // One relay per store: hold the write lock for the life of the process.
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.exec('BEGIN IMMEDIATE; COMMIT');
+} catch (e) {
+  parentPort.postMessage({ ready: false, error: String(e && e.message || e) });
+  return;
+}
+parentPort.postMessage({ ready: true });
 const ins = db.prepare('INSERT INTO events (rowid, session, epoch, seq, sub, positioned, raw) VALUES (?, ?, ?, ?, ?, ?, ?)');
 const del = db.prepare('DELETE FROM events WHERE rowid = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
@@ -61,6 +72,7 @@ parentPort.on('message', (m) => {
   try { tx(m.ops); parentPort.postMessage({ batch: m.batch, ok: true }); }
   catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e) }); }
 });
+})();
 `;
 
 interface Waiter { resolve: () => void; reject: (e: Error) => void }
@@ -83,9 +95,9 @@ export class SqliteStore implements BufferSink {
   /** Open (creating directories and schema as needed). Reads happen here; writes go to the worker after `startWriter()`. */
   static async open(path: string, sync: 'full' | 'normal' = 'full'): Promise<SqliteStore> {
     const mod = await import('better-sqlite3');
-    const Database = (mod as unknown as { default: new (p: string) => Db }).default;
+    const Database = (mod as unknown as { default: new (p: string, o?: { timeout?: number }) => Db }).default;
     mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
+    const db = new Database(path, { timeout: 200 });
     db.pragma('journal_mode = WAL');
     // FULL: the WAL is fsynced at every commit, so a 202 survives a crash of the process *and*
     // of the machine. NORMAL would survive kill -9 but not a power loss.
@@ -111,13 +123,26 @@ export class SqliteStore implements BufferSink {
     this.db.transaction(() => { for (const id of rowids) del.run(id); })();
   }
 
-  /** After loading: hand writing over to the worker thread. Queued operations are kept. */
-  startWriter(): void {
+  /**
+   * After loading: hand writing over to the worker thread, which takes the store's write lock
+   * for the life of the relay (a second relay on the same file fails to start). Queued
+   * operations are kept.
+   */
+  async startWriter(): Promise<void> {
     this.db.close();
     const module = createRequire(import.meta.url).resolve('better-sqlite3');
     const w = new Worker(WORKER, { eval: true, workerData: { module, path: this.path, sync: this.sync }, execArgv: [] });
-    w.on('message', (m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }) => this.onMessage(m));
     w.on('error', (err) => this.failInflight(err instanceof Error ? err : new Error(String(err))));
+    const ready = await new Promise<{ ready: boolean; error?: string }>((resolve) => {
+      w.once('message', (m: { ready: boolean; error?: string }) => resolve(m));
+      w.once('exit', () => resolve({ ready: false, error: 'store writer exited' }));
+    });
+    if (!ready.ready) {
+      this.closed = true;
+      await w.terminate();
+      throw new Error(`store ${this.path} cannot be opened for writing (is another relay using it?): ${ready.error ?? ''}`);
+    }
+    w.on('message', (m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }) => this.onMessage(m));
     this.worker = w;
     if (this.ops.length > 0 || this.waiters.length > 0) this.schedule();
   }
@@ -200,7 +225,7 @@ export class SqliteStore implements BufferSink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (!this.worker) { this.db.close(); return; }
+    if (!this.worker) { if (this.db.open) this.db.close(); return; }
     const w = this.worker;
     const idle = () => new Promise<void>((resolve) => {
       if (!this.inflight && this.ops.length === 0) return resolve();

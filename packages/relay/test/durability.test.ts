@@ -99,6 +99,17 @@ describe('durable store', () => {
     await r3.close();
   });
 
+  it('a second relay on the same store refuses to start (one writer per store)', async () => {
+    const path = join(tmp(), 'relay.sqlite');
+    const r1 = await startRelay({ port: 0, storePath: path });
+    await assert.rejects(startRelay({ port: 0, storePath: path }), /cannot be opened/);
+    assert.equal((await post(r1.url, ev('session.started', 'lock', 0))).status, 202);
+    await r1.close();
+    const r2 = await startRelay({ port: 0, storePath: path });
+    assert.equal(r2.stats().held, 1);
+    await r2.close();
+  });
+
   it('SIGKILL during a 100k-Event ingest loses no Event that was answered 202', async () => {
     const path = join(tmp(), 'relay.sqlite');
     const proc = await relayProcess(['--store', path, '--quiet']);
