@@ -77,6 +77,12 @@ export function register(program: Command): void {
         throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be an http(s) URL, got "${relay.replace(/\?.*$/, '?…')}"`, EXIT.USAGE);
       }
       const token = o.token ?? process.env['AEP_TOKEN'];
+      // Stdout is the MCP channel: any stray console output (ours or a dependency's) goes to stderr.
+      const { format } = await import('node:util');
+      const toStderr = (...a: unknown[]): void => { process.stderr.write(`${format(...a)}\n`); };
+      console.log = toStderr;
+      console.info = toStderr;
+      console.debug = toStderr;
       const bridge = await import('@aep/mcp-bridge');
       let code: number;
       try {
