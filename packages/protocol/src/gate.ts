@@ -20,9 +20,20 @@ function typedStructural(f: FieldSpec, v: unknown): boolean {
 
 /** True when every element of `v` (a string, or an array) is one of the select's choice ids. */
 function allChoiceIds(f: FieldSpec, v: unknown): boolean {
-  const ids = choiceIds(f);
-  const list = Array.isArray(v) ? v : [v];
-  return list.every((el) => typeof el === 'string' && ids.has(el));
+  if (Array.isArray(v)) {
+    for (const el of v) if (!isChoiceId(f, el)) return false;
+    return true;
+  }
+  return isChoiceId(f, v);
+}
+
+/** Linear scan: choice lists are short, and this avoids building a Set per call. */
+function isChoiceId(f: FieldSpec, el: unknown): boolean {
+  if (typeof el !== 'string' || !Array.isArray(f.choices)) return false;
+  for (const c of f.choices as unknown[]) {
+    if (c !== null && typeof c === 'object' && (c as { id?: unknown }).id === el) return true;
+  }
+  return false;
 }
 
 /**
