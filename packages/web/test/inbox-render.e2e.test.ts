@@ -130,6 +130,13 @@ test('the session view is a live, filterable timeline', async () => {
   assert.equal(await tl.locator('.ev').count(), 1);
   await tl.getByLabel(/Filter by type/).fill('');
   await tl.getByRole('checkbox', { name: /attention/ }).check();
+  // The shared attr-match filter: valid narrows, invalid matches nothing (fails closed).
+  await tl.getByLabel(/attr-match filter/).fill('{"type":"attention.*"}');
+  assert.equal(await tl.locator('.ev').count(), 3);
+  await tl.getByLabel(/attr-match filter/).fill('{"seq":1}');
+  assert.equal(await tl.locator('.ev').count(), 0);
+  assert.match(await tl.getByRole('status').innerText(), /invalid-filter\.forbidden-key/);
+  await tl.getByLabel(/attr-match filter/).fill('');
   await postEvents(relay.url, token, [sessionEvent('writer', 's_in', 6, 'run.completed', { run: 'r1' })]);
   await tl.locator('.ev', { hasText: 'run.completed' }).waitFor({ timeout: 10_000 });
   await page.screenshot({ path: join(resultsDir, '12-session-timeline.png'), fullPage: true });
@@ -144,5 +151,27 @@ test('a token the relay refuses sends the person back to the token screen', asyn
   await page.getByRole('alert').waitFor({ timeout: 10_000 });
   assert.match(await page.getByRole('alert').innerText(), /refused this token/);
   assert.equal(await page.evaluate(() => localStorage.getItem('aep.inbox.token')), null);
+  await page.close();
+});
+
+test('malformed payloads (envelope-valid) never break the inbox', async () => {
+  const weird = [
+    { kind: 'form', prompt: 42, fields: 'nope' },
+    { kind: 'form', prompt: 'select without choices', fields: [{ id: 'x', type: 'select', label: 'X' }, null, 7, { id: 'y', type: 'date', label: 'Y' }] },
+    { kind: 7, prompt: ['a'], options: [1, null, { id: 'ok' }], respond_via: 'control' },
+    { kind: 'permission', prompt: 'p', options: 'allow' },
+    { kind: 'form', prompt: 'choices not objects', fields: [{ id: 'c', type: 'select', label: 'C', choices: [1, 'a', { id: 'k' }], multi: 'yes' }] },
+  ];
+  const events = weird.map((data, i) => sessionEvent('fuzz', 's_fuzz', i + 1, 'attention.requested', { capture: 'redacted', data }));
+  await postEvents(relay.url, token, events);
+  const page = await inbox();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  for (const e of events) {
+    await page.locator(`.item[data-request="${String(e['id'])}"] a`).click();
+    await page.locator('#main article, #main p.bad').first().waitFor();
+  }
+  assert.deepEqual(errors, []);
+  assert.equal(await page.locator('.inbox .item').count(), 4 + events.length);
   await page.close();
 });

@@ -8,7 +8,7 @@ import { openStream } from '../sse.js';
 import type { StreamState } from '../sse.js';
 import { ControlChannel } from '../control.js';
 import { contentWithheld } from '../form.js';
-import { AgentText, Badge, formatTime, kindOf, promptOf, requestHref } from './common.js';
+import { AgentText, Badge, formatTime, Guard, kindOf, promptOf, requestHref } from './common.js';
 import { RequestDetail } from './request.js';
 import type { AnswerContext } from './request.js';
 import { SessionList, SessionTimeline } from './sessions.js';
@@ -87,7 +87,7 @@ class InboxItem extends Component<{ r: RequestEntry; selected: boolean }> {
     return next.r !== this.props.r || next.selected !== this.props.selected;
   }
   override render() {
-    return <InboxCard r={this.props.r} selected={this.props.selected} />;
+    return <Guard what="request"><InboxCard r={this.props.r} selected={this.props.selected} /></Guard>;
   }
 }
 
@@ -190,10 +190,10 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
     const entry = store.findRequest(route.id, route.session);
     selectedKey = entry?.key;
     main = entry
-      ? <RequestDetail key={entry.key} entry={entry} ctx={ctx} />
+      ? <Guard key={entry.key} what="request"><RequestDetail entry={entry} ctx={ctx} /></Guard>
       : <p class="empty">{conn.state === 'live' ? 'This request is not known to the relay (it may have been evicted from its buffer).' : 'Loading…'}</p>;
   } else if (route.view === 'session') {
-    main = <SessionTimeline session={store.sessions.get(route.session)} name={route.session} />;
+    main = <Guard key={route.session} what="session"><SessionTimeline session={store.sessions.get(route.session)} name={route.session} /></Guard>;
   } else if (route.view === 'sessions') {
     main = <section aria-labelledby="sl-h"><h2 id="sl-h">Sessions</h2><SessionList store={store} /></section>;
   }

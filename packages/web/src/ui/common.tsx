@@ -1,5 +1,6 @@
 // Small shared view pieces: provenance, quoted agent text, badges, time formatting.
 // Everything from an event is rendered as text nodes (Preact escapes); nothing uses innerHTML.
+import { Component } from 'preact';
 import type { ComponentChildren } from 'preact';
 import type { WireEvent } from '../store.js';
 import { captureOf } from '../store.js';
@@ -85,4 +86,18 @@ export function promptOf(e: WireEvent): string {
 export function kindOf(e: WireEvent): string {
   const k = e.data?.['kind'];
   return typeof k === 'string' ? k : 'other';
+}
+
+/**
+ * Contains a rendering failure caused by one malformed event, so the rest of the inbox keeps
+ * working (bad input never crashes, DEVELOPERS.md).
+ */
+export class Guard extends Component<{ what: string; children: ComponentChildren }, { failed: boolean }> {
+  override state = { failed: false };
+  override componentDidCatch(): void {
+    this.setState({ failed: true });
+  }
+  override render() {
+    return this.state.failed ? <p class="bad">This {this.props.what} could not be displayed (malformed event).</p> : this.props.children;
+  }
 }

@@ -1,7 +1,8 @@
 // Session views: the list of sessions seen, and a live, filterable timeline per session
 // (runs, tools, attention, control...). Filters are local to the view; they never change what
 // the inbox receives.
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
+import { compileFilter } from '@aep/protocol';
 import type { InboxStore, SessionEntry, WireEvent } from '../store.js';
 import { captureOf } from '../store.js';
 import { Badge, formatTime, requestHref, sessionHref } from './common.js';
@@ -66,10 +67,23 @@ export function SessionList(props: { store: InboxStore }) {
 export function SessionTimeline(props: { session: SessionEntry | undefined; name: string }) {
   const [off, setOff] = useState<Set<Category>>(new Set());
   const [q, setQ] = useState('');
+  const [attr, setAttr] = useState('');
+  // An attr-match filter (AEP-0003 §6.1), compiled by the same code the relay uses; invalid
+  // filters are reported and match nothing (fail closed, §6.2), never everything.
+  const compiled = useMemo((): { match: (e: unknown) => boolean } | { error: string } | null => {
+    const text = attr.trim();
+    if (!text) return null;
+    let parsed: unknown;
+    try { parsed = JSON.parse(text); } catch { return { error: 'not JSON' }; }
+    const c = compileFilter(parsed);
+    return c.ok ? { match: c.match } : { error: c.issues.map((i) => i.message).join('; ') };
+  }, [attr]);
   const s = props.session;
   const events = s ? s.events : [];
   const needle = q.trim().toLowerCase();
-  const shown = events.filter((e) => !off.has(categoryOf(e.type)) && (!needle || e.type.toLowerCase().includes(needle) || (e.agent ?? '').toLowerCase().includes(needle) || (e.subject ?? '').toLowerCase().includes(needle)));
+  const shown = events.filter((e) => !off.has(categoryOf(e.type))
+    && (!needle || e.type.toLowerCase().includes(needle) || (e.agent ?? '').toLowerCase().includes(needle) || (e.subject ?? '').toLowerCase().includes(needle))
+    && (compiled === null || ('match' in compiled ? compiled.match(e) : false)));
   const counts = new Map<Category, number>();
   for (const e of events) counts.set(categoryOf(e.type), (counts.get(categoryOf(e.type)) ?? 0) + 1);
   return (
@@ -92,6 +106,12 @@ export function SessionTimeline(props: { session: SessionEntry | undefined; name
           <span>Filter by type, agent or subject</span>
           <input type="search" value={q} onInput={(ev) => setQ(ev.currentTarget.value)} placeholder="e.g. tool.completed" />
         </label>
+        <label class="search">
+          <span>attr-match filter (JSON)</span>
+          <input type="text" class="mono" value={attr} spellcheck={false} aria-invalid={compiled !== null && 'error' in compiled ? true : undefined}
+            aria-describedby="attr-err" onInput={(ev) => setAttr(ev.currentTarget.value)} placeholder='{"type":"tool.*","severity":{"gte":"notice"}}' />
+        </label>
+        {compiled !== null && 'error' in compiled ? <p id="attr-err" class="bad hint" role="status">Filter not applied, nothing matches: {compiled.error}</p> : <span id="attr-err" />}
       </fieldset>
       <ol class="events" aria-live="polite" aria-relevant="additions">
         {shown.map((e) => (
