@@ -153,3 +153,28 @@ test('a request at metadata is shown with placeholders', () => {
   assert.equal(contentWithheld({ ...request(), capture: undefined } as never), true); // default metadata
   assert.equal(contentWithheld(request() as never), false);
 });
+
+test('property: the inbox claims metadata exactly when the protocol gate keeps every value at metadata', async () => {
+  const { gateFormValues } = await import('@aep/protocol');
+  const choice = fc.record({ id: fc.constantFrom('1', '2', '3'), label: fc.string() });
+  const field = fc.oneof(
+    fc.record({ type: fc.constant('string'), required: fc.boolean() }),
+    fc.record({ type: fc.constant('number'), min: fc.option(fc.integer({ min: -5, max: 5 }), { nil: undefined }) }),
+    fc.record({ type: fc.constant('boolean') }),
+    fc.record({ type: fc.constant('select'), multi: fc.boolean(), other: fc.boolean(), choices: fc.uniqueArray(choice, { minLength: 1, maxLength: 3, selector: (c) => c.id }) }),
+  );
+  const draft = fc.record({
+    text: fc.option(fc.oneof(fc.string(), fc.integer().map(String)), { nil: undefined }),
+    checked: fc.option(fc.boolean(), { nil: undefined }),
+    picked: fc.option(fc.array(fc.constantFrom('1', '2', '3', '9')), { nil: undefined }),
+    otherOn: fc.option(fc.boolean(), { nil: undefined }),
+    otherText: fc.option(fc.string(), { nil: undefined }),
+  });
+  fc.assert(fc.property(fc.array(fc.tuple(field, draft), { maxLength: 5 }), (pairs) => {
+    const fields = fieldsOf({ data: { fields: pairs.map(([f], i) => ({ id: String(i + 1), label: `L${i}`, ...f })) } } as never);
+    const d = Object.fromEntries(pairs.map(([, x], i) => [String(i + 1), Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined))]));
+    const values = draftToValues(fields, d);
+    const kept = gateFormValues(fields as never, values, 'metadata');
+    assert.equal(carriesFreeText(fields, values), JSON.stringify(kept) !== JSON.stringify(values));
+  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) });
+});
