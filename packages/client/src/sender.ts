@@ -8,6 +8,9 @@ import { ClientError } from './errors.js';
 import type { CancelInput, CommandResult, CommandSenderOptions, RespondInput, WireEvent } from './types.js';
 import { defaultSource, isObject, socketUrl, tryParse } from './util.js';
 
+/** Standing ack subscriptions kept per sender. */
+const MAX_ACK_SUBS = 32;
+
 interface Waiter {
   id: string;
   onAck: (ack: WireEvent) => void;
@@ -25,6 +28,7 @@ export class CommandSender {
   private readonly waiters = new Map<string, Waiter>();
   private readonly subAcks = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
   private subCounter = 0;
+  private readonly ackSubs = new Map<string, { id: string; ready: Promise<void> }>();
   private closed = false;
   private readonly agent: string;
   private readonly source: string;
@@ -79,43 +83,38 @@ export class CommandSender {
     const raw = JSON.stringify(command);
     const window = this.options.ackWindowMs ?? 10_000;
     const attempts = 1 + Math.max(0, this.options.retries ?? 1);
-    const subId = `ack-${++this.subCounter}-${command.id}`;
-    await this.subscribeAcks(subId, command.session, command.id);
-    try {
-      return await new Promise<CommandResult>((resolve) => {
-        let attempt = 0;
-        let timer: NodeJS.Timeout | undefined;
-        const finish = (r: CommandResult) => {
-          if (timer) clearTimeout(timer);
-          this.waiters.delete(command.id);
-          resolve(r);
-        };
-        this.waiters.set(command.id, {
-          id: command.id,
-          onAck: (ack) => {
-            if (ack.type === 'control.accepted') return finish({ status: 'accepted', command, ack });
-            const d = isObject(ack.data) ? ack.data : {};
-            finish({
-              status: 'rejected', command, ack,
-              ...(typeof d['reason'] === 'string' ? { reason: d['reason'] } : {}),
-              ...(typeof d['detail'] === 'string' ? { detail: d['detail'] } : {}),
-              ...(Array.isArray(d['issues']) ? { issues: d['issues'] as Issue[] } : {}),
-            });
-          },
-          onRefusal: (code, detail) => finish({ status: 'refused', reason: code, command, ...(detail !== undefined ? { detail } : {}) }),
-        });
-        const fire = () => {
-          if (attempt >= attempts || this.closed) return finish({ status: 'no-ack', command });
-          attempt++;
-          // Identical bytes on every attempt (AEP-0004 §2: a retry reuses the id and source).
-          if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(raw);
-          timer = setTimeout(fire, window);
-        };
-        fire();
+    await this.ackSubscription(command.session);
+    return await new Promise<CommandResult>((resolve) => {
+      let attempt = 0;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (r: CommandResult) => {
+        if (timer) clearTimeout(timer);
+        this.waiters.delete(command.id);
+        resolve(r);
+      };
+      this.waiters.set(command.id, {
+        id: command.id,
+        onAck: (ack) => {
+          if (ack.type === 'control.accepted') return finish({ status: 'accepted', command, ack });
+          const d = isObject(ack.data) ? ack.data : {};
+          finish({
+            status: 'rejected', command, ack,
+            ...(typeof d['reason'] === 'string' ? { reason: d['reason'] } : {}),
+            ...(typeof d['detail'] === 'string' ? { detail: d['detail'] } : {}),
+            ...(Array.isArray(d['issues']) ? { issues: d['issues'] as Issue[] } : {}),
+          });
+        },
+        onRefusal: (code, detail) => finish({ status: 'refused', reason: code, command, ...(detail !== undefined ? { detail } : {}) }),
       });
-    } finally {
-      if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'unsubscribe', id: subId }));
-    }
+      const fire = () => {
+        if (attempt >= attempts || this.closed) return finish({ status: 'no-ack', command });
+        attempt++;
+        // Identical bytes on every attempt (AEP-0004 §2: a retry reuses the id and source).
+        if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(raw);
+        timer = setTimeout(fire, window);
+      };
+      fire();
+    });
   }
 
   /** Close the socket. Idempotent. */
@@ -194,13 +193,32 @@ export class CommandSender {
     });
   }
 
-  private subscribeAcks(id: string, session: string, cause: string): Promise<void> {
+  /**
+   * One standing ack subscription per target session (`{session, type: acks}`), opened before
+   * the first command to it and reused (bounded to {@link MAX_ACK_SUBS} sessions).
+   */
+  private ackSubscription(session: string): Promise<void> {
+    const known = this.ackSubs.get(session);
+    if (known) return known.ready;
+    const id = `acks-${++this.subCounter}`;
+    const ready = this.subscribeAcks(id, session);
+    this.ackSubs.set(session, { id, ready });
+    ready.catch(() => { this.ackSubs.delete(session); });
+    if (this.ackSubs.size > MAX_ACK_SUBS) {
+      const [oldSession, old] = this.ackSubs.entries().next().value as [string, { id: string }];
+      this.ackSubs.delete(oldSession);
+      if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'unsubscribe', id: old.id }));
+    }
+    return ready;
+  }
+
+  private subscribeAcks(id: string, session: string): Promise<void> {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new ClientError('AEP_CLIENT_CLOSED', 'sender is not connected'));
     return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => { this.subAcks.delete(id); reject(new ClientError('AEP_CLIENT_UNREACHABLE', 'relay did not confirm the ack subscription')); }, this.options.connectTimeoutMs ?? 5_000);
       this.subAcks.set(id, { resolve: () => { clearTimeout(t); resolve(); }, reject: (e) => { clearTimeout(t); reject(e); } });
-      ws.send(JSON.stringify({ type: 'subscribe', id, filter: { session, cause, type: ['control.accepted', 'control.rejected'] } }));
+      ws.send(JSON.stringify({ type: 'subscribe', id, filter: { session, type: ['control.accepted', 'control.rejected'] } }));
     });
   }
 }

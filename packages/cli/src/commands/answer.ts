@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { FieldSpec, PendingAttention } from '@aep/client';
+import type * as PromptsModule from '@inquirer/prompts';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 import { addRelayOptions, clean, exitFor, mapClientError, positiveInt, printResult, relayUrl, sendRespond } from './respond.js';
@@ -92,7 +93,7 @@ exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused, 4 no ack, 5 u
   }));
 }
 
-type Prompts = typeof import('@inquirer/prompts');
+type Prompts = typeof PromptsModule;
 
 async function ask(p: Prompts, req: PendingAttention, previous: Record<string, unknown>): Promise<{ option?: string; text?: string; values?: Record<string, unknown> }> {
   const fields = Array.isArray(req.data['fields']) ? (req.data['fields'] as FieldSpec[]) : undefined;

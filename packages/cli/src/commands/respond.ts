@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import type * as ClientModule from '@aep/client';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 
@@ -165,7 +166,7 @@ export async function sendRespond(req: RespondRequest): Promise<RespondOutcome> 
 }
 
 /** Finds the session of a request by replaying `attention.requested` events (`from=all`, `live=0`). */
-export async function findSession(client: typeof import('@aep/client'), url: string, token: string | undefined, requestId: string): Promise<string> {
+export async function findSession(client: typeof ClientModule, url: string, token: string | undefined, requestId: string): Promise<string> {
   let found: string | undefined;
   const sub = client.subscribe({
     url, ...(token ? { token } : {}), filter: { type: 'attention.requested', id: requestId },
