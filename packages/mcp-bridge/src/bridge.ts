@@ -312,7 +312,7 @@ export class McpBridge {
     if (!parsed.success || 'task' in rawParams) {
       // Invalid, or task-augmented (the bridge answers plain ElicitResults only): the host decides.
       if (hostCan) return false;
-      const why = parsed.success ? 'task-augmented elicitation is not supported by the bridge' : `invalid elicitation request: ${parsed.error.message.slice(0, 200)}`;
+      const why = parsed.success ? 'task-augmented elicitation is not supported by the bridge' : `Invalid elicitation request: ${summarize(parsed.error.issues)}`;
       this.log(`elicitation ${String(id)}: ${why}`);
       this.sendToServer({ jsonrpc: '2.0', id, error: { code: -32602, message: why } });
       return true;
@@ -407,6 +407,14 @@ export class McpBridge {
   private sendToHost(msg: unknown): void {
     write(this.opts.toHost, JSON.stringify(msg) + '\n');
   }
+}
+
+/** One line naming the first schema problem (zod issues are deeply nested for unions). */
+function summarize(issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; errors?: unknown }[]): string {
+  const first = issues[0];
+  if (!first) return 'does not match the MCP ElicitRequest schema';
+  const path = first.path.map(String).join('.');
+  return `${path === '' ? 'request' : path}: ${first.code === 'invalid_union' ? 'matches none of the allowed shapes' : first.message}`.slice(0, 200);
 }
 
 /** Write unless the destination is gone (a closed pipe must not crash the proxy). */
