@@ -135,6 +135,8 @@ test('a duplicated command gets the byte-identical recorded ack and is applied o
   const conn = await emitter('agent-dup');
   const engine = new AttentionEngine(conn);
   const p = engine.requestAttention({ session: 's-dup', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+  const w = watch('s-dup');
+  await withTimeout(w.sub.ready, 10_000, 'subscription');
   // A raw sender: hello, subscribe to the session's acks, send the same bytes twice.
   const ws = new WebSocket(relay.url.replace('http', 'ws') + '/socket', { headers: { Authorization: `Bearer ${TOKEN}` } });
   const acks: string[] = [];
@@ -164,6 +166,12 @@ test('a duplicated command gets the byte-identical recorded ack and is applied o
   assert.equal(acks.length, 2);
   assert.equal(acks[1], acks[0], 'the re-ack is byte-identical');
   assert.equal((JSON.parse(acks[0] ?? '{}') as { type: string }).type, 'control.accepted');
+  // The relay fans the re-ack out again; the SDK subscriber dedupes on (source, id): one ack, one answer.
+  await w.until(() => w.types().includes('attention.resolved'), 'resolved');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(w.types().filter((t) => t === 'control.accepted').length, 1);
+  assert.equal(w.types().filter((t) => t === 'attention.answered').length, 1);
+  w.sub.close();
   ws.close();
   await engine.shutdown();
   await conn.close();
@@ -197,6 +205,61 @@ test('permission: unmatched text never grants; expiry produces attention.timeout
   assert.deepEqual(tail, ['attention.resolved', 'session.ended']);
   w.sub.close();
   await sender.close();
+  await conn.close();
+});
+
+test('respond_via ["oob"] refuses control answers; an out-of-band answer is recorded via oob; abort dismisses', async () => {
+  const conn = await emitter('agent-oob');
+  const engine = new AttentionEngine(conn);
+  const w = watch('s-oob');
+  await withTimeout(w.sub.ready, 10_000, 'subscription');
+  const p = engine.requestAttention({ session: 's-oob', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respondVia: ['oob'] });
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const r = await sender.respond({ session: 's-oob', requestId: p.id, answer: { option: 'allow' } });
+  assert.equal(r.status, 'rejected');
+  assert.equal(r.reason, 'refused');
+  assert.deepEqual(engine.answerOutOfBand(p.id, { option: 'maybe' }).ok, false);
+  assert.deepEqual(engine.answerOutOfBand(p.id, { option: 'deny' }, 'terminal-user'), { ok: true, issues: [] });
+  assert.deepEqual(await withTimeout(p, 5_000, 'oob'), { status: 'answered', requestId: p.id, answer: { option: 'deny' }, by: 'terminal-user', via: 'oob' });
+  const ac = new AbortController();
+  const q = engine.requestAttention({ session: 's-oob', kind: 'input', prompt: 'Name?', signal: ac.signal });
+  ac.abort();
+  assert.deepEqual(await withTimeout(q, 5_000, 'abort'), { status: 'dismissed', requestId: q.id, reason: 'aborted' });
+  await w.until(() => w.events.filter((x) => x.e.type === 'attention.resolved').length === 2, 'two resolutions');
+  const answered = w.events.find((x) => x.e.type === 'attention.answered')?.e;
+  assert.deepEqual(answered?.data, { answer: { option: 'deny' }, by: 'terminal-user', via: 'oob' });
+  const res = w.events.filter((x) => x.e.type === 'attention.resolved').map((x) => (x.e.data as { resolution: string }).resolution);
+  assert.deepEqual(res, ['answered', 'dismissed']);
+  w.sub.close();
+  await sender.close();
+  await engine.shutdown();
+  await conn.close();
+});
+
+test('capture: at metadata the request is synthesized and the recorded answer keeps only structural values', async () => {
+  const conn = await emitter('agent-meta', { capture: 'metadata' });
+  const engine = new AttentionEngine(conn);
+  const w = watch('s-meta');
+  await withTimeout(w.sub.ready, 10_000, 'subscription');
+  const p = engine.requestAttention({ session: 's-meta', kind: 'form', prompt: 'Configure the secret backup of /home/alice', subject: 'backup-config', fields: FIELDS, capture: 'full' });
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const values = { '1': 'nightly-bk', '2': 30, '3': true, '4': ['1', '3'], '5': 'cold-line' };
+  assert.equal((await sender.respond({ session: 's-meta', requestId: p.id, answer: { values } })).status, 'accepted');
+  const o = await withTimeout(p, 5_000, 'answer');
+  assert.ok(o.status === 'answered');
+  assert.deepEqual(o.answer.values, values, 'the agent gets the full answer');
+  await w.until(() => w.types().includes('attention.resolved'), 'resolved');
+  const req = w.events.find((x) => x.e.type === 'attention.requested');
+  assert.ok(req);
+  assert.equal(req.e.capture, undefined); // metadata (the default) is omitted on the wire
+  assert.equal((req.e.data as { prompt: string }).prompt, 'agent-meta requests form: backup-config');
+  assert.doesNotMatch(req.raw, /Bucket name|alice|secret|Storage class/);
+  const ans = w.events.find((x) => x.e.type === 'attention.answered');
+  assert.deepEqual((ans?.e.data as { answer: unknown }).answer, { values: { '2': 30, '3': true, '4': ['1', '3'] } });
+  assert.doesNotMatch(ans?.raw ?? '', /nightly-bk|cold-line/);
+  w.sub.close();
+  await sender.close();
+  await engine.shutdown();
   await conn.close();
 });
 
