@@ -71,6 +71,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     await b.evaluate(() => { (window as unknown as { __noReload?: boolean }).__noReload = true; });
     await b.locator(`.item[data-request="${requestId}"] a`).click();
     await b.locator(`.detail[data-request="${requestId}"]`).waitFor();
+    await shot(b, '02-form-phone');
 
     await a.locator(`.item[data-request="${requestId}"] a`).click();
     const form = a.locator(`.detail[data-request="${requestId}"] form.answer-form`);

@@ -135,6 +135,10 @@ Examples:
         `Press Ctrl+C to stop.`,
       ];
       process.stdout.write(lines.join('\n') + '\n');
+      if (!['127.0.0.1', '::1', 'localhost'].includes(opts.host)) {
+        // AEP-0003 §8.1: any off-host binding needs TLS and a token; TLS is deployment-owned.
+        process.stderr.write(`aep: warning: listening on ${opts.host}, beyond this machine: put a TLS-terminating proxy in front (AEP-0003 §8.1); the token travels with every request\n`);
+      }
       if (!built) process.stderr.write('aep: warning: the inbox assets are not built (run `npm run build`); the relay runs without the web UI\n');
 
       let demo: ChildProcess | null = null;
