@@ -100,7 +100,8 @@ export interface GateAnswerOptions {
  * (AEP-0002 §5.3, AEP-0003 §9): `option` is structural and always kept; `text` only at
  * `redacted`+ (through the §9.4 pipeline at `redacted`, verbatim at `full`); `values` gated by
  * {@link gateFormValues} (with `fields`) or {@link structuralValues} (without), and at
- * `redacted` its free-text entries (strings that are not choice ids) are redacted. At `none`
+ * `redacted` its free-text entries (strings that are not choice ids) are redacted — without
+ * `fields` every string entry counts as free text, since a choice id cannot be told apart. At `none`
  * the caller omits `data` altogether; this returns the structural answer. Never mutates.
  */
 export function gateAnswer(answer: unknown, capture: CaptureLevel, opts: GateAnswerOptions = {}): AttentionAnswer {

@@ -29,7 +29,7 @@ an answer's values (AEP-0006).`;
 export function register(program: Command): void {
   const form = program
     .command('form')
-    .description('validate or gate AEP-0006 form answers (stdin: {"fields":[...],"values":{...}})');
+    .description('AEP-0006 forms and answers: validate or gate values, map a text answer (AEP-0008), build a request at a capture level');
 
   form
     .command('validate')
