@@ -29,6 +29,23 @@ export type SendOutcome =
   | { status: 'timeout' }
   | { status: 'error'; detail: string };
 
+/** One roster entry (AEP-0003 §4.1): a live claim of a session by a connection. */
+export interface RosterEntry {
+  session: string;
+  agent?: string;
+  instance?: string;
+  control?: { accepts?: string[]; ack_window_ms?: number };
+}
+
+/** Whether a session can take an answer now, from a roster snapshot (AEP-0004 §4.2, §4.5). */
+export function routeState(entries: readonly RosterEntry[], session: string): 'live' | 'no-route' | 'ambiguous' | 'unsupported' {
+  const claims = entries.filter((e) => e.session === session);
+  if (claims.length === 0) return 'no-route';
+  if (claims.length > 1) return 'ambiguous';
+  const accepts = claims[0]?.control?.accepts;
+  return Array.isArray(accepts) && accepts.includes('control.attention.respond') ? 'live' : 'unsupported';
+}
+
 interface Waiter {
   resolve: (o: SendOutcome) => void;
 }
@@ -54,6 +71,8 @@ export class ControlChannel {
   private readonly subWaiters = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
   private readonly waiters = new Map<string, Waiter>();
   private subCounter = 0;
+  private readonly rosterWaiters = new Map<string, (entries: RosterEntry[]) => void>();
+  private rosterAdvertised = false;
   private readonly instance = ulid().slice(-8).toLowerCase();
 
   constructor(private readonly opts: ControlOptions) {}
@@ -77,7 +96,15 @@ export class ControlChannel {
         const frame = f as Record<string, unknown>;
         const type = typeof frame['type'] === 'string' ? frame['type'] : '';
         if (!helloed) {
-          if (type === 'hello') { helloed = true; this.ws = ws; resolve(ws); return; }
+          if (type === 'hello') {
+            helloed = true;
+            this.ws = ws;
+            const caps = frame['capabilities'];
+            // Ask for a roster only where it is advertised (AEP-0003 §4.1 rule 1).
+            this.rosterAdvertised = typeof caps === 'object' && caps !== null && typeof (caps as Record<string, unknown>)['roster'] === 'object';
+            resolve(ws);
+            return;
+          }
           if (type === 'error') { reject(new Error(`${String(frame['code'])}${frame['detail'] ? `: ${String(frame['detail'])}` : ''}`)); return; }
         }
         this.onFrame(type, frame);
@@ -140,6 +167,11 @@ export class ControlChannel {
       }
       return;
     }
+    if (type === 'roster' && typeof frame['id'] === 'string' && Array.isArray(frame['entries'])) {
+      const w = this.rosterWaiters.get(frame['id']);
+      if (w) { this.rosterWaiters.delete(frame['id']); w(frame['entries'] as RosterEntry[]); }
+      return;
+    }
     if (type === 'ping') this.ws?.send(JSON.stringify({ type: 'pong', t: frame['t'] }));
     // Unknown frames are ignored (AEP-0003 §2).
   }
@@ -189,6 +221,22 @@ export class ControlChannel {
         }, windowMs);
       };
       attempt();
+    });
+  }
+
+  /**
+   * The relay's roster snapshot (AEP-0003 §4.1): live (connection, session) claims with their
+   * declared `control`. Null when unavailable (no token, not advertised, no reply in 5 s).
+   */
+  async roster(): Promise<RosterEntry[] | null> {
+    let ws: WebSocket;
+    try { ws = await this.connect(); } catch { return null; }
+    if (!this.rosterAdvertised) return null;
+    const id = `roster-${++this.subCounter}`;
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { this.rosterWaiters.delete(id); resolve(null); }, 5_000);
+      this.rosterWaiters.set(id, (entries) => { clearTimeout(t); resolve(entries); });
+      try { ws.send(JSON.stringify({ type: 'roster', id })); } catch { clearTimeout(t); resolve(null); }
     });
   }
 

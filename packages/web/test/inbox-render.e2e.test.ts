@@ -99,6 +99,8 @@ test('an unknown-kind request is answered by keyboard alone; the relay refusal (
   await page.keyboard.press('Enter');
   const d = page.locator(`.detail[data-request="${ids['input']}"]`);
   await d.waitFor();
+  // The roster snapshot already tells the person nobody holds this session.
+  await d.locator('[data-route="no-route"]').waitFor({ timeout: 10_000 });
   // Focus moves to the request heading; then the session link (provenance), the reply box, the button.
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 's_in');

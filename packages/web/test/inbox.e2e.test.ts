@@ -80,6 +80,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     const detail = a.locator(`.detail[data-request="${requestId}"]`);
     assert.match(await detail.locator('.prov').innerText(), /demo-agent/);
     assert.equal((await detail.locator('.agent-text blockquote').innerText()).trim(), 'Configure the nightly backup');
+    await detail.locator('[data-route="live"]').waitFor({ timeout: 10_000 }); // roster: the agent holds the session
     await shot(a, '02-form');
 
     // Every field type except the required string: number, checkbox, multi select, Other… text.

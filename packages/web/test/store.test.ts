@@ -178,3 +178,13 @@ test('property: the inbox claims metadata exactly when the protocol gate keeps e
     assert.equal(carriesFreeText(fields, values), JSON.stringify(kept) !== JSON.stringify(values));
   }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) });
 });
+
+test('a roster snapshot says whether an answer can be routed (AEP-0004 §4.2, §4.5)', async () => {
+  const { routeState } = await import('../src/control.js');
+  const accepts = { accepts: ['control.attention.respond'] };
+  assert.equal(routeState([], 's'), 'no-route');
+  assert.equal(routeState([{ session: 's', control: accepts }], 's'), 'live');
+  assert.equal(routeState([{ session: 's', control: accepts }, { session: 's', control: accepts }], 's'), 'ambiguous');
+  assert.equal(routeState([{ session: 's' }], 's'), 'unsupported');
+  assert.equal(routeState([{ session: 'other', control: accepts }], 's'), 'no-route');
+});

@@ -180,7 +180,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
   }, [base, props.token, store, control]);
   useStore(store);
   const route = useRoute();
-  const ctx: AnswerContext = { send: (cmd) => control.send(cmd), host: location.host, canAnswer: props.token !== '' };
+  const ctx: AnswerContext = { send: (cmd) => control.send(cmd), roster: () => control.roster(), host: location.host, canAnswer: props.token !== '' };
   const pendingCount = store.pending().length;
   useEffect(() => { document.title = pendingCount ? `(${pendingCount}) AEP inbox` : 'AEP inbox'; }, [pendingCount]);
 

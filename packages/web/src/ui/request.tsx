@@ -7,7 +7,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RequestEntry, FieldSpec, WireEvent } from '../store.js';
 import type { FieldDraft, ShownIssue } from '../form.js';
 import { buildRespond, carriesFreeText, checkValues, commandCapture, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../form.js';
-import type { SendOutcome } from '../control.js';
+import type { RosterEntry, SendOutcome } from '../control.js';
+import { routeState } from '../control.js';
 import { AgentText, Badge, formatTime, kindOf, promptOf, Provenance } from './common.js';
 import type { Phase, RequestUi } from './state.js';
 import { uiFor, updateUi, watchUi } from './state.js';
@@ -15,6 +16,8 @@ import { uiFor, updateUi, watchUi } from './state.js';
 /** What a view needs to answer: the sender and the page's host (for the command `source`). */
 export interface AnswerContext {
   send: (cmd: Record<string, unknown> & { id: string; session: string }) => Promise<SendOutcome>;
+  /** Roster snapshot (null when unavailable). */
+  roster: () => Promise<RosterEntry[] | null>;
   host: string;
   canAnswer: boolean;
 }
@@ -370,6 +373,15 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
   const headingRef = useRef<HTMLHeadingElement>(null);
   useEffect(() => { headingRef.current?.focus(); }, [entry.key]);
   const expires = e.data?.['expires_at'];
+  // Is anyone holding this session right now? A snapshot (AEP-0003 §4.1), refreshed when the
+  // request view opens and after each outcome; the command-time check stays authoritative.
+  const [route, setRoute] = useState<ReturnType<typeof routeState> | null>(null);
+  useEffect(() => {
+    if (!ctx.canAnswer || informational || entry.status !== 'pending') return;
+    let live = true;
+    void ctx.roster().then((r) => { if (live && r) setRoute(routeState(r, e.session ?? '')); });
+    return () => { live = false; };
+  }, [entry.key, ui.phase.kind]);
   let answer;
   if (kind === 'form' && fields.length > 0) answer = <FormAnswer entry={entry} ctx={ctx} informational={informational} />;
   else if (kind === 'permission' || optionsOf(e).length > 0) answer = <ChoiceAnswer entry={entry} ctx={ctx} informational={informational} />;
@@ -394,6 +406,13 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
         <p class="note" role="note">This request is answered elsewhere ({(e.data?.['respond_via'] as string[]).join(', ')}): shown for information only.</p>
       ) : null}
       {!ctx.canAnswer && !informational ? <p class="note" role="note">Read-only: enter the relay token to answer.</p> : null}
+      {route && route !== 'live' && entry.status === 'pending' ? (
+        <p class="note" role="note" data-route={route}>
+          {route === 'no-route' ? 'No agent is connected for this session right now: an answer would be refused (no-route) until it reconnects.'
+            : route === 'ambiguous' ? 'Several connections claim this session: the relay will refuse answers (ambiguous) until only one does.'
+              : 'The connected agent does not accept answers over the bus (control.attention.respond not declared).'}
+        </p>
+      ) : route === 'live' && entry.status === 'pending' ? <p class="hint" data-route="live">The agent is connected.</p> : null}
       {answer}
       <PhaseBox phase={ui.phase} entry={entry} />
       <Outcome entry={entry} />
