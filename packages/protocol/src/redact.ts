@@ -8,7 +8,7 @@
 export const REDACTED_SECRET = '[REDACTED:secret]';
 /** Replacement for PII (AEP-0003 §9.4 d). */
 export const REDACTED_PII = '[REDACTED:pii]';
-/** Configured secret values shorter than this are ignored (brief 05 §13.1 b: avoid shredding text). */
+/** Configured secret values shorter than this (ignoring surrounding whitespace) are ignored (brief 05 §13.1 b: avoid shredding text). */
 export const MIN_SECRET_VALUE_LENGTH = 4;
 
 /** Options of the redaction pipeline. */
@@ -113,7 +113,7 @@ function escapeRe(s: string): string {
 
 function usableSecrets(values: readonly string[] | undefined): string[] {
   if (!values) return [];
-  return [...new Set(values.filter((v) => typeof v === 'string' && v.length >= MIN_SECRET_VALUE_LENGTH))].sort((a, b) => b.length - a.length);
+  return [...new Set(values.filter((v) => typeof v === 'string' && v.trim().length >= MIN_SECRET_VALUE_LENGTH))].sort((a, b) => b.length - a.length);
 }
 
 function redactSecretValues(text: string, secrets: readonly string[]): string {

@@ -8,6 +8,7 @@ test('configured secret values: literal, longest first, short ones ignored, rege
   assert.equal(redact('a.b*c+d and a.b*c', { secretValues: ['a.b*c', 'a.b*c+d'] }), `${REDACTED_SECRET} and ${REDACTED_SECRET}`);
   assert.equal(redact('abc abcd', { secretValues: ['abc'] }), 'abc abcd');
   assert.equal(redact('x', { secretValues: [] }), 'x');
+  assert.equal(redact('a     b', { secretValues: ['     ', ' ab '] }), 'a     b', 'blank or too short once trimmed: ignored');
 });
 
 test('configured secret names: NAME=value and "NAME": "value"', () => {
