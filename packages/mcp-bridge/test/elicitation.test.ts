@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { validateEvent } from '@aep/protocol';
+import { validateEvent, validateStream } from '@aep/protocol';
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';
 import { startHost, SessionWatch, lifecycle } from './support.js';
 import type { Host } from './support.js';
@@ -75,6 +75,8 @@ test('form answered through the relay: the tool receives typed content; an inval
     assert.deepEqual((answered?.data as { answer: { values: Record<string, unknown> } }).answer.values, { bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] });
     // Every event the bridge emitted is schema-valid (envelope + payload).
     for (const e of watch.events.filter((x) => x.agent === 'bridge-test')) assert.deepEqual(validateEvent(e), [], `${e.type}: ${JSON.stringify(e)}`);
+    // The recorded session (requests, nacked and accepted commands, acks, outcomes) is a valid stream.
+    assert.deepEqual(validateStream(watch.events), []);
   });
 });
 
@@ -123,6 +125,8 @@ test('decline and cancel chosen through AEP reach the server', async () => {
     await watch.wait((e) => e.type === 'attention.resolved' && e.subject === r2.id, 'resolved');
     const answered = watch.events.find((e) => e.type === 'attention.answered' && e.subject === r2.id);
     assert.deepEqual((answered?.data as { answer: unknown }).answer, { option: 'cancel' });
+    // A form closed by an option answer (no values) is still a valid stream (AEP-0006 rules apply to values).
+    assert.deepEqual(validateStream(watch.events), []);
   });
 });
 
@@ -161,6 +165,7 @@ test('host with elicitation answers first: its answer reaches the tool and the A
     assert.deepEqual(lifecycle(watch.events, req.id), ['attention.requested', 'attention.resolved']);
     const late = await respond(req.id, ['--option', 'decline']);
     assert.equal(late.code, 3, 'the withdrawn request refuses answers');
+    assert.deepEqual(validateStream(watch.events), []);
   });
 });
 
@@ -227,4 +232,22 @@ test('relay unreachable: a host without elicitation gets a decline, never a hang
     assert.equal((await host.ask('all')).action, 'decline');
     assert.match(host.stderr(), /unreachable/);
   } finally { await host.close(); }
+});
+
+test('the host quits mid-question: the AEP request is dismissed before session.ended', async () => {
+  const session = `s-quit-${randomBytes(3).toString('hex')}`;
+  const watch = new SessionWatch(relay.url, TOKEN, session);
+  await watch.ready();
+  try {
+    const host = await startHost(wrapArgs(session));
+    const pending = host.ask('all').catch(() => undefined); // the call dies with the connection
+    const req = await watch.wait(isRequest, 'request');
+    await host.close();
+    await pending;
+    const ended = await watch.wait((e) => e.type === 'session.ended', 'session.ended');
+    const resolved = await watch.wait((e) => e.type === 'attention.resolved' && e.subject === req.id, 'dismissal');
+    assert.equal((resolved.data as { resolution: string }).resolution, 'dismissed');
+    assert.ok((resolved.seq ?? 0) < (ended.seq ?? 0), 'AEP-0002 §7.2: the terminal precedes session.ended');
+    assert.deepEqual(validateStream(watch.events), []);
+  } finally { watch.close(); }
 });
