@@ -60,7 +60,7 @@ function downlevelWith<T>(trees: Readonly<Record<string, CaptureTree>>, event: T
   if (c < 0) throw new AepError('AEP_CAPTURE_UNKNOWN', `unknown capture ceiling ${JSON.stringify(ceiling)}: expected none, metadata, redacted or full (AEP-0001 §8.2)`);
   if (!isPlainObject(event)) return event;
   const have = Object.prototype.hasOwnProperty.call(event, 'capture') ? event['capture'] : 'metadata';
-  const haveRank = typeof have === 'string' && have in LEVEL_RANK ? LEVEL_RANK[have]! : 3;
+  const haveRank = typeof have === 'string' && Object.prototype.hasOwnProperty.call(LEVEL_RANK, have) ? LEVEL_RANK[have]! : 3;
   if (c >= haveRank) return event;
   const targetRank = c === REDACTED && haveRank === 3 ? 1 : c;
   const target = (['none', 'metadata', 'redacted', 'full'] as const)[targetRank]!;

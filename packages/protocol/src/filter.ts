@@ -77,7 +77,7 @@ export function compileFilter(filter: unknown): CompiledFilter {
       const present = Object.prototype.hasOwnProperty.call(rec, key);
       let v = present ? rec[key] : undefined;
       let has = present;
-      if (!present && key in DEFAULTS) { v = DEFAULTS[key]; has = true; }
+      if (!present && Object.prototype.hasOwnProperty.call(DEFAULTS, key)) { v = DEFAULTS[key]; has = true; }
       if (!pred(v, has)) return false;
     }
     return true;

@@ -59,6 +59,12 @@ test('annotation-driven: a fixture tree, not a per-type table, decides', () => {
   assert.deepEqual(dl({ ...e, type: 'x.other.thing.happened' }, 'metadata'), { ...envelope, type: 'x.other.thing.happened', capture: 'metadata' }, 'a type without a tree: data removed');
 });
 
+test('a capture named like an Object.prototype member is not a level: treated as full', () => {
+  const e = { ...base, type: 'run.started', capture: 'constructor', data: { trigger: 'user', prompt: 'p' } };
+  assert.deepEqual(downlevel(e, 'redacted'), { ...e, capture: 'metadata', data: { trigger: 'user' } });
+  assert.equal(downlevel(e, 'full'), e, 'a full ceiling forwards it as is');
+});
+
 test('data that is not an object on a typed event is removed (conservative)', () => {
   const e = { ...base, type: 'run.started', capture: 'full', data: 'text' };
   assert.equal('data' in (downlevel(e, 'metadata') as object), false);
