@@ -73,6 +73,8 @@ test('at a metadata ceiling the labels are honest placeholders with a note', asy
   assert.equal(await d.getByRole('group', { name: 'Question 4' }).getByLabel('Choice 2').count(), 1);
   assert.match(await d.locator('.agent-text figcaption').innerText(), /synthesized/i);
   await page.screenshot({ path: join(resultsDir, '10-metadata-placeholders.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(resultsDir, '10-metadata-placeholders-dark.png'), fullPage: true });
   await page.close();
 });
 
