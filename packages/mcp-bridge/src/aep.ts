@@ -211,7 +211,8 @@ export class AepSide implements AepPort {
   private expire(id: string): void {
     const o = this.take(id, 'timed out');
     if (!o) return;
-    this.conn.emit(this.opts.session, 'attention.timeout', { after_ms: Date.now() - o.createdAt }, { subject: id, cause: id });
+    // The MCP side must always learn the outcome, even if recording it fails.
+    this.safeEmit(() => this.conn.emit(this.opts.session, 'attention.timeout', { after_ms: Date.now() - o.createdAt }, { subject: id, cause: id }));
     o.settle({ action: 'cancel', why: 'timeout' });
   }
 
@@ -219,8 +220,12 @@ export class AepSide implements AepPort {
     const o = this.take(id, 'dismissed');
     if (!o) return;
     this.log(`AEP request ${id} dismissed: ${reason}`);
-    this.conn.emit(this.opts.session, 'attention.resolved', { resolution: 'dismissed', latency_ms: Date.now() - o.createdAt }, { subject: id, cause: id });
+    this.safeEmit(() => this.conn.emit(this.opts.session, 'attention.resolved', { resolution: 'dismissed', latency_ms: Date.now() - o.createdAt }, { subject: id, cause: id }));
     o.settle({ action: 'cancel', why: 'dismissed' });
+  }
+
+  private safeEmit(fn: () => unknown): void {
+    try { fn(); } catch (err) { this.log(`could not record an event: ${err instanceof Error ? err.message : String(err)}`); }
   }
 
   /** AEP-0004 §5.3: decide once; invalid answers are nacked and the request stays pending (AEP-0006 §4). */
@@ -285,11 +290,13 @@ export class AepSide implements AepPort {
       }
       answer['values'] = gated;
     }
-    const answered = this.conn.emit(this.opts.session, 'attention.answered', { answer, by: cmd.agent, via: 'control' }, {
-      subject: o.id, cause: cmd.id, capture: this.capture,
-    });
-    this.conn.emit(this.opts.session, 'attention.resolved', { resolution: 'answered', latency_ms: Date.now() - o.createdAt }, {
-      subject: o.id, cause: answered.id,
+    this.safeEmit(() => {
+      const answered = this.conn.emit(this.opts.session, 'attention.answered', { answer, by: cmd.agent, via: 'control' }, {
+        subject: o.id, cause: cmd.id, capture: this.capture,
+      });
+      this.conn.emit(this.opts.session, 'attention.resolved', { resolution: 'answered', latency_ms: Date.now() - o.createdAt }, {
+        subject: o.id, cause: answered.id,
+      });
     });
     o.settle(outcome);
   }

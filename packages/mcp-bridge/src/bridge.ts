@@ -194,7 +194,12 @@ export class McpBridge {
     if (parseable && (tracking ? HOST_RESPONSE_PATTERN : HOST_INIT_PATTERN).test(line.toString('latin1'))) {
       const msg = parseLine(line);
       if (msg !== undefined) {
-        if (this.interceptFromHost(msg)) return;
+        try {
+          if (this.interceptFromHost(msg)) return;
+        } catch (err) {
+          // Last resort: a bug here must not stop the proxy; the line goes through unchanged.
+          this.log(`internal error handling a host message (forwarded unchanged): ${err instanceof Error ? err.message : String(err)}`);
+        }
       }
     }
     write(this.opts.toServer, line);
@@ -261,7 +266,11 @@ export class McpBridge {
     this.stats.fromServer++;
     if (parseable && SERVER_PATTERN.test(line.toString('latin1'))) {
       const msg = parseLine(line);
-      if (msg !== undefined && this.interceptFromServer(msg, line)) return;
+      try {
+        if (msg !== undefined && this.interceptFromServer(msg, line)) return;
+      } catch (err) {
+        this.log(`internal error handling a server message (forwarded unchanged): ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     write(this.opts.toHost, line);
   }
@@ -322,18 +331,22 @@ export class McpBridge {
     if (aep && !aep.available()) why = 'the AEP relay is unreachable';
     if (aep && why === '' && mode === 'url' && !aep.urlCapable()) why = `capture ${aep.capture} cannot carry the URL to a human`;
     if (aep && why === '') {
-      if (mode === 'url') {
-        handle = aep.askUrl({
-          message: String(rawParams['message']), url: String(rawParams['url']),
-          elicitationId: String(rawParams['elicitationId']), timeoutMs: this.timeoutMs,
-        });
-      } else {
-        const mapped = elicitationToForm(rawParams, { agent: aep.agent, capture: aep.capture, redact: (s) => aep.redact(s) });
-        if (mapped.ok) {
-          handle = aep.askForm({ data: mapped.data, requestedSchema: rawParams['requestedSchema'], message: String(rawParams['message']), timeoutMs: this.timeoutMs });
+      try {
+        if (mode === 'url') {
+          handle = aep.askUrl({
+            message: String(rawParams['message']), url: String(rawParams['url']),
+            elicitationId: String(rawParams['elicitationId']), timeoutMs: this.timeoutMs,
+          });
         } else {
-          why = `schema not mappable to an AEP form: ${mapped.reason}`;
+          const mapped = elicitationToForm(rawParams, { agent: aep.agent, capture: aep.capture, redact: (s) => aep.redact(s) });
+          if (mapped.ok) {
+            handle = aep.askForm({ data: mapped.data, requestedSchema: rawParams['requestedSchema'], message: String(rawParams['message']), timeoutMs: this.timeoutMs });
+          } else {
+            why = `schema not mappable to an AEP form: ${mapped.reason}`;
+          }
         }
+      } catch (err) {
+        why = `the AEP side failed (${err instanceof Error ? err.message : String(err)})`;
       }
     }
     if (!handle) {

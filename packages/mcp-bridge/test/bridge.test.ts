@@ -210,3 +210,13 @@ test('an elicitation written with the JSON escape "\\/" is still intercepted', (
   assert.equal(aep.asks.length, 1);
   assert.equal(toHost.text(), '', 'not forwarded to a host without elicitation');
 });
+
+test('an AEP side that throws never breaks the proxy: the elicitation falls back (decline without host)', () => {
+  const aep = new ScriptedAep();
+  aep.askForm = () => { throw new Error('emit after close()'); };
+  const { bridge, toServer, toHost } = setup({}, aep);
+  bridge.fromServer(ELICIT(6));
+  assert.deepEqual(toServer.lines()[1], { jsonrpc: '2.0', id: 6, result: { action: 'decline' } });
+  bridge.fromServer(line({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'still flowing' } }));
+  assert.equal(toHost.lines().length, 1);
+});
