@@ -1,0 +1,104 @@
+// The browser command sender (AEP-0004, brief 06 §5.4) against a scripted stand-in for the
+// browser's WebSocket API (Node 20 has none): hello first, subscribe to the session before
+// sending, silence → resend of the same bytes, ack / nack / cause-matched refusal settle it,
+// bounded retries end in a local timeout. The real relay path is covered by the e2e tests.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ControlChannel } from '../src/control.js';
+
+type Handler = ((ev: { data?: unknown }) => void) | null;
+
+/** Minimal browser-WebSocket stand-in; `script` answers each frame the page sends. */
+class ScriptedSocket {
+  static last: ScriptedSocket | null = null;
+  static script: (frame: Record<string, unknown>, sock: ScriptedSocket, raw: string) => void = () => {};
+  readonly sent: string[] = [];
+  onopen: Handler = null;
+  onmessage: Handler = null;
+  onerror: Handler = null;
+  onclose: Handler = null;
+  constructor(readonly url: URL) {
+    ScriptedSocket.last = this;
+    setTimeout(() => this.onopen?.({}), 0);
+  }
+  send(raw: string): void {
+    this.sent.push(raw);
+    const frame = JSON.parse(raw) as Record<string, unknown>;
+    setTimeout(() => ScriptedSocket.script(frame, this, raw), 0);
+  }
+  reply(frame: Record<string, unknown>): void {
+    this.onmessage?.({ data: JSON.stringify(frame) });
+  }
+  close(): void {
+    this.onclose?.({});
+  }
+}
+(globalThis as unknown as { WebSocket: unknown }).WebSocket = ScriptedSocket;
+
+function handshake(frame: Record<string, unknown>, sock: ScriptedSocket): boolean {
+  if (frame['type'] === 'hello') { sock.reply({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: { roster: {} } }); return true; }
+  if (frame['type'] === 'subscribe') { sock.reply({ type: 'subscribed', id: frame['id'] }); return true; }
+  return false;
+}
+
+const cmd = (id: string) => ({ aep: '0.1', id, type: 'control.attention.respond', subject: 'R1', cause: 'R1', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/aep-inbox', agent: 'aep-inbox', session: 's1', data: { answer: { option: 'allow' } } });
+
+test('hello, then subscribe to the session, then the command; the token rides the socket URL only', async () => {
+  let commands = 0;
+  ScriptedSocket.script = (f, s) => {
+    if (handshake(f, s)) return;
+    commands++;
+    s.reply({ aep: '0.1', id: 'A1', type: 'control.accepted', source: 'aep://h/agent/a/session/s1', agent: 'a', session: 's1', seq: 3, cause: f['id'] });
+  };
+  const ch = new ControlChannel({ base: 'http://127.0.0.1:1/', token: 'tok-123' });
+  const out = await ch.send(cmd('C1'));
+  assert.equal(out.status, 'accepted');
+  const sock = ScriptedSocket.last!;
+  assert.equal(sock.url.searchParams.get('access_token'), 'tok-123');
+  assert.equal(sock.url.protocol, 'ws:');
+  assert.deepEqual(sock.sent.map((r) => (JSON.parse(r) as { type: string }).type), ['hello', 'subscribe', 'control.attention.respond']);
+  assert.deepEqual(JSON.parse(sock.sent[1] ?? '{}').filter, { session: 's1' });
+  assert.equal(commands, 1);
+  ch.close();
+});
+
+test('silence: the same bytes are resent, and the late ack settles it', async () => {
+  let seen = 0;
+  ScriptedSocket.script = (f, s) => {
+    if (handshake(f, s)) return;
+    if (++seen === 2) s.reply({ type: 'control.rejected', id: 'N1', source: 'x', agent: 'a', session: 's1', seq: 4, cause: f['id'], data: { reason: 'invalid', detail: 'nope' } });
+  };
+  const ch = new ControlChannel({ base: 'http://127.0.0.1:1/', token: 't', ackWindowMs: 30 });
+  const out = await ch.send(cmd('C2'));
+  assert.equal(out.status, 'rejected');
+  assert.equal(out.status === 'rejected' ? out.reason : '', 'invalid');
+  const cmds = ScriptedSocket.last!.sent.filter((r) => r.includes('control.attention.respond'));
+  assert.equal(cmds.length, 2);
+  assert.equal(cmds[0], cmds[1], 'a retry is byte-identical (same id, AEP-0004 §2)');
+  ch.close();
+});
+
+test('a cause-matched relay error frame is the refusal; bounded retries end in timeout', async () => {
+  ScriptedSocket.script = (f, s) => {
+    if (handshake(f, s)) return;
+    if (f['id'] === 'C3') s.reply({ type: 'error', cause: 'C3', code: 'no-route', detail: 'no connected emitter' });
+  };
+  const ch = new ControlChannel({ base: 'https://relay.example/', token: 't', ackWindowMs: 20, retries: 2 });
+  const refused = await ch.send(cmd('C3'));
+  assert.deepEqual(refused, { status: 'refused', code: 'no-route', detail: 'no connected emitter' });
+  assert.equal(ScriptedSocket.last!.url.protocol, 'wss:');
+  const silent = await ch.send(cmd('C4'));
+  assert.equal(silent.status, 'timeout');
+  assert.equal(ScriptedSocket.last!.sent.filter((r) => r.includes('"C4"')).length, 3); // first try + 2 retries
+  ch.close();
+});
+
+test('a refused hello (or a closed socket) is reported, never thrown', async () => {
+  ScriptedSocket.script = (f, s) => {
+    if (f['type'] === 'hello') s.reply({ type: 'error', code: 'version-unsupported', versions: ['0.1'] });
+  };
+  const ch = new ControlChannel({ base: 'http://127.0.0.1:1/', token: 't' });
+  const out = await ch.send(cmd('C5'));
+  assert.equal(out.status, 'error');
+  assert.match(out.status === 'error' ? out.detail : '', /version-unsupported/);
+});
