@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { LineSplitter, McpBridge } from '@aep/mcp-bridge';
+import { LineSplitter, McpBridge, defaultAgentName } from '@aep/mcp-bridge';
 import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from '@aep/mcp-bridge';
 
 function sink(): { stream: PassThrough; text: () => string; lines: () => unknown[] } {
@@ -24,7 +24,8 @@ class ScriptedAep implements AepPort {
   subject: string | undefined;
   redact(t: string): string { return t; }
   available(): boolean { return this.up; }
-  urlCapable(): boolean { return true; }
+  urlOk = true;
+  urlCapable(): boolean { return this.urlOk; }
   setSubject(s: string | undefined): void { this.subject = s; }
   private handle(kind: 'form' | 'url', ask: FormAsk | UrlAsk): AskHandle {
     let settle!: (o: AskOutcome) => void;
@@ -219,4 +220,25 @@ test('an AEP side that throws never breaks the proxy: the elicitation falls back
   assert.deepEqual(toServer.lines()[1], { jsonrpc: '2.0', id: 6, result: { action: 'decline' } });
   bridge.fromServer(line({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'still flowing' } }));
   assert.equal(toHost.lines().length, 1);
+});
+
+test('URL mode below redacted is not raised over AEP: the host asks if it can, else decline', () => {
+  const aep = new ScriptedAep();
+  aep.urlOk = false;
+  const url = (id: number) => line({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.com/x', elicitationId: `e${id}` } });
+  const a = setup({ elicitation: { form: {} } }, aep);
+  a.bridge.fromServer(url(1));
+  assert.deepEqual(a.toServer.lines()[1], { jsonrpc: '2.0', id: 1, result: { action: 'decline' } }, 'a form-only host cannot take URL mode');
+  const b = setup({ elicitation: { url: {} } }, aep);
+  b.bridge.fromServer(url(2));
+  assert.equal(b.toHost.lines().length, 1, 'a URL-capable host gets it unchanged');
+  assert.equal(aep.asks.length, 0);
+});
+
+test('default agent names come from the server command', () => {
+  assert.equal(defaultAgentName('node', ['./servers/Files.mjs']), 'mcp-files');
+  assert.equal(defaultAgentName('/usr/bin/python3', ['-u', 'weather_server.py']), 'mcp-weather_server');
+  assert.equal(defaultAgentName('npx', ['-y', '@scope/some-mcp']), 'mcp-some-mcp');
+  assert.equal(defaultAgentName('/opt/bin/github-mcp', ['stdio']), 'mcp-github-mcp');
+  assert.equal(defaultAgentName('node', []), 'mcp-node');
 });
