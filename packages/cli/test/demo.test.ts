@@ -162,6 +162,9 @@ test('respond: usage errors exit 2; unreachable relay exits 5; no ack in the win
 test('tail: readable lines, filters, and resume between runs', async () => {
   const d = demo(['--session', 'cli-demo-3', '--only', 'permission', '--agent', 'tail-agent']);
   const perm = await d.next((l) => l['event'] === 'requested', 'requested');
+  const readable = await runAep(['inbox', '--relay', relay.url, '--token', TOKEN, '--agent', 'tail-agent'], undefined, { timeoutMs: 60_000 });
+  assert.equal(readable.code, 0, readable.stderr);
+  assert.match(readable.stdout, /^1 pending attention request \(oldest first\)\n● \S+ {2}permission · options: allow\/deny\n {2}from tail-agent · session cli-demo-3 · \d+s ago · capture redacted\n {2}│ Allow tail-agent to run/);
   const stateDir = join(dir, 'tail-state');
   const args = ['tail', '--relay', relay.url, '--token', TOKEN, '--agent', 'tail-agent', '--state-dir', stateDir];
   const first = await runAep([...args, '--from-start', '--count', '2'], undefined, { timeoutMs: 60_000 });
@@ -169,7 +172,7 @@ test('tail: readable lines, filters, and resume between runs', async () => {
   const l1 = first.stdout.trim().split('\n');
   assert.equal(l1.length, 2);
   assert.match(l1[0] ?? '', /^\d\d:\d\d:\d\d\.\d{3} INF tail-agent\/cli-demo-3#0 session\.started/);
-  assert.match(l1[1] ?? '', /NTC tail-agent\/cli-demo-3#1 attention\.requested Bash {2}permission \[allow\/deny\]: Allow demo-agent/);
+  assert.match(l1[1] ?? '', /NTC tail-agent\/cli-demo-3#1 attention\.requested Bash {2}permission \[allow\/deny\]: Allow tail-agent to run/);
   await respond(String(perm['id']), '--option', 'allow');
   assert.equal(await d.exit(), 0);
   // The next run resumes after what was printed: the ack and the outcome, nothing twice.

@@ -125,7 +125,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
 
   if (opts.only === 'permission' || opts.only === 'both') {
     const p = engine.requestAttention({
-      session, kind: 'permission', prompt: 'Allow demo-agent to run `rm -rf ./build` in the workspace?', subject: 'Bash',
+      session, kind: 'permission', prompt: `Allow ${opts.agent} to run \`rm -rf ./build\` in the workspace?`, subject: 'Bash',
       options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }],
       ...(timeoutMs !== undefined ? { expiresInMs: timeoutMs } : {}),
       onRejected: (issues) => {
