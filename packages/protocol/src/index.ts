@@ -39,5 +39,5 @@ export { parseResumeToken, formatResumeToken } from './resume.js';
 export type { ResumePosition } from './resume.js';
 export { createEmitter, EventBuilder, AepEventError, checkExtensionAttributes } from './builder.js';
 export type { EmitterOptions, EventInput, SessionPosition, ExtensionValue } from './builder.js';
-export { StreamValidator, validateStream, fingerprint, DEFAULT_DEDUPE_WINDOW } from './stream.js';
-export type { StreamValidatorOptions } from './stream.js';
+export { StreamValidator, validateStream, fingerprint, fingerprintText, DEFAULT_DEDUPE_WINDOW } from './stream.js';
+export type { StreamValidatorOptions, PushHints } from './stream.js';

@@ -22,27 +22,56 @@ export function ucs2length(str: string): number {
   return length;
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Two ASCII digits at `i` as a number, or -1. */
+function two(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
 
 /**
  * RFC 3339 `date-time` (§5.6) with a mandatory zone offset or `Z`. AEP-0001 §5.1: `time` is an
  * RFC 3339 timestamp with offset. Checks field ranges (month, day of month incl. leap years,
- * hour, minute, second up to 60 for a leap second, offset). See docs/decisions.md.
+ * hour, minute, second up to 60 for a leap second, offset). Hand-written (no regex): it runs on
+ * every event. See docs/decisions.md.
  */
 export function isDateTime(str: string): boolean {
-  const m = DATE_TIME.exec(str);
-  if (m === null) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1) return false;
+  const n = str.length;
+  if (n < 20) return false;
+  const y1 = two(str, 0);
+  const y2 = two(str, 2);
+  if (y1 < 0 || y2 < 0 || str.charCodeAt(4) !== 45 || str.charCodeAt(7) !== 45) return false;
+  const month = two(str, 5);
+  const day = two(str, 8);
+  const t = str.charCodeAt(10);
+  if (t !== 84 && t !== 116 && t !== 32) return false; // T, t or space (RFC 3339 §5.6 note)
+  const hour = two(str, 11);
+  const minute = two(str, 14);
+  const second = two(str, 17);
+  if (str.charCodeAt(13) !== 58 || str.charCodeAt(16) !== 58) return false;
+  if (month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60) return false;
+  const year = y1 * 100 + y2;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const maxDay = month === 2 && !leap ? 28 : (DAYS[month] ?? 0);
-  if (day > maxDay) return false;
-  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;
-  if (m[7] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return false;
-  return true;
+  if (day > (month === 2 && !leap ? 28 : (DAYS[month] ?? 0))) return false;
+  let i = 19;
+  if (str.charCodeAt(i) === 46) { // fraction: one or more digits
+    i++;
+    const start = i;
+    while (i < n) {
+      const c = str.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      i++;
+    }
+    if (i === start) return false;
+  }
+  const z = str.charCodeAt(i);
+  if (z === 90 || z === 122) return i + 1 === n; // Z or z
+  if ((z !== 43 && z !== 45) || i + 6 !== n || str.charCodeAt(i + 3) !== 58) return false;
+  const oh = two(str, i + 1);
+  const om = two(str, i + 4);
+  return oh >= 0 && oh <= 23 && om >= 0 && om <= 59;
 }
 
 // An absolute URI (RFC 3986 §4.3): a scheme, `:`, then no whitespace, controls or characters that

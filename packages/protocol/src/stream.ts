@@ -17,6 +17,21 @@ export interface StreamValidatorOptions {
    * the window is not recognized as redelivery.
    */
   dedupeWindow?: number;
+  /**
+   * Compare events by their raw JSON text (`push(e, i, { raw })`): an identical repeat must be
+   * byte-identical, exactly AEP-0001 §7.4's redelivery; hashing is exact and cheap. Pass `raw`
+   * for every event (missing text falls back to `JSON.stringify(event)`). Default false: a
+   * structural fingerprint of the parsed value (see {@link fingerprint}).
+   */
+  rawFingerprints?: boolean;
+}
+
+/** Hints the caller may pass to {@link StreamValidator.push}. */
+export interface PushHints {
+  /** The envelope verdict the caller already has (skips re-checking the envelope). */
+  envelopeValid?: boolean;
+  /** The event's raw JSON text (used when the validator was built with `rawFingerprints`). */
+  raw?: string;
 }
 
 /** Default of {@link StreamValidatorOptions.dedupeWindow}. */
@@ -42,60 +57,111 @@ interface SessionState {
 }
 
 
-/**
- * Order- and content-sensitive 53-bit fingerprint of a JSON value (two 32-bit lanes). Equal JSON
- * values (same members in the same order) give equal fingerprints, so a differing fingerprint
- * proves different content. Iterative, so any nesting depth is safe.
- */
-export function fingerprint(value: unknown): number {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  const feed = (c: number): void => {
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  };
-  const feedString = (s: string): void => {
-    feed(s.length);
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-  };
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    switch (typeof v) {
-      case 'string': feed(1); feedString(v); break;
-      case 'number': feed(2); feedString(String(v)); break;
-      case 'boolean': feed(v ? 3 : 4); break;
-      case 'object':
-        if (v === null) { feed(5); break; }
-        if (v instanceof KeyMark) { feed(8); feedString(v.key); break; }
-        if (Array.isArray(v)) {
-          feed(6); feed(v.length);
-          for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
-        } else {
-          const keys = Object.keys(v);
-          feed(7); feed(keys.length);
-          for (let i = keys.length - 1; i >= 0; i--) {
-            const k = keys[i]!;
-            stack.push((v as Record<string, unknown>)[k]);
-            stack.push(new KeyMark(k));
-          }
-        }
-        break;
-      default:
-        feed(9);
-    }
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+// Fingerprint lanes: two 32-bit multiplicative hashes, combined into a 53-bit number.
+let h1 = 0;
+let h2 = 0;
+function mix(c: number): void {
+  h1 = Math.imul(h1 ^ c, 2654435761);
+  h2 = Math.imul(h2 ^ c, 1597334677);
 }
 
-class KeyMark {
-  constructor(readonly key: string) {}
+/** Strings up to this length are hashed in full; longer ones by length and samples. */
+const FULL_STRING = 32;
+/** Nesting deeper than this is summarized by a marker (no recursion limit issues). */
+const MAX_DEPTH = 48;
+
+function mixString(s: string): void {
+  const n = s.length;
+  mix(n);
+  if (n <= FULL_STRING) {
+    let i = 0;
+    for (; i + 1 < n; i += 2) mix(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
+    if (i < n) mix(s.charCodeAt(i));
+    return;
+  }
+  // first 8 and last 8 characters, and 16 evenly spaced ones (two per mix)
+  for (let i = 0; i < 8; i++) mix(s.charCodeAt(i) | (s.charCodeAt(n - 1 - i) << 16));
+  const step = Math.floor(n / 17);
+  for (let i = 1; i <= 16; i += 2) mix(s.charCodeAt(i * step) | (s.charCodeAt((i + 1) * step) << 16));
+}
+
+function mixValue(v: unknown, depth: number): void {
+  switch (typeof v) {
+    case 'string': mix(1); mixString(v); return;
+    case 'number':
+      mix(2);
+      if (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647) mix(v | 0);
+      else mixString(String(v));
+      return;
+    case 'boolean': mix(v ? 3 : 4); return;
+    case 'object': {
+      if (v === null) { mix(5); return; }
+      if (depth > MAX_DEPTH) { mix(10); return; }
+      if (Array.isArray(v)) {
+        mix(6); mix(v.length);
+        for (let i = 0; i < v.length; i++) mixValue(v[i], depth + 1);
+        return;
+      }
+      mix(7);
+      for (const k in v) {
+        mixString(k);
+        mixValue((v as Record<string, unknown>)[k], depth + 1);
+      }
+      return;
+    }
+    default: mix(9);
+  }
+}
+
+const encoder = new TextEncoder();
+let bytes = new Uint8Array(1 << 16);
+let words = new Int32Array(bytes.buffer);
+
+/**
+ * Exact 53-bit hash of the UTF-8 bytes of `text` (two 32-bit multiplicative lanes over 4-byte
+ * words). Used for byte-identical redelivery checks on raw JSONL lines (AEP-0001 §7.4); about
+ * a tenth of the cost of parsing the same text.
+ */
+export function fingerprintText(text: string): number {
+  if (text.length * 3 > bytes.length) {
+    bytes = new Uint8Array(text.length * 3 + 8);
+    words = new Int32Array(bytes.buffer);
+  }
+  const written = encoder.encodeInto(text, bytes).written;
+  const n = written >>> 2;
+  let a = 0xdeadbeef ^ written;
+  let b = 0x41c6ce57;
+  for (let i = 0; i < n; i++) {
+    const c = words[i]!;
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  for (let i = n << 2; i < written; i++) {
+    const c = bytes[i]!;
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
+/**
+ * Content fingerprint of a JSON value (53 bits), used to tell a redelivery (identical event)
+ * from a conflict (same (source, id), other content; AEP-0001 §7.4) without keeping events.
+ * Equal JSON values (same members in the same order) always give equal fingerprints, so a
+ * differing fingerprint proves different content (no false conflict). Cost is bounded: strings
+ * longer than 32 characters are sampled (length, first and last 8, 16 spaced characters) and
+ * nesting below 48 levels is summarized, so two events differing only there are taken as equal
+ * (docs/decisions.md). Never recurses deeper than 48 levels.
+ */
+export function fingerprint(value: unknown): number {
+  h1 = 0xdeadbeef;
+  h2 = 0x41c6ce57;
+  mixValue(value, 0);
+  const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -110,25 +176,40 @@ function isObj(v: unknown): v is Record<string, unknown> {
  */
 export class StreamValidator {
   private readonly window: number;
-  private readonly ids = new Map<string, number>();
-  private readonly sessions = new Map<string, SessionState>();
+  private readonly raw: boolean;
+  /** source -> id -> fingerprint (nested maps avoid building a key string per event). */
+  private readonly ids = new Map<string, Map<string, number>>();
+  /** Insertion order of remembered ids, for eviction: a ring of [per-source map, id]. */
+  private readonly ring: (Map<string, number> | string | undefined)[];
+  private ringPos = 0;
+  private remembered = 0;
+  /** source -> session -> state (AEP-0001 §5.2: per-session state keyed by (source, session)). */
+  private readonly sessions = new Map<string, Map<string, SessionState>>();
   /** Live requests by bare `session` + request id, for foreign commands (AEP-0001 §7.4). */
   private readonly requestsBySessionName = new Map<string, RequestInfo>();
 
   constructor(opts: StreamValidatorOptions = {}) {
     const w = opts.dedupeWindow ?? DEFAULT_DEDUPE_WINDOW;
     this.window = Number.isInteger(w) && w > 0 ? w : DEFAULT_DEDUPE_WINDOW;
+    this.ring = [];
+    this.raw = opts.rawFingerprints === true;
   }
 
   /** Number of (source, id) fingerprints currently held (for memory accounting). */
   get rememberedIds(): number {
-    return this.ids.size;
+    return this.remembered;
   }
 
-  /** Applies the stream rules to the next event; `index` is its position in the stream. */
-  push(event: unknown, index: number): Issue[] {
+  /**
+   * Applies the stream rules to the next event; `index` is its position in the stream.
+   * Events with an invalid envelope take no part in the stream rules. `hints` may pass the
+   * envelope verdict the caller already has, and the raw text (see `rawFingerprints`).
+   */
+  push(event: unknown, index: number, hints?: PushHints): Issue[] {
     try {
-      return this.pushUnsafe(event, index);
+      if (!(hints?.envelopeValid ?? envelopeFastValid(event))) return [];
+      const fp = this.raw ? fingerprintText(hints?.raw ?? JSON.stringify(event)) : fingerprint(event);
+      return this.pushUnsafe(event, index, fp);
     } catch {
       return [];
     }
@@ -139,8 +220,21 @@ export class StreamValidator {
     return [];
   }
 
-  private pushUnsafe(event: unknown, index: number): Issue[] {
-    if (!envelopeFastValid(event)) return [];
+  /** Records an id in the eviction ring, forgetting the oldest beyond the window. */
+  private remember(bySource: Map<string, number>, id: string): void {
+    const slot = this.ringPos * 2;
+    const oldMap = this.ring[slot] as Map<string, number> | undefined;
+    if (oldMap !== undefined) {
+      oldMap.delete(this.ring[slot + 1] as string);
+      this.remembered--;
+    }
+    this.ring[slot] = bySource;
+    this.ring[slot + 1] = id;
+    this.remembered++;
+    this.ringPos = this.ringPos + 1 === this.window ? 0 : this.ringPos + 1;
+  }
+
+  private pushUnsafe(event: unknown, index: number, fp: number): Issue[] {
     const e = event as Record<string, unknown>;
     const out: Issue[] = [];
     const add = (rule: RuleId, path: string, message: string): void => {
@@ -149,19 +243,19 @@ export class StreamValidator {
     const source = e['source'] as string;
     const id = e['id'] as string;
     const type = e['type'] as string;
-    const fp = fingerprint(e);
-    const idKey = source + '\u0000' + id;
-    const seen = this.ids.get(idKey);
+    let bySource = this.ids.get(source);
+    if (bySource === undefined) {
+      bySource = new Map();
+      this.ids.set(source, bySource);
+    }
+    const seen = bySource.get(id);
     if (seen !== undefined) {
       if (seen !== fp) add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
       // An identical repeat is redelivery: it was judged the first time (AEP-0001 §7.4).
       return out;
     }
-    this.ids.set(idKey, fp);
-    if (this.ids.size > this.window) {
-      const oldest = this.ids.keys().next();
-      if (!oldest.done) this.ids.delete(oldest.value);
-    }
+    bySource.set(id, fp);
+    this.remember(bySource, id);
     const session = e['session'];
     if (typeof session !== 'string') return out;
     const cls = scopeClass(type);
@@ -169,11 +263,15 @@ export class StreamValidator {
       if (type === 'control.attention.respond') this.checkValuesCapture(e, this.requestsBySessionName.get(session + '\u0000' + String(e['subject'])), add);
       return out;
     }
-    const sKey = source + '\u0000' + session;
-    let st = this.sessions.get(sKey);
+    let sessionsOfSource = this.sessions.get(source);
+    if (sessionsOfSource === undefined) {
+      sessionsOfSource = new Map();
+      this.sessions.set(source, sessionsOfSource);
+    }
+    let st = sessionsOfSource.get(session);
     if (st === undefined) {
       st = { hasPos: false, epoch: 0, seq: -1, ended: undefined, runTerminals: new Map(), requests: new Map(), acks: new Map() };
-      this.sessions.set(sKey, st);
+      sessionsOfSource.set(session, st);
     }
     // (epoch, seq) ordering in emission order (AEP-0001 §7.2).
     const seq = e['seq'] as number;
@@ -314,8 +412,12 @@ export function validateStream(events: Iterable<unknown>, opts: ValidateOptions 
   const out: Issue[] = [];
   let index = 0;
   for (const e of events) {
-    for (const i of validateEvent(e, opts)) out.push({ ...i, index });
-    for (const i of sv.push(e, index)) out.push(i);
+    let envelopeValid = true;
+    for (const i of validateEvent(e, opts)) {
+      if (i.rule.startsWith('envelope.')) envelopeValid = false;
+      out.push({ ...i, index });
+    }
+    for (const i of sv.push(e, index, { envelopeValid })) out.push(i);
     index++;
   }
   out.push(...sv.end());

@@ -162,19 +162,26 @@ function validateEventUnsafe(e: unknown, opts?: ValidateOptions): Issue[] {
 /** Reports every member whose `x-aep-capture` is above the event's capture (recursive, bounded by the schema's depth). */
 function captureWalk(value: unknown, tree: CaptureTree, rank: number, path: string, out: Issue[]): void {
   if (Array.isArray(value)) {
-    if (tree.items) for (let i = 0; i < value.length; i++) captureWalk(value[i], tree.items, rank, `${path}/${i}`, out);
+    const items = tree.items;
+    if (items?.properties !== undefined || items?.items !== undefined) {
+      for (let i = 0; i < value.length; i++) captureWalk(value[i], items, rank, `${path}/${i}`, out);
+    }
     return;
   }
-  if (typeof value !== 'object' || value === null || !tree.properties) return;
+  if (typeof value !== 'object' || value === null) return;
   const props = tree.properties;
+  if (props === undefined) return;
   for (const k in value) {
     const sub = props[k];
     if (sub === undefined) continue;
-    const p = `${path}/${escapePointer(k)}`;
-    if (captureRank(sub.level) > rank) {
+    // Paths are built only when needed: this walk runs on every event.
+    if (sub.level !== 'metadata' && captureRank(sub.level) > rank) {
+      const p = `${path}/${escapePointer(k)}`;
       out.push(issue('capture.field-above-capture', p, `${p} needs capture >= ${sub.level} but the event declares ${rank === 1 ? 'metadata' : 'redacted'}: ${RULES['capture.field-above-capture'].meaning}`));
       continue;
     }
-    captureWalk((value as Record<string, unknown>)[k], sub, rank, p, out);
+    if (sub.properties !== undefined || sub.items !== undefined) {
+      captureWalk((value as Record<string, unknown>)[k], sub, rank, `${path}/${escapePointer(k)}`, out);
+    }
   }
 }

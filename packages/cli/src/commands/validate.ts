@@ -105,7 +105,7 @@ interface RunOptions { json: boolean; emitter: boolean; stream: boolean; window:
 async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
   const { validateEvent, StreamValidator, RULES } = await import('@aep/protocol');
   const { readLines } = await import('../util/lines.js');
-  const sv = o.stream ? new StreamValidator({ dedupeWindow: o.window }) : null;
+  const sv = o.stream ? new StreamValidator({ dedupeWindow: o.window, rawFingerprints: true }) : null;
   const counts = { lines: 0, events: 0, blank: 0, invalid: 0, issues: 0, rules: {} as Record<string, number> };
   const eventOpts = { emitter: o.emitter };
 
@@ -158,12 +158,14 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
       counts.events++;
       const idv = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['id'] : undefined;
       const id = typeof idv === 'string' && idv.length > 0 ? printable(idv, 80).replace(/\s/g, '_') : null;
+      let envelopeValid = true;
       for (const i of validateEvent(value, eventOpts)) {
         lineBad = true;
+        if (i.rule.startsWith('envelope.')) envelopeValid = false;
         report({ file, line: lineNo, id, rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
       }
       if (sv) {
-        for (const i of sv.push(value, index)) {
+        for (const i of sv.push(value, index, { envelopeValid, raw: text })) {
           lineBad = true;
           report({ file, line: lineNo, id, rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
         }
