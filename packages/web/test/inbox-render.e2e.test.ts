@@ -102,7 +102,7 @@ test('an unknown-kind request is answered by keyboard alone; the relay refusal (
   const d = page.locator(`.detail[data-request="${ids['input']}"]`);
   await d.waitFor();
   // The roster snapshot already tells the person nobody holds this session.
-  await d.locator('[data-route="no-route"]').waitFor({ timeout: 10_000 });
+  await d.locator('[data-route="no-route"]').waitFor({ timeout: 30_000 });
   // Focus moves to the request heading; then the session link (provenance), the reply box, the button.
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), 's_in');
@@ -116,7 +116,7 @@ test('an unknown-kind request is answered by keyboard alone; the relay refusal (
   await page.keyboard.press('Enter');
   // Nobody holds session s_in live: the relay refuses on the target's behalf.
   const phase = d.locator('[data-phase="refused"]');
-  await phase.waitFor({ timeout: 15_000 });
+  await phase.waitFor({ timeout: 30_000 });
   assert.match(await phase.innerText(), /no-route/);
   await page.screenshot({ path: join(resultsDir, '11-refused-phone.png'), fullPage: true });
   await page.close();
@@ -142,7 +142,7 @@ test('the session view is a live, filterable timeline', async () => {
   assert.match(await tl.getByRole('status').innerText(), /invalid-filter\.forbidden-key/);
   await tl.getByLabel(/attr-match filter/).fill('');
   await postEvents(relay.url, token, [sessionEvent('writer', 's_in', 6, 'run.completed', { run: 'r1' })]);
-  await tl.locator('.ev', { hasText: 'run.completed' }).waitFor({ timeout: 10_000 });
+  await tl.locator('.ev', { hasText: 'run.completed' }).waitFor({ timeout: 30_000 });
   await page.screenshot({ path: join(resultsDir, '12-session-timeline.png'), fullPage: true });
   await page.close();
 });
@@ -152,7 +152,7 @@ test('a token the relay refuses sends the person back to the token screen', asyn
   await page.goto(`${relay.url}/`);
   await page.getByLabel('Relay token').fill('wrong-token');
   await page.getByRole('button', { name: 'Open the inbox' }).click();
-  await page.getByRole('alert').waitFor({ timeout: 10_000 });
+  await page.getByRole('alert').waitFor({ timeout: 30_000 });
   assert.match(await page.getByRole('alert').innerText(), /refused this token/);
   assert.equal(await page.evaluate(() => localStorage.getItem('aep.inbox.token')), null);
   await page.close();

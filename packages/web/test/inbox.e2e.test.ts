@@ -63,7 +63,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
 
     const a = await openInbox({ width: 1200, height: 900 }, external);
     const b = await openInbox({ width: 390, height: 844 }, external);
-    for (const p of [a, b]) await p.locator(`.item[data-request="${requestId}"]`).waitFor({ timeout: 20_000 });
+    for (const p of [a, b]) await p.locator(`.item[data-request="${requestId}"]`).waitFor({ timeout: 30_000 });
     await shot(a, '01-inbox-desktop');
     await shot(b, '01-inbox-phone');
 
@@ -80,7 +80,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     const detail = a.locator(`.detail[data-request="${requestId}"]`);
     assert.match(await detail.locator('.prov').innerText(), /demo-agent/);
     assert.equal((await detail.locator('.agent-text blockquote').innerText()).trim(), 'Configure the nightly backup');
-    await detail.locator('[data-route="live"]').waitFor({ timeout: 10_000 }); // roster: the agent holds the session
+    await detail.locator('[data-route="live"]').waitFor({ timeout: 30_000 }); // roster: the agent holds the session
     await shot(a, '02-form');
 
     // Every field type except the required string: number, checkbox, multi select, Other… text.
@@ -95,7 +95,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     // The emitter nacks it (required field missing) and the UI shows that next to the field.
     const rejected = await out.json('rejected');
     assert.equal(rejected['id'], requestId);
-    await detail.locator('[data-phase="rejected"]').waitFor({ timeout: 15_000 });
+    await detail.locator('[data-phase="rejected"]').waitFor({ timeout: 30_000 });
     assert.match(await detail.locator('[data-phase="rejected"]').innerText(), /Rejected by the agent/);
     const bucket = detail.locator('[data-field="1"]');
     assert.match(await bucket.locator('.field-issues').innerText(), /required/i);
@@ -107,12 +107,12 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     const answered = await out.json('answered');
     assert.equal(answered['id'], requestId);
     assert.deepEqual(answered['values'], { 1: 'nightly-bk', 2: 30, 3: true, 4: ['1', '3'], 5: 'cold-line' });
-    await detail.locator('.outcome[data-status="resolved"]').waitFor({ timeout: 15_000 });
+    await detail.locator('.outcome[data-status="resolved"]').waitFor({ timeout: 30_000 });
     await a.locator(`.item[data-request="${requestId}"]`).waitFor({ state: 'detached' });
     await shot(a, '04-accepted');
 
     // The second context saw it resolve without any reload.
-    await b.locator(`.detail[data-request="${requestId}"] .outcome[data-status="resolved"]`).waitFor({ timeout: 15_000 });
+    await b.locator(`.detail[data-request="${requestId}"] .outcome[data-status="resolved"]`).waitFor({ timeout: 30_000 });
     await b.getByRole('link', { name: /All pending requests/ }).click(); // in-page navigation
     await b.locator(`.item[data-request="${requestId}"]`).waitFor({ state: 'detached' });
     assert.equal(await b.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload), true);
@@ -131,7 +131,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     await pd.getByRole('button', { name: 'Allow' }).click();
     const permAnswered = await out.wait((l) => l.includes('"answered"') && l.includes('"permission"'), 'permission answered');
     assert.deepEqual(JSON.parse(permAnswered), { event: 'answered', kind: 'permission', id: permId, option: 'allow', text: 'build dir is generated' });
-    await pd.locator('.outcome[data-status="resolved"]').waitFor({ timeout: 15_000 });
+    await pd.locator('.outcome[data-status="resolved"]').waitFor({ timeout: 30_000 });
     await shot(a, '07-permission-resolved');
 
     assert.equal(await exited(agent), 0);

@@ -41,7 +41,7 @@ export class Lines {
     });
   }
   /** Wait (bounded) for a line matching `pred`, including lines already seen. */
-  wait(pred: (l: string) => boolean, what: string, timeoutMs = 20_000): Promise<string> {
+  wait(pred: (l: string) => boolean, what: string, timeoutMs = 30_000): Promise<string> {
     const have = this.all.find(pred);
     if (have !== undefined) return Promise.resolve(have);
     if (this.ended !== null) return Promise.reject(new Error(`${this.ended} before ${what}; saw:\n${this.all.join('\n')}`));
@@ -68,7 +68,7 @@ export function stopChild(child: ChildProcess, timeoutMs = 5_000): Promise<numbe
 }
 
 /** Wait (bounded) for a child to exit by itself. */
-export function exited(child: ChildProcess, timeoutMs = 20_000): Promise<number | null> {
+export function exited(child: ChildProcess, timeoutMs = 30_000): Promise<number | null> {
   return new Promise((resolve, reject) => {
     if (child.exitCode !== null) { resolve(child.exitCode); return; }
     const t = setTimeout(() => reject(new Error('child did not exit in time')), timeoutMs);
