@@ -16,6 +16,8 @@ type DedupeEntry = { state: 'deciding' } | { state: 'acked'; raw: string };
 /** Dedupe memory of commands (and their recorded acks), AEP-0004 §3 "Retention". */
 const DEDUPE_LIMIT = 10_000;
 const RESEND_WINDOW_MS = 2_000;
+const PING_INTERVAL_MS = 30_000;
+const LIVENESS_TIMEOUT_MS = 90_000;
 const RESEND_MAX = 256;
 
 /**
@@ -225,12 +227,27 @@ export class EmitterConnection {
       };
       ws.send(JSON.stringify(hello));
     });
+    // Liveness (AEP-0003 §3.5.5: ping every 30 s, give up after 90 s of silence) so a half-open
+    // socket is noticed and the emitter reconnects instead of buffering into the void.
+    let lastHeard = Date.now();
+    const live = setInterval(() => {
+      if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) { this.log('emitter: relay silent; reconnecting'); ws.terminate(); return; }
+      if (ws.readyState === WebSocket.OPEN && this.ready) ws.send(JSON.stringify({ type: 'ping', t: Date.now() }));
+    }, PING_INTERVAL_MS);
+    live.unref?.();
     ws.on('message', (buf: Buffer, isBinary: boolean) => {
+      lastHeard = Date.now();
       if (isBinary) return;
       this.onFrame(buf.toString('utf8'));
     });
+    ws.on('pong', () => { lastHeard = Date.now(); });
+    ws.on('unexpected-response', (_req, res) => {
+      this.log(`emitter: relay refused the socket: HTTP ${res.statusCode ?? 0}${res.statusCode === 401 ? ' (check the token)' : ''}`);
+      ws.terminate();
+    });
     ws.on('error', (err) => this.log(`emitter: socket error: ${err.message}`));
     ws.on('close', () => {
+      clearInterval(live);
       if (this.ws !== ws) return;
       this.ws = undefined;
       this.ready = false;

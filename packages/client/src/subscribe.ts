@@ -19,6 +19,9 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
   const positions = new Map<string, { epoch: number; seq: number }>();
   for (const p of Array.isArray(options.from) ? options.from : []) positions.set(p.session, { epoch: p.epoch, seq: p.seq });
   const live = options.live !== false;
+  if (!live && options.transport === 'ws') {
+    throw new ClientError('AEP_CLIENT_OPTION', 'live:false (replay only) needs the SSE transport: the WS binding has no live=0 (AEP-0003 §3.3)');
+  }
   const abort = new AbortController();
   let closed = false;
   let readyResolve!: () => void;
@@ -180,6 +183,12 @@ function runWs(
     const onAbort = () => { try { ws.close(1000); } catch { ws.terminate(); } };
     signal.addEventListener('abort', onAbort, { once: true });
     let fatal: Error | undefined;
+    let lastHeard = Date.now();
+    const live = setInterval(() => {
+      if (Date.now() - lastHeard > 90_000) { ws.terminate(); return; }
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'ping', t: Date.now() }));
+    }, 30_000);
+    live.unref?.();
     ws.on('open', () => {
       ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
       const sub: Record<string, unknown> = { type: 'subscribe', id: 'sub-1' };
@@ -195,6 +204,7 @@ function runWs(
     });
     ws.on('error', (err) => { if (!fatal) fatal = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${safeUrl(o.url)}: ${err.message}`); });
     ws.on('message', (buf: Buffer, isBinary: boolean) => {
+      lastHeard = Date.now();
       if (isBinary) return;
       const text = buf.toString('utf8');
       const msg = tryParse(text);
@@ -214,6 +224,7 @@ function runWs(
       }
     });
     ws.on('close', () => {
+      clearInterval(live);
       signal.removeEventListener('abort', onAbort);
       if (signal.aborted) return resolve();
       if (fatal) return reject(fatal);
