@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mapTextAnswer } from '@aep/protocol';
-import type { MapTextAnswerOptions } from '@aep/protocol';
+import { mapTextAnswer, gateAnswer } from '@aep/protocol';
+import type { CaptureLevel, MapTextAnswerOptions } from '@aep/protocol';
 import { runAep } from '../../test/support/cli.js';
 
 /** Runs `fn` over `items` with at most `n` subprocesses at a time (keeps CI time down on 2 cores). */
@@ -15,7 +15,7 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<
   }));
 }
 
-interface Case { id: string; rule: string; request: Record<string, unknown>; text: string; options?: MapTextAnswerOptions; expect: Record<string, unknown> }
+interface Case { id: string; rule: string; request: Record<string, unknown>; text: string; options?: MapTextAnswerOptions; expect: Record<string, unknown>; record?: { capture: CaptureLevel; expect: Record<string, unknown> }[] }
 const fixture = JSON.parse(readFileSync(new URL('../text-answers/cases.json', import.meta.url), 'utf8')) as { cases: Case[] };
 
 test('text-answer fixtures: the brief 04 examples are present', () => {
@@ -31,6 +31,7 @@ for (const c of fixture.cases) {
     const r = mapTextAnswer(c.request, c.text, c.options ?? {});
     assert.deepEqual(r, c.expect);
     if (c.rule === 'text-answer.never-permissive') assert.ok(!granting(c).includes(String(r.option ?? '')), 'unmatched text never grants');
+    for (const rec of c.record ?? []) assert.deepEqual(gateAnswer(r, rec.capture), rec.expect, `recorded at ${rec.capture}`);
   });
 }
 
@@ -43,5 +44,10 @@ test('CLI `aep form map-text` on every case', async () => {
     const r = await runAep(args, JSON.stringify({ request: c.request, text: c.text }));
     assert.equal(r.code, c.expect['invalid'] === true ? 1 : 0, `${c.id}: ${r.stderr}`);
     assert.deepEqual(JSON.parse(r.stdout), c.expect, c.id);
+    for (const rec of c.record ?? []) {
+      const g = await runAep([...args, '--capture', rec.capture], JSON.stringify({ request: c.request, text: c.text }));
+      assert.equal(g.code, 0, `${c.id}@${rec.capture}: ${g.stderr}`);
+      assert.deepEqual(JSON.parse(g.stdout), rec.expect, `${c.id} recorded at ${rec.capture}`);
+    }
   });
 });

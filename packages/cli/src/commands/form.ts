@@ -68,11 +68,13 @@ Exit codes: 0 ok, 2 usage (unknown ceiling) or unreadable input.`)
     .option('--refusing-option <id>', 'id of the request\'s refusing option (default: the first option whose id is deny/reject/no/decline/refuse/disallow/block)')
     .option('--permission-unmatched <mode>', 'unmatched text on a permission request: refuse (apply the refusing option, keep the text as reason) | invalid (nack)', 'refuse')
     .option('--other-unmatched <mode>', 'unmatched text on other kinds: text (a text answer) | invalid (nack)', 'text')
+    .option('--capture <level>', 'print the answer as recorded on attention.answered at this capture level (text only at redacted+, through the §9.4 pipeline at redacted); default: the applied answer ungated')
     .addHelpText('after', `
 Input (stdin): {"request":{attention.requested data},"text":"…"}.
 Output: one JSON line {"option"?,"text"?,"invalid"?}: what to apply and record on attention.answered.
 Exit codes: 0 mapped or recorded as text, 1 the answer would be nacked (invalid), 2 usage or unreadable input.`)
-    .action(action(async (opts: { refusingOption?: string; permissionUnmatched: string; otherUnmatched: string }) => {
+    .action(action(async (opts: { refusingOption?: string; permissionUnmatched: string; otherUnmatched: string; capture?: string }) => {
+      const capture = opts.capture !== undefined ? parseCeiling(opts.capture) : undefined;
       if (opts.permissionUnmatched !== 'refuse' && opts.permissionUnmatched !== 'invalid') {
         throw new CliError('AEP_CLI_BAD_OPTION', `--permission-unmatched must be refuse or invalid; got ${JSON.stringify(opts.permissionUnmatched)}`, EXIT.USAGE);
       }
@@ -81,13 +83,13 @@ Exit codes: 0 mapped or recorded as text, 1 the answer would be nacked (invalid)
       }
       const doc = await readJsonObject('{"request":{...},"text":"..."}');
       if (typeof doc['text'] !== 'string') throw new CliError('AEP_CLI_BAD_INPUT', '"text" must be a string', EXIT.USAGE);
-      const { mapTextAnswer } = await import('@aep/protocol');
+      const { mapTextAnswer, gateAnswer } = await import('@aep/protocol');
       const r = mapTextAnswer(doc['request'], doc['text'], {
         ...(opts.refusingOption !== undefined ? { refusingOption: opts.refusingOption } : {}),
         permissionUnmatched: opts.permissionUnmatched,
         otherUnmatched: opts.otherUnmatched,
       });
-      process.stdout.write(JSON.stringify(r) + '\n');
+      process.stdout.write(JSON.stringify(r.invalid || capture === undefined ? r : gateAnswer(r, capture)) + '\n');
       if (r.invalid) process.exitCode = EXIT.INVALID;
     }));
 
