@@ -179,3 +179,22 @@ test('malformed payloads (envelope-valid) never break the inbox', async () => {
   assert.equal(await page.locator('.inbox .item').count(), 4 + events.length);
   await page.close();
 });
+
+test('without a token (a relay in watch-only mode) the inbox reads but offers no answer', async () => {
+  const open = await startRelay({ port: 0, storePath: null, staticDir: webRoot });
+  try {
+    const perm = permissionRequest('claude-code', 's_ro', 1);
+    await postEvents(open.url, '', [perm]);
+    const page = await browser.newPage();
+    await page.goto(`${open.url}/`);
+    await page.getByRole('button', { name: /without a token/ }).click();
+    await page.locator(`.item[data-request="${String(perm['id'])}"] a`).click();
+    const d = page.locator(`.detail[data-request="${String(perm['id'])}"]`);
+    await d.waitFor();
+    assert.match(await d.locator('.note').first().innerText(), /Read-only/);
+    assert.equal(await d.getByRole('button', { name: 'Allow' }).isDisabled(), true);
+    await page.close();
+  } finally {
+    await open.close();
+  }
+});

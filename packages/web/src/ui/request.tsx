@@ -393,7 +393,13 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
           <Badge kind={`kind-${kind}`}>{kind}</Badge> request{typeof e.subject === 'string' ? <> about <code>{e.subject}</code></> : null}
         </h2>
         <Provenance e={e} />
-        {typeof expires === 'string' ? <p class="hint">Expires {formatTime(expires)}</p> : null}
+        {typeof expires === 'string' ? (
+          <p class="hint" data-expires>
+            {Date.parse(expires) <= Date.now() && entry.status === 'pending'
+              ? <>Expired at {formatTime(expires)}: the agent may time it out at any moment.</>
+              : <>Expires {formatTime(expires)}</>}
+          </p>
+        ) : null}
       </header>
       <AgentText text={promptOf(e)} synthesized={withheld} />
       {withheld ? (

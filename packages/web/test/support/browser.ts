@@ -25,7 +25,7 @@ export async function launchBrowser(): Promise<Browser> {
 export async function postEvents(relayUrl: string, token: string, events: readonly object[]): Promise<void> {
   const res = await fetch(`${relayUrl}/events`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/x-ndjson', 'AEP-Version': '0.1', Authorization: `Bearer ${token}` },
+    headers: { 'Content-Type': 'application/x-ndjson', 'AEP-Version': '0.1', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
     body: events.map((e) => JSON.stringify(e)).join('\n') + '\n',
   });
   if (res.status !== 202) throw new Error(`relay answered ${res.status}: ${await res.text()}`);
