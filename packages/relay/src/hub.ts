@@ -262,7 +262,11 @@ export class Hub {
         sub.sink.deliver(sub, o, sub.spec.ceiling);
         sub.noteDelivered(o);
         this.stats.delivered++;
-        if (++n % 256 === 0 && sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
+        if (++n % 256 === 0) {
+          if (sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
+          // A long replay to a fast consumer still yields, so ingest and other consumers keep going.
+          else if (n % 2048 === 0) await new Promise<void>((r) => setImmediate(r));
+        }
       }
     }
     // Events ingested during the replay, in arrival order.
