@@ -81,9 +81,14 @@ export interface McpBridgeOptions {
   aep?: AepPort | Promise<AepPort | undefined>;
   /** Time a human has to answer through AEP before the elicitation is cancelled; default 10 min. */
   timeoutMs?: number;
+  /** Most elicitations open through AEP at once; more fall back (host, else decline). Default 64. */
+  maxPending?: number;
   /** Diagnostics (stderr). Never receives tokens. */
   log?: (line: string) => void;
 }
+
+/** Default cap on elicitations open through AEP at once (a runaway server cannot flood the inbox). */
+export const DEFAULT_MAX_PENDING = 64;
 
 /** Default human-length answer window for an elicitation asked through AEP. */
 export const DEFAULT_ELICITATION_TIMEOUT_MS = 10 * 60_000;
@@ -329,6 +334,7 @@ export class McpBridge {
     let handle: AskHandle | undefined;
     let why = aep ? '' : 'no AEP relay configured';
     if (aep && !aep.available()) why = 'the AEP relay is unreachable';
+    if (aep && why === '' && this.pending.size >= (this.opts.maxPending ?? DEFAULT_MAX_PENDING)) why = `${this.pending.size} elicitations are already open through AEP (limit)`;
     if (aep && why === '' && mode === 'url' && !aep.urlCapable()) why = `capture ${aep.capture} cannot carry the URL to a human`;
     if (aep && why === '') {
       try {

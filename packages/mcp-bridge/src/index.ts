@@ -1,7 +1,7 @@
 // Public API of @aep/mcp-bridge (`aep mcp wrap`): named exports only (no `export *`).
 export { runMcpWrap, defaultAgentName, BridgeError } from './run.js';
 export type { McpWrapOptions } from './run.js';
-export { McpBridge, DEFAULT_ELICITATION_TIMEOUT_MS } from './bridge.js';
+export { McpBridge, DEFAULT_ELICITATION_TIMEOUT_MS, DEFAULT_MAX_PENDING } from './bridge.js';
 export type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk, McpBridgeOptions, BridgeStats } from './bridge.js';
 export { AepSide } from './aep.js';
 export type { AepSideOptions } from './aep.js';

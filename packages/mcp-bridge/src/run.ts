@@ -37,6 +37,8 @@ export interface McpWrapOptions {
   timeoutMs?: number;
   /** How long to wait for the relay at start before proxying without it; default 3 000 ms. */
   connectTimeoutMs?: number;
+  /** Most elicitations open through AEP at once; default 64. */
+  maxPending?: number;
   /** Host side streams; default process stdin/stdout. */
   hostIn?: Readable;
   hostOut?: Writable;
@@ -95,7 +97,7 @@ export async function runMcpWrap(opts: McpWrapOptions): Promise<number> {
     connectTimeoutMs: opts.connectTimeoutMs ?? 3_000, log,
   }).then((side) => { aepSide = side; return side; });
   if (opts.relay !== null) log(`agent ${agent}, session ${session}, capture ${capture}, answer window ${timeoutMs} ms`);
-  const bridge = new McpBridge({ toServer, toHost: hostOut, ...(aep ? { aep } : {}), timeoutMs, log });
+  const bridge = new McpBridge({ toServer, toHost: hostOut, ...(aep ? { aep } : {}), timeoutMs, log, ...(opts.maxPending !== undefined ? { maxPending: opts.maxPending } : {}) });
 
   // Backpressure: stop reading a side while the other side's pipe is full.
   const pump = (src: Readable, dest: Writable, feed: (b: Buffer) => void, end: () => void): void => {

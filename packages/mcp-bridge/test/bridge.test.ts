@@ -46,10 +46,10 @@ const ELICIT = (id: number | string, extra: Record<string, unknown> = {}) => lin
 });
 const INIT = (caps: Record<string, unknown>) => line({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: caps, clientInfo: { name: 'h', version: '1' } } });
 
-function setup(hostCaps: Record<string, unknown>, aep?: AepPort) {
+function setup(hostCaps: Record<string, unknown>, aep?: AepPort, maxPending?: number) {
   const toServer = sink();
   const toHost = sink();
-  const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream, ...(aep ? { aep } : {}), timeoutMs: 60_000 });
+  const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream, ...(aep ? { aep } : {}), timeoutMs: 60_000, ...(maxPending ? { maxPending } : {}) });
   bridge.fromHost(INIT(hostCaps));
   return { bridge, toServer, toHost };
 }
@@ -241,4 +241,14 @@ test('default agent names come from the server command', () => {
   assert.equal(defaultAgentName('npx', ['-y', '@scope/some-mcp']), 'mcp-some-mcp');
   assert.equal(defaultAgentName('/opt/bin/github-mcp', ['stdio']), 'mcp-github-mcp');
   assert.equal(defaultAgentName('node', []), 'mcp-node');
+});
+
+test('at most maxPending elicitations are open through AEP; the next one falls back', () => {
+  const aep = new ScriptedAep();
+  const { bridge, toServer } = setup({}, aep, 2);
+  bridge.fromServer(ELICIT(1));
+  bridge.fromServer(ELICIT(2));
+  bridge.fromServer(ELICIT(3));
+  assert.equal(aep.asks.length, 2);
+  assert.deepEqual(toServer.lines()[1], { jsonrpc: '2.0', id: 3, result: { action: 'decline' } });
 });

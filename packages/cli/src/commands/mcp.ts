@@ -6,6 +6,7 @@ import { EXIT } from '../util/exit.js';
 const DEFAULT_RELAY = 'http://127.0.0.1:8787';
 const DEFAULT_TIMEOUT_MS = 600_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+const DEFAULT_MAX_PENDING = 64;
 const CAPTURES = ['metadata', 'redacted', 'full'] as const;
 
 interface WrapOptions {
@@ -16,6 +17,7 @@ interface WrapOptions {
   capture: string;
   timeoutMs: string;
   connectTimeoutMs: string;
+  maxPending: string;
   aep: boolean;
 }
 
@@ -62,6 +64,7 @@ export function register(program: Command): void {
     .option('--capture <level>', `capture level of the requests: ${CAPTURES.join(' | ')}; prompts and labels are real text only at redacted+ (redacted runs the redaction pipeline)`, 'redacted')
     .option('--timeout-ms <n>', 'how long a human has to answer through AEP before the server gets {action:"cancel"}', String(DEFAULT_TIMEOUT_MS))
     .option('--connect-timeout-ms <n>', 'how long to wait for the relay at start before proxying without it (it keeps retrying)', String(DEFAULT_CONNECT_TIMEOUT_MS))
+    .option('--max-pending <n>', 'most elicitations open through AEP at once; more go to the host, else are declined', String(DEFAULT_MAX_PENDING))
     .passThroughOptions()
     .addHelpText('after', WRAP_HELP)
     .action(action(async (command: string[], o: WrapOptions) => {
@@ -72,6 +75,7 @@ export function register(program: Command): void {
       }
       const timeoutMs = intOpt('timeout-ms', o.timeoutMs, 1);
       const connectTimeoutMs = intOpt('connect-timeout-ms', o.connectTimeoutMs, 0);
+      const maxPending = intOpt('max-pending', o.maxPending, 1);
       const relay = o.aep ? (o.relay ?? process.env['AEP_RELAY'] ?? DEFAULT_RELAY) : null;
       if (relay !== null && !/^https?:\/\//.test(relay)) {
         throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be an http(s) URL, got "${relay.replace(/\?.*$/, '?…')}"`, EXIT.USAGE);
@@ -92,7 +96,7 @@ export function register(program: Command): void {
           ...(o.agent !== undefined ? { agent: o.agent } : {}),
           ...(o.session !== undefined ? { session: o.session } : {}),
           capture: o.capture as (typeof CAPTURES)[number],
-          timeoutMs, connectTimeoutMs,
+          timeoutMs, connectTimeoutMs, maxPending,
         });
       } catch (err) {
         if (err instanceof bridge.BridgeError) throw new CliError(err.code, err.message, EXIT.UNAVAILABLE);
