@@ -214,14 +214,14 @@ export class Hub {
     this.stats.dropped++;
     if (!this.warned.has(sink)) {
       this.warned.add(sink);
-      this.log(`relay: slow ${sink.kind} consumer: dropping debug/info Events (AEP-0003 §8.4); counted in /healthz`);
+      this.log(`slow ${sink.kind} consumer: dropping debug/info Events (AEP-0003 §8.4); counted in /healthz`);
     }
   }
 
   private slow(sink: ConsumerSink): void {
     if (sink.closed) return;
     this.stats.slowDisconnects++;
-    this.log(`relay: disconnecting a slow ${sink.kind} consumer that cannot take notice+ Events (AEP-0003 §8.4)`);
+    this.log(`disconnecting a slow ${sink.kind} consumer that cannot take notice+ Events (AEP-0003 §8.4)`);
     this.removeSink(sink);
     sink.disconnectSlow();
   }

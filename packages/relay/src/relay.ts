@@ -163,7 +163,7 @@ export class Relay {
     this.loopbackHosts = loop.includes(opts.host) ? new Set([...loop, opts.host]) : null;
     this.server = createServer({ headersTimeout: opts.headersTimeoutMs, requestTimeout: opts.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs) }, (req, res) => {
       this.handle(req, res).catch((err: unknown) => {
-        opts.log(`relay: internal error on ${req.method ?? '?'} ${scrubUrl(req.url)}: ${err instanceof Error ? err.message : String(err)}`);
+        opts.log(`internal error on ${req.method ?? '?'} ${scrubUrl(req.url)}: ${err instanceof Error ? err.message : String(err)}`);
         if (!res.headersSent) json(res, 500, { error: 'internal', detail: 'internal relay error' });
         else res.destroy();
       });
@@ -353,7 +353,7 @@ export class Relay {
     try {
       await this.store?.durable();
     } catch (err) {
-      this.opts.log(`relay: store write failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.opts.log(`store write failed: ${err instanceof Error ? err.message : String(err)}`);
       return json(res, 503, { error: 'store-unavailable', detail: 'the durable store could not commit; retry with the same Event ids' });
     }
     json(res, 202, { accepted: parsed.events.length });
@@ -422,7 +422,7 @@ export class Relay {
     ws.on('error', () => {});
     ws.on('message', (data: RawData, isBinary: boolean) => {
       try { this.frame(conn, data, isBinary); } catch (err) {
-        this.opts.log(`relay: error handling a WebSocket frame: ${err instanceof Error ? err.message : String(err)}`);
+        this.opts.log(`error handling a WebSocket frame: ${err instanceof Error ? err.message : String(err)}`);
       }
     });
     ws.on('pong', () => { conn.lastSeen = Date.now(); }); // protocol-level pong counts as liveness too

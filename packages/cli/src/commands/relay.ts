@@ -50,7 +50,7 @@ export function register(program: Command): void {
     .action(action(async (o: RelayCliOptions) => {
       const token = o.token ?? process.env['AEP_TOKEN'];
       const relayMod = await import('@aep/relay');
-      const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+      const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`relay: ${line}\n`);
       const opts = {
         port: intOpt('port', o.port, 0),
         host: o.host,
@@ -82,14 +82,15 @@ export function register(program: Command): void {
         throw new CliError('AEP_CLI_RELAY_START_FAILED', `relay could not start: ${e.message}`, EXIT.UNAVAILABLE);
       }
       process.stdout.write(`AEP relay listening on ${handle.url}\n`);
-      log(`relay: store ${handle.storePath ?? '(memory)'}; ${token ? 'token required on every endpoint' : 'no token: observe-only, commands refused'}`);
+      log(`store ${handle.storePath ?? '(memory)'}; ${token ? 'token required on every endpoint' : 'no token: observe-only, commands refused'}`);
+      log(`limits: buffer ${opts.bufferDepth}/session, ${opts.maxSessions} sessions, ${opts.totalBytes} bytes retained, body ${opts.maxBodyBytes} bytes, batch ${opts.maxBatchEvents} Events, consumer queue ${opts.slowConsumerBytes}/${opts.maxConsumerBytes} bytes`);
       const h = handle;
       await new Promise<void>((resolve) => {
         let stopping = false;
         const stop = (sig: string) => {
           if (stopping) return;
           stopping = true;
-          log(`relay: ${sig}: shutting down`);
+          log(`${sig}: shutting down`);
           h.close().then(resolve, resolve);
         };
         process.once('SIGTERM', () => stop('SIGTERM'));
