@@ -96,3 +96,13 @@ test('request — CLI `aep form request` on every case', async () => {
     assert.deepEqual(JSON.parse(r.stdout), c.expect, c.id);
   });
 });
+
+test('capture-gating/rules.json lists every rule id the cases use, and every listed rule has a case', () => {
+  const manifest = JSON.parse(readFileSync(new URL('../capture-gating/rules.json', import.meta.url), 'utf8')) as { rules: Record<string, { section: string; meaning: string }> };
+  const used = new Set((gating.cases as { rule: string }[]).map((c) => c.rule));
+  for (const r of used) assert.ok(r in manifest.rules, `rule ${r} is listed`);
+  for (const [r, m] of Object.entries(manifest.rules)) {
+    assert.ok(used.has(r), `rule ${r} has at least one case`);
+    assert.ok(m.section.length > 0 && m.meaning.length > 0, r);
+  }
+});
