@@ -22,9 +22,32 @@ export type ScopeClass = 'agent' | 'foreign' | 'session';
  * `session` (everything else: session and seq).
  */
 export function scopeClass(type: string): ScopeClass {
+  const known = TYPE_CACHE.get(type);
+  if (known !== undefined) return known === INVALID ? classify(type) : known;
+  return classify(type);
+}
+
+function classify(type: string): ScopeClass {
   if (AGENT_RE.test(type)) return 'agent';
   if (FOREIGN_RE.test(type)) return 'foreign';
   return 'session';
+}
+
+// Memo of type name -> class (or INVALID for an ill-formed name). The hot path sees few distinct
+// types; the memo is cleared when it grows past its bound, so hostile input cannot grow it.
+const INVALID = 'invalid';
+const TYPE_CACHE = new Map<string, ScopeClass | typeof INVALID>();
+const TYPE_CACHE_MAX = 4096;
+
+/** Class of a well-formed type name, or undefined when the name breaks AEP-0001 §6. */
+function typeClass(type: string): ScopeClass | undefined {
+  let c = TYPE_CACHE.get(type);
+  if (c === undefined) {
+    c = TYPE_RE.test(type) ? classify(type) : INVALID;
+    if (TYPE_CACHE.size >= TYPE_CACHE_MAX) TYPE_CACHE.clear();
+    TYPE_CACHE.set(type, c);
+  }
+  return c === INVALID ? undefined : c;
 }
 
 /**
@@ -63,7 +86,7 @@ export function envelopeFastValid(e: unknown): boolean {
       case 'id': case 'agent': case 'subject': case 'session': case 'run': case 'step': case 'cause':
         if (!nonEmpty(v)) return false;
         break;
-      case 'type': if (typeof v !== 'string' || !TYPE_RE.test(v)) return false; break;
+      case 'type': if (typeof v !== 'string' || typeClass(v) === undefined) return false; break;
       case 'time': if (typeof v !== 'string' || !isDateTime(v)) return false; break;
       case 'source': if (typeof v !== 'string' || v.length === 0 || !isUri(v)) return false; break;
       case 'seq': case 'epoch': if (!nonNegInt(v)) return false; break;
@@ -83,7 +106,8 @@ export function envelopeFastValid(e: unknown): boolean {
   if (o['aep'] === undefined || o['id'] === undefined || o['time'] === undefined || o['source'] === undefined || o['agent'] === undefined) return false;
   const type = o['type'];
   if (typeof type !== 'string') return false;
-  const cls = scopeClass(type);
+  const cls = typeClass(type);
+  if (cls === undefined) return false;
   if (cls === 'agent') {
     return o['session'] === undefined && o['seq'] === undefined && o['run'] === undefined && o['step'] === undefined;
   }

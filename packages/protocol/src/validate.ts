@@ -6,7 +6,7 @@ import { RULES, issue, type RuleId } from './rules.js';
 import { envelopeFastValid } from './envelope.js';
 import { captureRank } from './levels.js';
 import { CAPTURE_TREES, type CaptureTree } from './generated/capture-trees.js';
-import { REGISTERED_TYPES } from './registry.js';
+import { TYPE_REGISTRY } from './generated/registry.js';
 import { envelope as envelopeValidator, PAYLOAD_VALIDATORS, RULE_PATHS as RULE_PATHS_RAW } from './generated/validators.js';
 
 /** An ajv error object (the subset we read). */
@@ -112,8 +112,20 @@ export function validateEnvelope(e: unknown): Issue[] {
   return out;
 }
 
-/** Types whose lifecycle events after the request MUST carry `subject` (AEP-0002 §7.1). */
-const ATTENTION_FOLLOWERS = new Set(['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed']);
+/** Per registered type, everything validateEvent needs, behind one Map lookup (hot path). */
+interface TypeInfo {
+  validate: AjvValidate | undefined;
+  rules: [string, string][] | undefined;
+  tree: CaptureTree | undefined;
+  /** 1 = attention lifecycle follower (AEP-0002 §7.1), 2 = control.attention.respond (AEP-0004 §5) */
+  subject: 0 | 1 | 2;
+}
+const TYPE_INFO = new Map<string, TypeInfo>(TYPE_REGISTRY.map((r) => [r.type, {
+  validate: PAYLOADS[r.type],
+  rules: RULE_PATHS['payload_' + r.type.replace(/[^a-z0-9]/g, '_')],
+  tree: CAPTURE_TREES[r.type],
+  subject: ['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed'].includes(r.type) ? 1 : r.type === 'control.attention.respond' ? 2 : 0,
+}]));
 
 /**
  * Validates one event: envelope schema, payload schema (only when `data` is present on a
@@ -135,13 +147,17 @@ function validateEventUnsafe(e: unknown, opts?: ValidateOptions): Issue[] {
   const o = e as Record<string, unknown>;
   const type = o['type'];
   if (typeof type !== 'string') return out;
-  const registered = REGISTERED_TYPES.has(type);
-  if (opts?.emitter && !registered && !type.startsWith('x.') && !out.some((i) => i.rule === 'envelope.type-name')) {
+  const info = TYPE_INFO.get(type);
+  if (opts?.emitter && info === undefined && !type.startsWith('x.') && !out.some((i) => i.rule === 'envelope.type-name')) {
     out.push(issue('type.unregistered', '/type', `type "${type}" is not a registered core type: ${RULES['type.unregistered'].meaning}`));
   }
-  if (o['subject'] === undefined) {
-    if (ATTENTION_FOLLOWERS.has(type)) out.push(issue('attention.subject-required', '/subject', `${type} has no subject: ${RULES['attention.subject-required'].meaning}`));
-    else if (type === 'control.attention.respond') out.push(issue('command.subject-required', '/subject', `${type} has no subject: ${RULES['command.subject-required'].meaning}`));
+  if (info === undefined) {
+    if (o['data'] !== undefined && o['capture'] === 'none') out.push(issue('capture.data-at-none', '/data', `data is present at capture none: ${RULES['capture.data-at-none'].meaning}`));
+    return out;
+  }
+  if (info.subject !== 0 && o['subject'] === undefined) {
+    if (info.subject === 1) out.push(issue('attention.subject-required', '/subject', `${type} has no subject: ${RULES['attention.subject-required'].meaning}`));
+    else out.push(issue('command.subject-required', '/subject', `${type} has no subject: ${RULES['command.subject-required'].meaning}`));
   }
   const data = o['data'];
   if (data === undefined) return out;
@@ -150,11 +166,11 @@ function validateEventUnsafe(e: unknown, opts?: ValidateOptions): Issue[] {
     out.push(issue('capture.data-at-none', '/data', `data is present at capture none: ${RULES['capture.data-at-none'].meaning}`));
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return out;
-  const validate = registered ? PAYLOADS[type] : undefined;
+  const validate = info.validate;
   if (validate === undefined) return out;
-  if (!validate(data)) mapErrors(validate.errors, RULE_PATHS['payload_' + type.replace(/[^a-z0-9]/g, '_')], 'payload', '/data', out);
+  if (!validate(data)) mapErrors(validate.errors, info.rules, 'payload', '/data', out);
   const rank = captureRank(capture);
-  const tree = CAPTURE_TREES[type];
+  const tree = info.tree;
   if (tree && rank >= 1 && rank < 3) captureWalk(data, tree, rank, '/data', out);
   return out;
 }
