@@ -53,7 +53,8 @@ const CREDENTIAL_RE = new RegExp(
 
 const AWS_KEY_RE = /(?:AKIA|ASIA)[0-9A-Z]{16}/g;
 const BEARER_RE = /(?<![A-Za-z0-9])[bB][eE][aA][rR][eE][rR][ \t]+[A-Za-z0-9\-._~+/]{8,}=*/g;
-const JWT_RE = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+// Starts only where no base64url character precedes, so a long run of `eyJeyJ…` stays linear.
+const JWT_RE = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 // Bare vendor tokens (hardening): each prefix anchored at a word boundary (`disk-usage` ≠ `sk-`).
 const VENDOR_TOKEN_RE = new RegExp(
   [

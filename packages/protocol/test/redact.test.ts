@@ -46,6 +46,9 @@ test('huge and adversarial inputs finish (linear patterns) and keep their length
   assert.equal(redact(manyBegin), REDACTED_SECRET);
   const digits = '1-'.repeat(300_000);
   assert.equal(redact(digits), digits);
+  const jwtish = 'eyJ'.repeat(300_000);
+  assert.equal(redact(jwtish), jwtish, 'a long eyJ run without dots is not quadratic (and not a JWT)');
+  assert.equal(redact('x eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0. y'), `x ${REDACTED_SECRET} y`, 'an unsigned JWT still matches');
   const tokens = 'token='.repeat(100_000);
   assert.ok(!redact(tokens).includes('token=token'));
 });
