@@ -145,6 +145,11 @@ test('respond: usage errors exit 2; unreachable relay exits 5; no ack in the win
   assert.equal(down.code, 5);
   assert.match(down.stderr, /AEP_CLI_RELAY_UNREACHABLE/);
   assert.doesNotMatch(down.stderr + down.stdout, new RegExp(TOKEN));
+  const tailDown = await runAep(['tail', '--relay', 'http://127.0.0.1:9', '--token', TOKEN, '--connect-timeout', '500', '--no-resume']);
+  assert.equal(tailDown.code, 5, tailDown.stderr);
+  assert.match(tailDown.stderr, /AEP_CLI_RELAY_UNREACHABLE/);
+  const inboxDown = await runAep(['inbox', '--relay', 'http://127.0.0.1:9', '--token', TOKEN]);
+  assert.equal(inboxDown.code, 5, inboxDown.stderr);
 
   // A silent target: claims the session but never acks (raw emitter that ignores commands).
   const { default: WebSocket } = await import('ws');

@@ -31,66 +31,78 @@ and the form is asked again with your previous answers as defaults.
 Needs a terminal: with piped stdin it prints the non-interactive command (aep respond) and
 exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused, 4 no ack, 5 unreachable.`);
   addRelayOptions(cmd).action(action(async (requestId: string | undefined, opts: AnswerOpts) => {
-    const url = relayUrl(opts.relay);
-    const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
-    if (!process.stdin.isTTY || !process.stdout.isTTY) {
-      const id = requestId ? clean(requestId) : 'REQUEST_ID';
-      process.stderr.write([
-        'aep answer needs an interactive terminal (stdin/stdout is not a TTY).',
-        'Answer non-interactively instead:',
-        `  aep respond ${id} --values '{"<field id>": <value>, …}'   # a form (AEP-0006)`,
-        `  aep respond ${id} --option <option id> [--text "reason"]  # a permission or choice`,
-        `  aep respond ${id} --text "…"                              # free text`,
-        'List pending requests with: aep inbox',
-        '',
-      ].join('\n'));
-      throw new CliError('AEP_CLI_NOT_A_TTY', 'stdin is not a terminal; use aep respond', EXIT.USAGE);
-    }
-    const { listPending } = await import('@aep/client');
-    let pending: PendingAttention[];
     try {
-      pending = await listPending({ url, ...(opts.token ? { token: opts.token } : {}) });
+      await run(requestId, opts);
     } catch (err) {
-      mapClientError(err);
-    }
-    const prompts = await import('@inquirer/prompts');
-    let req: PendingAttention | undefined;
-    if (requestId) {
-      req = pending.find((p) => p.id === requestId);
-      if (!req) throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no pending attention request ${clean(requestId)} (see: aep inbox)`, EXIT.USAGE);
-    } else if (pending.length === 0) {
-      process.stdout.write('no pending attention requests\n');
-      return;
-    } else if (pending.length === 1) {
-      req = pending[0];
-    } else {
-      const id = await prompts.select({
-        message: 'Which request?',
-        choices: pending.map((p) => ({ value: p.id, name: `${clean(p.agent)} · ${clean(p.session)} · ${clean(p.data['kind'])}: ${clean(p.data['prompt']).slice(0, 70)}` })),
-      });
-      req = pending.find((p) => p.id === id);
-    }
-    if (!req) return;
-    const via = req.data['respond_via'];
-    if (Array.isArray(via) && !via.includes('control')) {
-      throw new CliError('AEP_CLI_OUT_OF_BAND', `request ${req.id} is answered out of band (respond_via ${JSON.stringify(via)}); it cannot be answered from here (AEP-0008 §2)`, EXIT.USAGE);
-    }
-    process.stdout.write(`${clean(req.agent)} · session ${clean(req.session)} · ${clean(req.data['kind'])} · capture ${clean(req.capture)}\n`);
-    process.stdout.write(`  ${clean(req.data['prompt'])}\n`);
-    let previous: Record<string, unknown> = {};
-    for (let round = 0; round < 20; round++) {
-      const answer = await ask(prompts, req, previous);
-      const result = await sendRespond({ url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer, ackWindowMs, agent: opts.agent });
-      printResult(result, false);
-      if (result.status === 'rejected' && result.reason === 'invalid') {
-        process.stdout.write('The agent rejected this answer; please correct it.\n');
-        previous = answer.values ?? {};
-        continue;
+      // Ctrl-C / Ctrl-D inside a prompt: nothing was sent for the current round.
+      if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError')) {
+        throw new CliError('AEP_CLI_CANCELLED', 'cancelled; the answer being edited was not sent', EXIT.USAGE);
       }
-      process.exitCode = exitFor(result.status);
-      return;
+      throw err;
     }
   }));
+}
+
+async function run(requestId: string | undefined, opts: AnswerOpts): Promise<void> {
+  const url = relayUrl(opts.relay);
+  const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    const id = requestId ? clean(requestId) : 'REQUEST_ID';
+    process.stderr.write([
+      'aep answer needs an interactive terminal (stdin/stdout is not a TTY).',
+      'Answer non-interactively instead:',
+      `  aep respond ${id} --values '{"<field id>": <value>, …}'   # a form (AEP-0006)`,
+      `  aep respond ${id} --option <option id> [--text "reason"]  # a permission or choice`,
+      `  aep respond ${id} --text "…"                              # free text`,
+      'List pending requests with: aep inbox',
+      '',
+    ].join('\n'));
+    throw new CliError('AEP_CLI_NOT_A_TTY', 'stdin is not a terminal; use aep respond', EXIT.USAGE);
+  }
+  const { listPending } = await import('@aep/client');
+  let pending: PendingAttention[];
+  try {
+    pending = await listPending({ url, ...(opts.token ? { token: opts.token } : {}) });
+  } catch (err) {
+    mapClientError(err);
+  }
+  const prompts = await import('@inquirer/prompts');
+  let req: PendingAttention | undefined;
+  if (requestId) {
+    req = pending.find((p) => p.id === requestId);
+    if (!req) throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no pending attention request ${clean(requestId)} (see: aep inbox)`, EXIT.USAGE);
+  } else if (pending.length === 0) {
+    process.stdout.write('no pending attention requests\n');
+    return;
+  } else if (pending.length === 1) {
+    req = pending[0];
+  } else {
+    const id = await prompts.select({
+      message: 'Which request?',
+      choices: pending.map((p) => ({ value: p.id, name: `${clean(p.agent)} · ${clean(p.session)} · ${clean(p.data['kind'])}: ${clean(p.data['prompt']).slice(0, 70)}` })),
+    });
+    req = pending.find((p) => p.id === id);
+  }
+  if (!req) return;
+  const via = req.data['respond_via'];
+  if (Array.isArray(via) && !via.includes('control')) {
+    throw new CliError('AEP_CLI_OUT_OF_BAND', `request ${req.id} is answered out of band (respond_via ${JSON.stringify(via)}); it cannot be answered from here (AEP-0008 §2)`, EXIT.USAGE);
+  }
+  process.stdout.write(`${clean(req.agent)} · session ${clean(req.session)} · ${clean(req.data['kind'])} · capture ${clean(req.capture)}\n`);
+  process.stdout.write(`  ${clean(req.data['prompt'])}\n`);
+  let previous: Record<string, unknown> = {};
+  for (let round = 0; round < 20; round++) {
+    const answer = await ask(prompts, req, previous);
+    const result = await sendRespond({ url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer, ackWindowMs, agent: opts.agent });
+    printResult(result, false);
+    if (result.status === 'rejected' && result.reason === 'invalid') {
+      process.stdout.write('The agent rejected this answer; please correct it.\n');
+      previous = answer.values ?? {};
+      continue;
+    }
+    process.exitCode = exitFor(result.status);
+    return;
+  }
 }
 
 type Prompts = typeof PromptsModule;

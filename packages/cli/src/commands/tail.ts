@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ResumePosition, WireEvent } from '@aep/client';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { addRelayOptions, clean, mapClientError, relayUrl } from './respond.js';
+import { addRelayOptions, clean, mapClientError, positiveInt, relayUrl } from './respond.js';
 
 interface TailOpts {
   relay?: string;
@@ -24,6 +24,7 @@ interface TailOpts {
   fromStart?: boolean;
   stateDir?: string;
   count?: string;
+  connectTimeout: string;
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
@@ -45,6 +46,7 @@ export function register(program: Command): void {
     .option('--from-start', 'replay everything the relay holds first (from=all)')
     .addOption(new Option('--state-dir <dir>', 'where resume positions are kept').env('AEP_STATE_DIR').default(join(homedir(), '.aep', 'tail')))
     .option('--count <n>', 'exit after printing N events (useful in scripts)')
+    .option('--connect-timeout <ms>', 'give up (exit 5) when the first connection does not succeed in time', '10000')
     .addHelpText('after', `
 Resume: positions are kept per relay URL + filter in the state dir; the next run with the same
 filter replays what it missed (from=all, skipping every position already printed) then
@@ -53,6 +55,7 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
   addRelayOptions(cmd).action(action(async (opts: TailOpts) => {
     const url = relayUrl(opts.relay);
     const filter = buildFilter(opts);
+    const connectTimeout = positiveInt('--connect-timeout', opts.connectTimeout);
     let count: number | undefined;
     if (opts.count !== undefined) {
       count = Number(opts.count);
@@ -75,7 +78,8 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
       try { savePositions(stateFile, saved); } catch (err) { process.stderr.write(`aep tail: cannot save resume state: ${(err as Error).message}\n`); }
     };
     const saver = setInterval(save, 1_000);
-    const stop = () => { ac.abort(); };
+    let stopped = false;
+    const stop = () => { stopped = true; ac.abort(); };
     // A closed pipe (`aep tail | head`) ends the tail quietly instead of crashing.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') stop(); });
     process.once('SIGINT', stop);
@@ -99,11 +103,17 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
       printed++;
       if (count !== undefined && printed >= count) ac.abort();
     });
+    // The first connection must succeed within --connect-timeout (exit 5 otherwise); later drops reconnect.
+    let connected = false;
+    sub.ready.then(() => { connected = true; }, () => {});
+    const readyTimer = setTimeout(() => { if (!connected) ac.abort(); }, connectTimeout);
     try {
       await sub.done;
+      if (!connected && !stopped) throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `cannot reach the relay at ${new URL(url).origin}`, EXIT.UNAVAILABLE);
     } catch (err) {
       mapClientError(err);
     } finally {
+      clearTimeout(readyTimer);
       clearInterval(saver);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
