@@ -345,3 +345,24 @@ test('the emitter buffer is bounded: debug/info are dropped first and counted', 
   assert.equal(await conn.flush(50), false, 'flush is bounded and reports failure');
   await conn.close(0);
 });
+
+test('without a relay token every command is refused (unauthorized) and never reaches the emitter', async () => {
+  const open = await startRelayProcess(['--memory', '--quiet']);
+  try {
+    const conn = await EmitterConnection.connect({ url: open.url, agent: 'agent-open', control: { accepts: ['control.attention.respond'] } });
+    const engine = new AttentionEngine(conn);
+    const p = engine.requestAttention({ session: 's-open', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+    await conn.flush(2_000);
+    const sender = await CommandSender.connect({ url: open.url, ackWindowMs: 2_000 });
+    const r = await sender.respond({ session: 's-open', requestId: p.id, answer: { option: 'allow' } });
+    assert.equal(r.status, 'refused');
+    assert.equal(r.reason, 'unauthorized');
+    assert.deepEqual(engine.pending('s-open'), [p.id]);
+    assert.equal(conn.stats().commands, 0);
+    await sender.close();
+    await engine.shutdown();
+    await conn.close();
+  } finally {
+    await open.stop();
+  }
+});
