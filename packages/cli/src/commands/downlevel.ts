@@ -89,7 +89,7 @@ export function register(program: Command): void {
     .argument('[files...]', 'JSONL inputs (default: stdin; "-" = stdin)')
     .requiredOption('--ceiling <level>', 'capture ceiling: none | metadata | redacted | full (required)')
     .addHelpText('after', `
-Writes exactly one line per input line (terminated by \n; a \r\n input line is echoed without its \r).
+Writes exactly one line per input line, LF-terminated (a CRLF input line is echoed without its CR).
 An event at or below the ceiling is echoed byte for byte;
 otherwise it is rewritten (capture lowered, gated fields removed, [metadata*] fields degraded; a
 "full" event under a "redacted" ceiling lands on "metadata"). A blank line gives a blank line.
