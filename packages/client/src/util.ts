@@ -1,19 +1,6 @@
 // Internal helpers (not exported from the package root).
 import { hostname } from 'node:os';
-import { monotonicFactory } from 'ulid';
 import type { ReconnectOptions } from './types.js';
-
-const ulidGen = monotonicFactory();
-
-/** A new monotonic ULID (AEP-0001 §5: ULID recommended for `id`). */
-export function newId(): string {
-  return ulidGen();
-}
-
-/** RFC 3339 UTC timestamp with milliseconds. */
-export function nowIso(): string {
-  return new Date().toISOString();
-}
 
 /** Host name used in default `source` URIs and `instance`. Sanitized to URI-safe characters. */
 export function hostName(): string {
