@@ -522,7 +522,7 @@ export class Relay {
     };
     if (!this.auth.required) return refuse('unauthorized', 'this relay runs without a token (observe-only): commands are refused (AEP-0004 §4.1)');
     if (!conn.authed) return refuse('unauthorized', 'commands need an authenticated connection (AEP-0004 §4.1)');
-    const claimants = [...(this.claims.get(session) ?? [])].filter((c) => !c.closed);
+    const claimants = [...(this.claims.get(session) ?? [])].filter((c) => !c.closed && c.ws.readyState === 1);
     if (claimants.length === 0) return refuse('no-route', `no connected emitter claims session ${session.slice(0, 200)} (AEP-0004 §4.2)`);
     if (claimants.length > 1) return refuse('ambiguous', `${claimants.length} live connections claim session ${session.slice(0, 200)} (AEP-0004 §4.5)`);
     const target = claimants[0]!;
@@ -568,7 +568,7 @@ export class Relay {
     const entries: Array<Record<string, unknown>> = [];
     for (const [session, set] of this.claims) {
       for (const c of set) {
-        if (c.closed) continue;
+        if (c.closed || c.ws.readyState !== 1) continue;
         const e: Record<string, unknown> = { session };
         const ident = c.hello?.identity ?? {};
         if (typeof ident['agent'] === 'string') e['agent'] = ident['agent'];
