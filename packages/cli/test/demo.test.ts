@@ -189,3 +189,24 @@ test('tail: readable lines, filters, and resume between runs', async () => {
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /AEP_CLI_BAD_FILTER/);
 });
+
+test('a crashed and restarted demo agent continues its session in a higher epoch (durable --state-dir, and the clock seed)', async () => {
+  const stateDir = join(dir, 'agent-state');
+  const runs: { epoch: number; seq: number }[][] = [];
+  for (const extra of [['--state-dir', stateDir], ['--state-dir', stateDir], []]) {
+    const d = demo(['--session', 'cli-restart', '--only', 'form', ...extra]);
+    await d.next((l) => l['event'] === 'requested', 'requested');
+    d.child.kill('SIGKILL'); // a crash: no dismissal, no session.ended
+    await d.exit();
+  }
+  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-restart', '--from-start', '--no-resume', '--json', '--count', '6'], undefined, { timeoutMs: 60_000 });
+  assert.equal(tail.code, 0, tail.stderr);
+  const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; epoch?: number; seq: number });
+  for (let i = 0; i < 3; i++) runs.push(evs.slice(i * 2, i * 2 + 2).map((e) => ({ epoch: e.epoch ?? 0, seq: e.seq })));
+  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'attention.requested', 'session.started', 'attention.requested', 'session.started', 'attention.requested']);
+  const [a, b, c] = runs.map((r) => r[0]?.epoch ?? -1);
+  assert.equal(a, 0, 'first durable epoch');
+  assert.equal(b, 1, 'the durable counter went up by one');
+  assert.ok((c ?? 0) > (b ?? 0), 'the clock seed is above the counter');
+  for (const r of runs) assert.deepEqual(r.map((x) => x.seq), [0, 1], 'seq restarts in the new epoch');
+});
