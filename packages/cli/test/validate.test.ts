@@ -150,3 +150,10 @@ test('unreadable input, a directory, a bad option: exit 2 with a coded message, 
   assert.match(r3.stderr, /AEP_CLI_BAD_OPTION: --dedupe-window/);
   for (const r of [r1, r2, r3]) noCrash(r);
 });
+
+test('--no-stream checks each event on its own', async () => {
+  const f = file('regress.jsonl', [line({ seq: 5 }), line({ id: 'E2', seq: 4 })].join('\n') + '\n');
+  assert.equal((await runAep(['validate', f])).code, EXIT.INVALID);
+  const r = await runAep(['validate', '--no-stream', f]);
+  assert.equal(r.code, EXIT.OK, r.stdout);
+});

@@ -114,32 +114,40 @@ function mixValue(v: unknown, depth: number): void {
 }
 
 const encoder = new TextEncoder();
-let bytes = new Uint8Array(1 << 16);
-let words = new Int32Array(bytes.buffer);
+/** Characters encoded per step: bounds the scratch buffer whatever the line length. */
+const CHUNK = 1 << 16;
+const bytes = new Uint8Array(CHUNK * 3 + 8);
+const words = new Int32Array(bytes.buffer);
 
 /**
  * Exact 53-bit hash of the UTF-8 bytes of `text` (two 32-bit multiplicative lanes over 4-byte
  * words). Used for byte-identical redelivery checks on raw JSONL lines (AEP-0001 §7.4); about
- * a tenth of the cost of parsing the same text.
+ * a tenth of the cost of parsing the same text. Long texts are encoded in chunks into a fixed
+ * 192 KiB scratch buffer (never split inside a surrogate pair).
  */
 export function fingerprintText(text: string): number {
-  if (text.length * 3 > bytes.length) {
-    bytes = new Uint8Array(text.length * 3 + 8);
-    words = new Int32Array(bytes.buffer);
-  }
-  const written = encoder.encodeInto(text, bytes).written;
-  const n = written >>> 2;
-  let a = 0xdeadbeef ^ written;
+  let a = 0xdeadbeef ^ text.length;
   let b = 0x41c6ce57;
-  for (let i = 0; i < n; i++) {
-    const c = words[i]!;
-    a = Math.imul(a ^ c, 2654435761);
-    b = Math.imul(b ^ c, 1597334677);
-  }
-  for (let i = n << 2; i < written; i++) {
-    const c = bytes[i]!;
-    a = Math.imul(a ^ c, 2654435761);
-    b = Math.imul(b ^ c, 1597334677);
+  for (let start = 0; start < text.length || start === 0;) {
+    let end = Math.min(text.length, start + CHUNK);
+    if (end < text.length) {
+      const c = text.charCodeAt(end - 1);
+      if (c >= 0xd800 && c <= 0xdbff) end--;
+    }
+    const written = encoder.encodeInto(start === 0 && end === text.length ? text : text.slice(start, end), bytes).written;
+    const n = written >>> 2;
+    for (let i = 0; i < n; i++) {
+      const c = words[i]!;
+      a = Math.imul(a ^ c, 2654435761);
+      b = Math.imul(b ^ c, 1597334677);
+    }
+    for (let i = n << 2; i < written; i++) {
+      const c = bytes[i]!;
+      a = Math.imul(a ^ c, 2654435761);
+      b = Math.imul(b ^ c, 1597334677);
+    }
+    if (end >= text.length) break;
+    start = end;
   }
   a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
   b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateStream, StreamValidator, fingerprint } from '@aep/protocol';
+import { validateStream, StreamValidator, fingerprint, fingerprintText } from '@aep/protocol';
 
 const SRC = 'aep://h/agent/bot/session/s1';
 let n = 0;
@@ -104,4 +104,23 @@ test('fingerprint is content-sensitive and survives 100k-deep nesting', () => {
 test('push never throws and ignores envelope-invalid events', () => {
   const sv = new StreamValidator();
   for (const x of [null, 1, 'x', [], {}, { aep: '0.1' }]) assert.deepEqual(sv.push(x, 0), []);
+});
+
+test('fingerprintText is exact on bytes, chunk-safe on long text and surrogate pairs', () => {
+  assert.equal(fingerprintText('{"a":1}'), fingerprintText('{"a":1}'));
+  assert.notEqual(fingerprintText('{"a":1}'), fingerprintText('{"a": 1}'));
+  const long = 'x'.repeat(200_000) + '\u{1F600}'.repeat(50_000) + 'y';
+  assert.equal(fingerprintText(long), fingerprintText(long.slice(0)));
+  assert.notEqual(fingerprintText(long), fingerprintText(long.slice(0, -1) + 'z'));
+  assert.notEqual(fingerprintText('x'.repeat(65_535) + '\u{1F600}'), fingerprintText('x'.repeat(65_535) + '\u{1F601}'));
+  assert.equal(typeof fingerprintText(''), 'number');
+});
+
+test('raw mode: a repeat must be byte-identical (AEP-0001 §7.4)', () => {
+  const sv = new StreamValidator({ rawFingerprints: true });
+  const e = ev('progress.status', { seq: 100 });
+  const a = JSON.stringify(e);
+  assert.deepEqual(sv.push(e, 0, { raw: a }), []);
+  assert.deepEqual(sv.push(JSON.parse(a) as unknown, 1, { raw: a }), []);
+  assert.deepEqual(sv.push(JSON.parse(a) as unknown, 2, { raw: a.replace(':100', ': 100') }).map((i) => i.rule), ['stream.id-conflict']);
 });
