@@ -188,13 +188,10 @@ export class Relay {
     const bad: number[] = [];
     for (const r of this.store.rows()) {
       max = Math.max(max, r.rowid);
-      let ev: Record<string, unknown>;
-      try { ev = JSON.parse(r.raw) as Record<string, unknown>; } catch { bad.push(r.rowid); continue; }
-      const entry: Entry = {
-        rowid: r.rowid, key: `${String(ev['source'])}\u0000${String(ev['id'])}`, session: r.session,
-        pos: [r.epoch, r.seq, r.sub], positioned: r.positioned === 1, type: String(ev['type']), raw: r.raw,
-        bytes: Buffer.byteLength(r.raw), captureRank: captureRank(ev['capture'] ?? 'metadata'),
-      };
+      let ev: unknown;
+      try { ev = JSON.parse(r.raw); } catch { ev = undefined; }
+      if (!isObject(ev)) { bad.push(r.rowid); continue; }
+      const entry: Entry = { rowid: r.rowid, raw: r.raw, bytes: Buffer.byteLength(r.raw), ...this.describe(ev) };
       if (this.buffer.admit(entry, false) === 'duplicate') bad.push(r.rowid);
     }
     if (bad.length) this.store.removeNow(bad);
@@ -204,27 +201,36 @@ export class Relay {
 
   // ---------------------------------------------------------------- ingest
 
-  /** Admit one valid, non-command Event (or a routed command) and fan it out live. */
-  ingest(inc: Incoming, from: WsConn | null): void {
-    const ev = inc.event as unknown as Record<string, unknown>;
+  /** Attributes the buffer orders and routes on (AEP-0001 §5, §7), from a parsed Event. */
+  private describe(ev: Record<string, unknown>): { key: string; session: string | null; pos: Pos; positioned: boolean; type: string; captureRank: number } {
     const session = typeof ev['session'] === 'string' ? ev['session'] : null;
     const seq = ev['seq'];
     const positioned = session !== null && Number.isInteger(seq);
     const epoch = Number.isInteger(ev['epoch']) ? (ev['epoch'] as number) : 0;
-    const key = `${String(ev['source'])}\u0000${String(ev['id'])}`;
-    const pos: Pos = positioned ? [epoch, seq as number, 0] : this.buffer.nextUnpositioned(session);
-    const cr = captureRank(ev['capture'] ?? 'metadata');
-    const type = String(ev['type']);
+    return {
+      key: `${String(ev['source'])}\u0000${String(ev['id'])}`,
+      session,
+      pos: positioned ? [epoch, seq as number, 0] : this.buffer.nextUnpositioned(session),
+      positioned,
+      type: String(ev['type']),
+      captureRank: captureRank(ev['capture'] ?? 'metadata'),
+    };
+  }
+
+  /** Admit one valid, non-command Event (or a routed command) and fan it out live. */
+  ingest(inc: Incoming, from: WsConn | null): void {
+    const ev = inc.event;
+    const d = this.describe(ev);
     this.counters.ingested++;
-    this.buffer.admitNew(key, (rowid) => ({ rowid, key, session, pos, positioned, type, raw: inc.raw, bytes: inc.bytes, captureRank: cr }), () => this.nextRowid++);
-    if (from && positioned && session !== null && !from.claims.has(session)) {
-      from.claims.add(session);
-      let set = this.claims.get(session);
-      if (!set) this.claims.set(session, (set = new Set()));
+    this.buffer.admitNew(d.key, (rowid) => ({ rowid, raw: inc.raw, bytes: inc.bytes, ...d }), () => this.nextRowid++);
+    if (from && d.positioned && d.session !== null && !from.claims.has(d.session)) {
+      from.claims.add(d.session);
+      let set = this.claims.get(d.session);
+      if (!set) this.claims.set(d.session, (set = new Set()));
       set.add(from);
     }
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
-    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, type, session, pos, positioned, cr, severityRank(ev['severity'] ?? 'info'), inc.event));
+    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.captureRank, severityRank(ev['severity'] ?? 'info'), ev));
   }
 
   // ---------------------------------------------------------------- HTTP

@@ -13,13 +13,13 @@ import type { BufferSink, Entry, Pos } from './buffer.js';
 
 /** Wire form of one operation sent to the writer thread. */
 type Op =
-  | [k: 0, rowid: number, session: string | null, epoch: number, seq: number, sub: number, positioned: number, raw: string]
+  | [k: 0, rowid: number, raw: string]
   | [k: 1, rowid: number]
   | [k: 2, session: string, epoch: number, seq: number, sub: number]
   | [k: 3, session: string];
 
 /** A persisted row, as loaded at start. */
-export interface StoredRow { rowid: number; session: string | null; epoch: number; seq: number; sub: number; positioned: number; raw: string }
+export interface StoredRow { rowid: number; raw: string }
 
 /** Minimal surface of a better-sqlite3 database that we use. */
 interface Db {
@@ -31,10 +31,11 @@ interface Db {
   readonly open: boolean;
 }
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS events (
-  rowid INTEGER PRIMARY KEY, session TEXT, epoch INTEGER NOT NULL, seq INTEGER NOT NULL,
-  sub INTEGER NOT NULL, positioned INTEGER NOT NULL, raw TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);`;
+// Rows hold only the raw bytes: session, position and dedupe key are read back from them on
+// load (in rowid = arrival order, which also reproduces the positions of seq-less Events).
+const SCHEMA = `CREATE TABLE IF NOT EXISTS held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);
+PRAGMA user_version = 1;`;
 
 // The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
 const WORKER = `(() => {
@@ -53,14 +54,29 @@ try {
   return;
 }
 parentPort.postMessage({ ready: true });
-const ins = db.prepare('INSERT INTO events (rowid, session, epoch, seq, sub, positioned, raw) VALUES (?, ?, ?, ?, ?, ?, ?)');
-const del = db.prepare('DELETE FROM events WHERE rowid = ?');
+const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, ?)');
+const MULTI = 32;
+const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, ?)').join(', '));
+const del = db.prepare('DELETE FROM held WHERE rowid = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
 const tx = db.transaction((ops) => {
-  for (const op of ops) {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (op[0] === 0 && i + MULTI <= ops.length) {
+      // Runs of inserts go MULTI rows per statement (fewer VM round trips).
+      let j = i;
+      while (j < i + MULTI && ops[j][0] === 0) j++;
+      if (j === i + MULTI) {
+        const args = [];
+        for (let k = i; k < j; k++) args.push(ops[k][1], ops[k][2]);
+        insMany.run(args);
+        i = j - 1;
+        continue;
+      }
+    }
     switch (op[0]) {
-      case 0: ins.run(op[1], op[2], op[3], op[4], op[5], op[6], op[7]); break;
+      case 0: ins.run(op[1], op[2]); break;
       case 1: del.run(op[1]); break;
       case 2: up.run(op[1], op[2], op[3], op[4]); break;
       case 3: forget.run(op[1]); break;
@@ -108,7 +124,7 @@ export class SqliteStore implements BufferSink {
 
   /** Every stored row in arrival order. */
   *rows(): Iterable<StoredRow> {
-    for (const r of this.db.prepare('SELECT rowid, session, epoch, seq, sub, positioned, raw FROM events ORDER BY rowid').iterate()) yield r as StoredRow;
+    for (const r of this.db.prepare('SELECT rowid, raw FROM held ORDER BY rowid').iterate()) yield r as StoredRow;
   }
 
   /** Every persisted eviction high-water mark / tombstone. */
@@ -119,7 +135,7 @@ export class SqliteStore implements BufferSink {
 
   /** Remove rows now (used while loading, when limits shrank since the last run). */
   removeNow(rowids: number[]): void {
-    const del = this.db.prepare('DELETE FROM events WHERE rowid = ?');
+    const del = this.db.prepare('DELETE FROM held WHERE rowid = ?');
     this.db.transaction(() => { for (const id of rowids) del.run(id); })();
   }
 
@@ -147,7 +163,7 @@ export class SqliteStore implements BufferSink {
     if (this.ops.length > 0 || this.waiters.length > 0) this.schedule();
   }
 
-  insert(e: Entry): void { this.push([0, e.rowid, e.session, e.pos[0], e.pos[1], e.pos[2], e.positioned ? 1 : 0, e.raw]); }
+  insert(e: Entry): void { this.push([0, e.rowid, e.raw]); }
   remove(e: Entry): void { this.push([1, e.rowid]); }
   evicted(session: string, pos: Pos | null): void { this.push(pos ? [2, session, pos[0], pos[1], pos[2]] : [3, session]); }
 
