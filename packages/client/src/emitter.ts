@@ -1,6 +1,6 @@
 // Emitter connection over the WebSocket binding (AEP-0003 §3.5, §4; AEP-0004 §5.3).
 import WebSocket from 'ws';
-import { captureRank } from '@aep/protocol';
+import { captureRank, scopeClass } from '@aep/protocol';
 import { createEmitter, downlevel, isCommandType } from './proto.js';
 import type { EventBuilder } from './proto.js';
 import type { CaptureLevel } from '@aep/protocol';
@@ -113,7 +113,7 @@ export class EmitterConnection {
   /** Same as `emit`, also returning the exact serialized bytes sent. */
   emitRaw(session: string | null, type: string, data?: Record<string, unknown>, attrs: EmitAttributes = {}): { event: WireEvent; raw: string } {
     if (this.closed) throw new ClientError('AEP_CLIENT_CLOSED', 'emit after close()');
-    const agentScoped = type.startsWith('agent.');
+    const agentScoped = scopeClass(type) === 'agent';
     const s = agentScoped ? undefined : session ?? undefined;
     if (!agentScoped && s === undefined) throw new ClientError('AEP_CLIENT_OPTION', `type ${type} is session-scoped: a session is required (AEP-0001 §5.2)`);
     const source = this.sourceFor(s);
@@ -138,7 +138,8 @@ export class EmitterConnection {
     }) as unknown as WireEvent;
     if (capture !== requested) event = downlevel(event, capture);
     const raw = JSON.stringify(event);
-    if (s !== undefined) {
+    if (s !== undefined && typeof event.seq === 'number') {
+      // Only sequenced events claim a session (AEP-0003 §7.2).
       if (type === 'session.ended') this.claims.delete(s);
       else this.claims.set(s, raw);
     }
