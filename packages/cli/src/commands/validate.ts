@@ -139,7 +139,8 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
         lineBad = true;
         report({ file, line: lineNo, id, rule, path: '', message, section: RULES[rule].section });
       };
-      if (text.trim() === '') {
+      const c0 = text.charCodeAt(0);
+      if (text.length === 0 || ((c0 === 32 || c0 === 9 || c0 === 13 || c0 === 0xa0 || c0 === 0x3000 || c0 === 0xfeff || (c0 >= 0x2000 && c0 <= 0x200a)) && text.trim() === '')) {
         counts.blank++;
         if (o.emitter) fail('jsonl.blank-line', 'blank line');
         if (lineBad) counts.invalid++;
@@ -156,18 +157,21 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
         continue;
       }
       counts.events++;
-      const idv = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['id'] : undefined;
-      const id = typeof idv === 'string' && idv.length > 0 ? printable(idv, 80).replace(/\s/g, '_') : null;
+      // The printable id is only computed when something is reported (hot path).
+      const idOf = (): string | null => {
+        const idv = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['id'] : undefined;
+        return typeof idv === 'string' && idv.length > 0 ? printable(idv, 80).replace(/\s/g, '_') : null;
+      };
       let envelopeValid = true;
       for (const i of validateEvent(value, eventOpts)) {
         lineBad = true;
         if (i.rule.startsWith('envelope.')) envelopeValid = false;
-        report({ file, line: lineNo, id, rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
+        report({ file, line: lineNo, id: idOf(), rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
       }
       if (sv) {
         for (const i of sv.push(value, index, { envelopeValid, raw: text })) {
           lineBad = true;
-          report({ file, line: lineNo, id, rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
+          report({ file, line: lineNo, id: idOf(), rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
         }
       }
       index++;
