@@ -59,8 +59,6 @@ function pathOf(err: AjvError, base: string): string {
     p += '/' + escapePointer(err.params['missingProperty']);
   } else if (err.propertyName !== undefined) {
     p += '/' + escapePointer(err.propertyName);
-  } else if (err.keyword === 'false schema' && err.instancePath === '') {
-    // boolean `false` subschema at the root cannot happen for our schemas; keep the base path.
   }
   return p;
 }
