@@ -210,3 +210,16 @@ test('a crashed and restarted demo agent continues its session in a higher epoch
   assert.ok((c ?? 0) > (b ?? 0), 'the clock seed is above the counter');
   for (const r of runs) assert.deepEqual(r.map((x) => x.seq), [0, 1], 'seq restarts in the new epoch');
 });
+
+test('SIGTERM: the demo agent dismisses its pending request before ending its session', async () => {
+  const d = demo(['--session', 'cli-sigterm']);
+  await d.next((l) => l['event'] === 'requested', 'requested');
+  d.child.kill('SIGTERM');
+  assert.equal(await d.exit(), 130);
+  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-sigterm', '--from-start', '--no-resume', '--json', '--count', '4'], undefined, { timeoutMs: 60_000 });
+  const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: { resolution?: string; reason?: string } });
+  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'attention.requested', 'attention.resolved', 'session.ended']);
+  assert.equal(evs[2]?.data?.resolution, 'dismissed');
+  assert.equal(evs[3]?.data?.reason, 'killed');
+  assert.ok(!d.lines.some((l) => l['kind'] === 'permission'), 'no new request after the signal');
+});

@@ -123,6 +123,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     }
   }
 
+  if (stopping) return new Promise<void>(() => { /* the signal handler ends the session and exits */ });
   if (opts.only === 'permission' || opts.only === 'both') {
     const p = engine.requestAttention({
       session, kind: 'permission', prompt: `Allow ${opts.agent} to run \`rm -rf ./build\` in the workspace?`, subject: 'Bash',
@@ -148,6 +149,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     }
   }
 
+  if (stopping) return new Promise<void>(() => { /* the signal handler ends the session and exits */ });
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
   engine.endSession(session, { reason: 'normal' });
