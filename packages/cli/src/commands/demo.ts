@@ -46,7 +46,8 @@ STDOUT carries one JSON object per line:
   {"event":"answered","kind":"permission","id":…,"option":…,"text"?:…}
   {"event":"timeout","kind":…,"id":…}
 Progress goes to stderr. Exit 0 when every request was answered, 1 on a timeout,
-5 when the relay is unreachable. The relay needs a token for answers to be routed.`);
+5 when the relay is unreachable, 130 after SIGINT/SIGTERM (pending requests are dismissed
+and the session ended first). The relay needs a token for answers to be routed.`);
   addRelayOptions(agentCmd).action(action(async (opts: DemoOpts) => {
     const url = relayUrl(opts.relay);
     const timeoutMs = opts.timeoutMs !== undefined ? positiveInt('--timeout-ms', opts.timeoutMs) : undefined;
