@@ -172,6 +172,31 @@ export function fingerprint(value: unknown): number {
   return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
+/**
+ * Per session, how many closed units (run terminals, acks, closed attention requests) are
+ * remembered for duplicate detection; the oldest are forgotten beyond it, so memory stays bounded
+ * on endless streams. Open attention requests are live state and are never evicted.
+ */
+export const CLOSED_PER_SESSION = 10_000;
+
+function capClosed(map: Map<string, unknown>): void {
+  if (map.size <= CLOSED_PER_SESSION) return;
+  const target = CLOSED_PER_SESSION * 0.9;
+  for (const k of map.keys()) {
+    if (map.size <= target) break;
+    map.delete(k);
+  }
+}
+
+function capClosedRequests(map: Map<string, RequestInfo>): void {
+  if (map.size <= CLOSED_PER_SESSION) return;
+  const target = CLOSED_PER_SESSION * 0.9;
+  for (const [k, r] of map) {
+    if (map.size <= target) break;
+    if (r.terminal !== undefined) map.delete(k);
+  }
+}
+
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -302,7 +327,7 @@ export class StreamValidator {
         const run = e['run'];
         if (typeof run !== 'string') break;
         const prev = st.runTerminals.get(run);
-        if (prev === undefined) st.runTerminals.set(run, fp);
+        if (prev === undefined) { st.runTerminals.set(run, fp); capClosed(st.runTerminals); }
         else if (prev !== fp) add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
         break;
       }
@@ -356,6 +381,7 @@ export class StreamValidator {
         }
         if (req.terminal === undefined) {
           req.terminal = fp;
+          capClosedRequests(st.requests);
           req.fields = undefined;
           req.rawFields = undefined;
           this.requestsBySessionName.delete(session + '\u0000' + subject);
@@ -368,7 +394,7 @@ export class StreamValidator {
         const cause = e['cause'];
         if (typeof cause !== 'string') break;
         const prev = st.acks.get(cause);
-        if (prev === undefined) st.acks.set(cause, fp);
+        if (prev === undefined) { st.acks.set(cause, fp); capClosed(st.acks); }
         else if (prev !== fp) add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
         break;
       }

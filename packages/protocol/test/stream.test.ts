@@ -124,3 +124,19 @@ test('raw mode: a repeat must be byte-identical (AEP-0001 §7.4)', () => {
   assert.deepEqual(sv.push(JSON.parse(a) as unknown, 1, { raw: a }), []);
   assert.deepEqual(sv.push(JSON.parse(a) as unknown, 2, { raw: a.replace(':100', ': 100') }).map((i) => i.rule), ['stream.id-conflict']);
 });
+
+test('memory: closed units per session are bounded; open requests are kept', () => {
+  const sv = new StreamValidator({ dedupeWindow: 100 });
+  let i = 0;
+  const base = (type: string, extra: Record<string, unknown>) => ({ aep: '0.1', id: `M${i}`, type, time: '2026-08-01T09:00:00Z', source: 'aep://m/agent/a/session/m', agent: 'a', session: 'm', seq: i++, ...extra });
+  const open = base('attention.requested', { data: { kind: 'input', prompt: 'p' } });
+  sv.push(open, 0);
+  for (let k = 0; k < 25_000; k++) {
+    sv.push(base('control.accepted', { cause: `C${k}` }), i);
+    sv.push(base('run.finished', { run: `R${k}` }), i);
+  }
+  const st = (sv as unknown as { sessions: Map<string, Map<string, { acks: Map<string, number>; runTerminals: Map<string, number>; requests: Map<string, unknown> }>> }).sessions.get('aep://m/agent/a/session/m')!.get('m')!;
+  assert.ok(st.acks.size <= 10_000 && st.runTerminals.size <= 10_000);
+  assert.equal(st.requests.size, 1);
+  assert.deepEqual(sv.push(base('session.ended', {}), i).map((x) => x.rule), ['stream.attention-open-at-session-end']);
+});
