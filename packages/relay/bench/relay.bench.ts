@@ -35,7 +35,14 @@ function event(session: string, seq: number, extra = ''): string {
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-function postBody(port: number, body: string): Promise<number> {
+/** POST, retried once when a reused keep-alive socket was closed under us (the usual idle race). */
+async function postBody(port: number, body: string): Promise<number> {
+  try { return await postOnce(port, body); } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
+    return postOnce(port, body);
+  }
+}
+function postOnce(port: number, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.resume(); res.on('end', () => resolve(res.statusCode ?? 0));
