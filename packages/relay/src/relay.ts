@@ -33,6 +33,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The request target as a URL, or null when it cannot be parsed (answered 400, never 500). */
+function parseUrl(target: string | undefined): URL | null {
+  try { return new URL(target ?? '/', 'http://relay.invalid'); } catch { return null; }
+}
+
 /** Session text safe inside one SSE line (session ids are untrusted, AEP-0001 §12). */
 function sseSafe(s: string): string {
   return s.replace(/[\r\n]/g, '?');
@@ -175,7 +180,12 @@ export class Relay {
       socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxBodyBytes, clientTracking: false });
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      try { this.upgrade(req, socket, head); } catch (err) {
+        opts.log(`upgrade failed: ${err instanceof Error ? err.message : String(err)}`);
+        socket.destroy();
+      }
+    });
   }
 
   // ---------------------------------------------------------------- store
@@ -257,7 +267,8 @@ export class Relay {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://relay.invalid');
+    const url = parseUrl(req.url);
+    if (!url) return json(res, 400, { error: 'bad-request', detail: 'the request target is not a valid path' });
     const path = url.pathname;
     if (this.loopbackHosts) {
       const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
@@ -414,7 +425,8 @@ export class Relay {
       const body = JSON.stringify({ error });
       socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     };
-    const url = new URL(req.url ?? '/', 'http://relay.invalid');
+    const url = parseUrl(req.url);
+    if (!url) return refuse('400 Bad Request', 'bad-request');
     if (url.pathname !== '/socket' || this.closing) return refuse('404 Not Found', 'not-found');
     if (this.loopbackHosts && !this.loopbackHosts.has((req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase())) return refuse('403 Forbidden', 'forbidden-host');
     const authed = this.auth.authenticated(req, url);

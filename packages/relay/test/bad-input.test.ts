@@ -142,6 +142,23 @@ describe('bad input', () => {
     await stillServing();
   });
 
+  it('an unparsable request target gets 400 on HTTP and on the WebSocket upgrade', async () => {
+    const { port } = new URL(base);
+    const raw = (text: string) => new Promise<string>((resolve) => {
+      const sock = connect(Number(port), '127.0.0.1');
+      let got = '';
+      sock.setEncoding('utf8');
+      sock.on('data', (d: string) => { got += d; });
+      sock.on('close', () => resolve(got));
+      sock.on('error', () => resolve(got));
+      sock.write(text);
+      setTimeout(() => sock.destroy(), 2000);
+    });
+    assert.match(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 400/);
+    assert.match(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`), /^HTTP\/1\.1 400/);
+    await stillServing();
+  });
+
   it('a connection sending one byte a second (slowloris) is answered 408 and cut; others are served', async () => {
     const { port } = new URL(base);
     const sock = connect(Number(port), '127.0.0.1');
