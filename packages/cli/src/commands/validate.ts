@@ -43,11 +43,13 @@ Consumer tolerance (default) vs emitter strictness (--emitter):
   Both modes reject everything that breaks the envelope schema, the payload schema of a
   registered type, capture honesty or a stream rule.
 
-Input handling: a leading UTF-8 byte order mark is removed and accepted, CRLF line ends are
-accepted (in both modes); a line that is not
-JSON (including binary garbage) is reported as jsonl.not-json and validation continues; very
-long lines and deeply nested JSON are handled (nesting beyond what the parser accepts is a
-jsonl.not-json line); an empty file is a valid, empty stream.
+Input handling: a leading UTF-8 byte order mark is removed and accepted; CRLF line ends are
+accepted in both modes; a line that is not JSON (including binary garbage) is reported as
+jsonl.not-json and validation continues; very long lines and deeply nested JSON are handled
+(nesting beyond what the parser accepts is a jsonl.not-json line); an empty file is a valid,
+empty stream. Memory: the last --dedupe-window (source, id) fingerprints, and per session up to
+10,000 closed runs, acks and attention requests, are remembered; a repeat older than that is
+not recognized as a redelivery.
 
 Exit codes: 0 every event valid, 1 any problem found, 2 usage error or unreadable input.
 
