@@ -27,12 +27,15 @@ before(async () => {
   const perm = permissionRequest('claude-code', 's_perm', 1);
   const closed = sessionEvent('writer', 's_in', 2, 'attention.requested', { capture: 'redacted', data: { kind: 'input', prompt: 'already answered' } });
   const closedEnd = sessionEvent('writer', 's_in', 3, 'attention.timeout', { subject: closed['id'] });
+  // An MCP elicitation as the bridge records it: a form that also declares decline / cancel options.
+  const elicit = formRequest('mcp-bridge', 's_elicit', 1);
+  (elicit['data'] as Record<string, unknown>)['options'] = [{ id: 'decline', label: 'Decline' }, { id: 'cancel', label: 'Cancel' }];
   await postEvents(relay.url, token, [
-    sessionEvent('meta-bot', 's_meta', 0, 'session.started'), meta, oob, input, perm, closed, closedEnd,
+    sessionEvent('meta-bot', 's_meta', 0, 'session.started'), meta, oob, input, perm, closed, closedEnd, elicit,
     sessionEvent('writer', 's_in', 4, 'run.started', { run: 'r1' }),
     sessionEvent('writer', 's_in', 5, 'tool.completed', { run: 'r1', data: { tool: { name: 'Read' } } }),
   ]);
-  ids['meta'] = String(meta['id']); ids['oob'] = String(oob['id']); ids['input'] = String(input['id']); ids['perm'] = String(perm['id']); ids['closed'] = String(closed['id']);
+  ids['meta'] = String(meta['id']); ids['oob'] = String(oob['id']); ids['input'] = String(input['id']); ids['perm'] = String(perm['id']); ids['closed'] = String(closed['id']); ids['elicit'] = String(elicit['id']);
   browser = await launchBrowser();
 });
 
@@ -59,9 +62,9 @@ async function open(page: Page, id: string) {
 
 test('only pending requests are listed; a timed-out one is not', async () => {
   const page = await inbox();
-  assert.equal(await page.locator('.inbox .item').count(), 4);
+  assert.equal(await page.locator('.inbox .item').count(), 5);
   assert.equal(await page.locator(`.item[data-request="${ids['closed']}"]`).count(), 0);
-  assert.equal(await page.getByTestId('pending-count').innerText(), '4');
+  assert.equal(await page.getByTestId('pending-count').innerText(), '5');
   await page.close();
 });
 
@@ -122,6 +125,20 @@ test('an unknown-kind request is answered by keyboard alone; the relay refusal (
   await page.close();
 });
 
+test('a form that declares options offers them beside the submit (decline sends answer.option)', async () => {
+  const page = await inbox();
+  const d = await open(page, ids['elicit'] ?? '');
+  const decline = d.getByRole('button', { name: 'Decline' });
+  assert.equal(await decline.count(), 1);
+  assert.equal(await d.getByRole('button', { name: 'Cancel' }).count(), 1);
+  // Nobody holds s_elicit live, so the relay refuses the command: proof that one was sent.
+  await decline.click();
+  const phase = d.locator('[data-phase="refused"]');
+  await phase.waitFor({ timeout: 30_000 });
+  assert.match(await phase.innerText(), /no-route/);
+  await page.close();
+});
+
 test('the session view is a live, filterable timeline', async () => {
   const page = await inbox();
   await page.goto(`${relay.url}/#/s/s_in`);
@@ -176,7 +193,7 @@ test('malformed payloads (envelope-valid) never break the inbox', async () => {
     await page.locator('#main article, #main p.bad').first().waitFor();
   }
   assert.deepEqual(errors, []);
-  assert.equal(await page.locator('.inbox .item').count(), 4 + events.length);
+  assert.equal(await page.locator('.inbox .item').count(), 5 + events.length);
   await page.close();
 });
 

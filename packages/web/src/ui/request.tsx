@@ -250,6 +250,7 @@ function FormAnswer(props: { entry: RequestEntry; ctx: AnswerContext; informatio
     return ui.tried ? local.filter((i) => i.field === fid) : [];
   };
   const uid = `q${entry.order}`;
+  const formOptions = optionsOf(entry.event);
   return (
     <form
       class="answer-form" noValidate
@@ -274,6 +275,14 @@ function FormAnswer(props: { entry: RequestEntry; ctx: AnswerContext; informatio
       {informational ? null : (
         <div class="actions">
           <button type="submit" class="primary" disabled={disabled}>{sending ? 'Sending…' : 'Submit answer'}</button>
+          {/* A form may also declare closed `options` (e.g. decline / cancel for an MCP elicitation,
+              skip / deny for AskUserQuestion): each answers the whole request with `answer.option`. */}
+          {formOptions.map((o, j) => (
+            <button type="button" key={o.id} class="choice-btn" data-testid={`form-option-${o.id}`} disabled={disabled}
+              onClick={() => { void submit(ctx, entry, ui, update, { option: o.id }, false, [], []); }}>
+              {withheld ? `Option ${j + 1}` : o.label}
+            </button>
+          ))}
         </div>
       )}
     </form>
