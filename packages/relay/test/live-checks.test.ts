@@ -32,7 +32,7 @@ class Target {
   }
   onFrame(f: Record<string, unknown>, _text: string): void {
     if (f['type'] === 'ping') { this.ws.send({ type: 'pong', t: f['t'] }); return; }
-    if (!('aep' in f) || typeof f['type'] !== 'string' || !f['type'].startsWith('control.')) return;
+    if (!('aep' in f) || typeof f['type'] !== 'string' || !/^(control\.|x\.[^.]+\.control\.)/.test(f['type'])) return;
     this.received.push(f);
     const key = `${String(f['source'])}\u0000${String(f['id'])}`;
     const recorded = this.acks.get(key);
@@ -395,6 +395,34 @@ describe('live checker probes, authenticated posture with a control-capable targ
     // The command itself is in the session history for observers (AEP-0004 §4.4).
     assert.equal(evs.filter((e) => e['id'] === c['id']).length, 1);
     watch.close(); s.close();
+  });
+
+  it('vendor commands are gated by accepts like core ones; a target without control declared gets nothing', async () => {
+    const session = `vendor-${ulid().toLowerCase()}`;
+    const t = await Target.start(base, TOKEN, session, ['x.acme.control.reindex']);
+    const plain = await WsClient.open(base, TOKEN);
+    plain.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'plain' } });
+    await plain.waitFor((f) => f['type'] === 'hello');
+    const bare = `bare-${ulid().toLowerCase()}`;
+    plain.send(ev('session.started', bare, 0));
+    await sleep(100);
+    const s = await sender();
+    const ok = cmd('x.acme.control.reindex', session, { data: {} });
+    s.send(ok);
+    await sleep(200);
+    assert.equal(t.received.filter((f) => f['id'] === ok['id']).length, 1);
+    assert.equal(s.frames.filter((f) => f['cause'] === ok['id'] && f['type'] === 'error').length, 0);
+    const other = cmd('x.acme.control.purge', session, { data: {} });
+    s.send(other);
+    assert.equal((await s.waitFor((f) => f['type'] === 'error' && f['cause'] === other['id']))['code'], 'unsupported');
+    const none = cmd('control.resume', bare);
+    s.send(none);
+    assert.equal((await s.waitFor((f) => f['type'] === 'error' && f['cause'] === none['id']))['code'], 'unsupported');
+    assert.equal(plain.frames.filter((f) => 'aep' in f).length, 0);
+    const bad = { ...cmd('control.pause', session), seq: 3 };
+    s.send(bad);
+    assert.equal((await s.waitFor((f) => f['type'] === 'error' && f['cause'] === bad['id']))['code'], 'invalid-event');
+    t.ws.close(); plain.close(); s.close();
   });
 
   it('ambiguous: two live claimants of a session -> the command is refused, delivered to none', async () => {
