@@ -103,6 +103,7 @@ export class SqliteStore implements BufferSink {
   private closed = false;
   private worker: Worker | null = null;
   private onIdle: Array<() => void> = [];
+  private dead: Error | null = null;
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
 
@@ -159,6 +160,14 @@ export class SqliteStore implements BufferSink {
       throw new Error(`store ${this.path} cannot be opened for writing (is another relay using it?): ${ready.error ?? ''}`);
     }
     w.on('message', (m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }) => this.onMessage(m));
+    w.on('exit', () => {
+      // An unexpected end of the writer: nothing can become durable any more; every waiter is
+      // answered (503 upstream) instead of hanging.
+      if (this.closed) return;
+      this.dead = new Error('the store writer thread stopped');
+      this.failInflight(this.dead);
+      this.ops = [];
+    });
     this.worker = w;
     if (this.ops.length > 0 || this.waiters.length > 0) this.schedule();
   }
@@ -168,6 +177,7 @@ export class SqliteStore implements BufferSink {
   evicted(session: string, pos: Pos | null): void { this.push(pos ? [2, session, pos[0], pos[1], pos[2]] : [3, session]); }
 
   private push(op: Op): void {
+    if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
     this.ops.push(op);
     this.schedule();
   }
@@ -181,6 +191,7 @@ export class SqliteStore implements BufferSink {
   /** Send what is queued, unless a commit is in flight (then it goes with the next one). */
   private send(): void {
     if (!this.worker || this.inflight) return;
+    if (this.dead) { for (const w of this.waiters.splice(0)) w.reject(this.dead); return; }
     if (this.ops.length === 0) {
       const w = this.waiters; this.waiters = [];
       for (const x of w) x.resolve();
@@ -230,6 +241,7 @@ export class SqliteStore implements BufferSink {
 
   /** Resolves once everything queued so far is committed. */
   durable(): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
     if (this.ops.length === 0 && !this.inflight) return Promise.resolve();
     return new Promise((resolve, reject) => {
       if (this.ops.length === 0 && this.inflight) this.inflight.waiters.push({ resolve, reject });
