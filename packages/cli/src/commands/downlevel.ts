@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { readLines } from '../util/lines.js';
+import { readLineBatches } from '../util/lines.js';
 
 const LEVELS = ['none', 'metadata', 'redacted', 'full'] as const;
 
@@ -58,7 +58,7 @@ export async function mapJsonl(
   let lines = 0;
   let failed = 0;
   try {
-    for await (const line of readLines(files)) {
+    for await (const batch of readLineBatches(files)) for (const line of batch) {
       lines++;
       if (line.text.trim() === '') { await out.write('\n'); continue; }
       const fail = (code: string, message: string) => { failed++; return errorLine(code, line.file, line.lineNo, message); };

@@ -106,7 +106,7 @@ interface RunOptions { json: boolean; emitter: boolean; stream: boolean; window:
 
 async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
   const { validateEvent, StreamValidator, RULES } = await import('@aep/protocol');
-  const { readLines } = await import('../util/lines.js');
+  const { readLineBatches } = await import('../util/lines.js');
   const sv = o.stream ? new StreamValidator({ dedupeWindow: o.window, rawFingerprints: true }) : null;
   const counts = { lines: 0, events: 0, blank: 0, invalid: 0, issues: 0, rules: {} as Record<string, number> };
   const eventOpts = { emitter: o.emitter };
@@ -134,7 +134,7 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
 
   let index = 0;
   try {
-    for await (const { file, lineNo, text } of readLines(inputs)) {
+    for await (const batch of readLineBatches(inputs)) for (const { file, lineNo, text } of batch) {
       counts.lines++;
       let lineBad = false;
       const fail = (rule: keyof typeof RULES, message: string, id: string | null = null): void => {

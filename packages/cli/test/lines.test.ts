@@ -1,0 +1,53 @@
+// The JSONL line reader every streaming command uses: exact line splitting across chunk
+// boundaries, CRLF reported, BOM removed, no phantom last line.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { readLineBatches, readLines } from '../src/util/lines.js';
+
+async function collect(chunks: (string | Buffer)[]) {
+  const out = [];
+  for await (const l of readLines([], Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))))) out.push(l);
+  return out.map((l) => ({ n: l.lineNo, text: l.text, crlf: l.crlf }));
+}
+
+test('splits on \\n, reports \\r\\n, strips the BOM of line 1 only', async () => {
+  assert.deepEqual(await collect(['\ufeffa\r\nb\n\ufeffc']), [
+    { n: 1, text: 'a', crlf: true }, { n: 2, text: 'b', crlf: false }, { n: 3, text: '\ufeffc', crlf: false },
+  ]);
+});
+
+test('an empty input has no lines; a trailing newline adds no empty line; blank lines are kept', async () => {
+  assert.deepEqual(await collect([]), []);
+  assert.deepEqual(await collect(['x\n']), [{ n: 1, text: 'x', crlf: false }]);
+  assert.deepEqual(await collect(['\n\n']), [{ n: 1, text: '', crlf: false }, { n: 2, text: '', crlf: false }]);
+});
+
+test('lines and multi-byte characters split across chunks are reassembled', async () => {
+  const euro = Buffer.from('€'); // 3 bytes
+  assert.deepEqual(await collect([Buffer.from('ab'), euro.subarray(0, 1), euro.subarray(1), Buffer.from('c\r'), Buffer.from('\nd')]), [
+    { n: 1, text: 'ab€c', crlf: true }, { n: 2, text: 'd', crlf: false },
+  ]);
+});
+
+test('any chunking of any text yields the same lines as a plain split', async () => {
+  await fc.assert(fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.array(fc.nat(40), { maxLength: 10 }), async (text, cuts) => {
+    const bytes = Buffer.from(text);
+    const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+    const chunks: Buffer[] = [];
+    let last = 0;
+    for (const p of points) { chunks.push(bytes.subarray(last, p)); last = p; }
+    chunks.push(bytes.subarray(last));
+    const expected = text.split('\n');
+    if (expected[expected.length - 1] === '') expected.pop();
+    const got = await collect(chunks.filter((c) => c.length > 0));
+    assert.deepEqual(got.map((g) => g.text + (g.crlf ? '\r' : '')), expected.map((e, i) => (i === 0 && e.startsWith('\ufeff') ? e.slice(1) : e)));
+  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+});
+
+test('batches: one array per chunk, numbering continues across batches', async () => {
+  const batches = [];
+  for await (const b of readLineBatches([], Readable.from([Buffer.from('a\nb\n'), Buffer.from('c\n')]))) batches.push(b.map((l) => l.lineNo));
+  assert.deepEqual(batches, [[1, 2], [3]]);
+});
