@@ -10,8 +10,10 @@ export type Pos = readonly [epoch: number, seq: number, sub: number];
 export interface Entry {
   /** Row id in the durable store (monotonic, also the global arrival order). */
   readonly rowid: number;
-  /** `${source}\u0000${id}`: the dedupe key (AEP-0001 §7.4). */
-  readonly key: string;
+  /** Dedupe key, part 1: the emitter (AEP-0001 §7.4: `(source, id)`, never bare `id`). */
+  readonly source: string;
+  /** Dedupe key, part 2. */
+  readonly id: string;
   /** Session, or null for agent-scoped Events. */
   readonly session: string | null;
   readonly pos: Pos;
@@ -105,7 +107,9 @@ export type Admission = 'admitted' | 'duplicate';
 export class ReplayBuffer {
   private readonly sessions = new Map<string, SessionBuf>(); // insertion order = LRU (re-set on write)
   private readonly agentBuf = new SessionBuf(null);
-  private readonly byKey = new Map<string, Entry>();
+  // Dedupe index by `id`, then `source` (ids rarely collide across sources; no key string is built).
+  private readonly byId = new Map<string, Entry | Entry[]>();
+  private held = 0;
   private readonly tombstones = new Map<string, Pos>();
   private bytes = 0;
   /** Counters for /healthz. */
@@ -113,12 +117,35 @@ export class ReplayBuffer {
 
   constructor(private readonly limits: BufferLimits, private readonly sink: BufferSink | null) {}
 
-  get heldEvents(): number { return this.byKey.size; }
+  get heldEvents(): number { return this.held; }
   get heldBytes(): number { return this.bytes; }
   get sessionCount(): number { return this.sessions.size; }
 
-  /** True when an Event with this dedupe key is held. */
-  has(key: string): boolean { return this.byKey.has(key); }
+  /** True when an Event with this `(source, id)` is held. */
+  has(source: string, id: string): boolean {
+    const v = this.byId.get(id);
+    if (v === undefined) return false;
+    if (Array.isArray(v)) return v.some((e) => e.source === source);
+    return v.source === source;
+  }
+
+  private index(e: Entry): void {
+    const v = this.byId.get(e.id);
+    if (v === undefined) this.byId.set(e.id, e);
+    else if (Array.isArray(v)) v.push(e);
+    else this.byId.set(e.id, [v, e]);
+    this.held++;
+  }
+
+  private unindex(e: Entry): void {
+    const v = this.byId.get(e.id);
+    if (v === e) this.byId.delete(e.id);
+    else if (Array.isArray(v)) {
+      const rest = v.filter((x) => x !== e);
+      if (rest.length === 1) this.byId.set(e.id, rest[0]!); else this.byId.set(e.id, rest);
+    } else return;
+    this.held--;
+  }
 
   /** The position a seq-less session Event gets: right after the last held Event of its session. */
   nextUnpositioned(session: string | null): Pos {
@@ -135,7 +162,7 @@ export class ReplayBuffer {
    * loading from the store (the rows are already there).
    */
   admit(e: Entry, persist = true): Admission {
-    if (this.byKey.has(e.key)) { this.stats.duplicates++; return 'duplicate'; }
+    if (this.has(e.source, e.id)) { this.stats.duplicates++; return 'duplicate'; }
     let buf: SessionBuf;
     if (e.session === null) buf = this.agentBuf;
     else {
@@ -149,16 +176,16 @@ export class ReplayBuffer {
       }
     }
     buf.insert(e);
-    this.byKey.set(e.key, e);
+    this.index(e);
     this.bytes += e.bytes;
     if (persist) this.sink?.insert(e);
     this.enforce(buf);
     return 'admitted';
   }
 
-  /** Admit unless the key is held (one lookup); the entry is built only when new. */
-  admitNew(key: string, make: (rowid: number) => Entry, nextRowid: () => number): Admission {
-    if (this.byKey.has(key)) { this.stats.duplicates++; return 'duplicate'; }
+  /** Admit unless `(source, id)` is held; the entry is built only when new. */
+  admitNew(source: string, id: string, make: (rowid: number) => Entry, nextRowid: () => number): Admission {
+    if (this.has(source, id)) { this.stats.duplicates++; return 'duplicate'; }
     return this.admit(make(nextRowid()));
   }
 
@@ -182,7 +209,7 @@ export class ReplayBuffer {
   private evictOne(buf: SessionBuf): void {
     const e = buf.shift();
     if (!e) return;
-    this.byKey.delete(e.key);
+    this.unindex(e);
     this.bytes -= e.bytes;
     this.stats.evicted++;
     this.sink?.remove(e);

@@ -212,13 +212,14 @@ export class Relay {
   // ---------------------------------------------------------------- ingest
 
   /** Attributes the buffer orders and routes on (AEP-0001 §5, §7), from a parsed Event. */
-  private describe(ev: Record<string, unknown>): { key: string; session: string | null; pos: Pos; positioned: boolean; type: string; captureRank: number } {
+  private describe(ev: Record<string, unknown>): { source: string; id: string; session: string | null; pos: Pos; positioned: boolean; type: string; captureRank: number } {
     const session = typeof ev['session'] === 'string' ? ev['session'] : null;
     const seq = ev['seq'];
     const positioned = session !== null && Number.isInteger(seq);
     const epoch = Number.isInteger(ev['epoch']) ? (ev['epoch'] as number) : 0;
     return {
-      key: `${String(ev['source'])}\u0000${String(ev['id'])}`,
+      source: String(ev['source']),
+      id: String(ev['id']),
       session,
       pos: positioned ? [epoch, seq as number, 0] : this.buffer.nextUnpositioned(session),
       positioned,
@@ -232,7 +233,7 @@ export class Relay {
     const ev = inc.event;
     const d = this.describe(ev);
     this.counters.ingested++;
-    this.buffer.admitNew(d.key, (rowid) => ({ rowid, raw: inc.raw, bytes: inc.bytes, ...d }), () => this.nextRowid++);
+    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, raw: inc.raw, bytes: inc.bytes, ...d }), () => this.nextRowid++);
     if (from && d.positioned && d.session !== null && !from.claims.has(d.session)) {
       from.claims.add(d.session);
       let set = this.claims.get(d.session);

@@ -9,7 +9,7 @@ const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 300);
 
 function entry(rowid: number, session: string, epoch: number, seq: number, id: string): Entry {
   const raw = `{"id":"${id}","session":"${session}","epoch":${epoch},"seq":${seq}}`;
-  return { rowid, key: `src\u0000${id}`, session, pos: [epoch, seq, 0], positioned: true, type: 'progress.status', raw, bytes: raw.length, captureRank: 1 };
+  return { rowid, source: 'src', id, session, pos: [epoch, seq, 0], positioned: true, type: 'progress.status', raw, bytes: raw.length, captureRank: 1 };
 }
 
 describe('ReplayBuffer vs a model', () => {
@@ -51,7 +51,7 @@ describe('ReplayBuffer vs a model', () => {
         const part = parts[0]!;
         const expected = all.filter((x) => !x.evicted && cmpPos(x.pos, req) > 0)
           .sort((x, y) => cmpPos(x.pos, y.pos) || admitted.indexOf(x) - admitted.indexOf(y));
-        assert.deepEqual(part.entries.map((e) => e.key.split('\u0000')[1]), expected.map((x) => x.id));
+        assert.deepEqual(part.entries.map((e) => e.id), expected.map((x) => x.id));
         const evictedAfter = all.some((x) => x.evicted && cmpPos(x.pos, req) > 0);
         assert.equal(part.exhausted !== undefined, evictedAfter);
         if (part.exhausted) {
@@ -59,6 +59,21 @@ describe('ReplayBuffer vs a model', () => {
           if (firstHeld) assert.deepEqual(part.exhausted, { epoch: firstHeld.pos[0], seq: firstHeld.pos[1] });
         }
       }), { numRuns: runs });
+  });
+
+  it('dedupe is on (source, id): the same id from two sources is two Events; eviction unindexes exactly one', () => {
+    const buf = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    const a = entry(1, 's', 0, 0, 'X');
+    const b = { ...entry(2, 's', 0, 1, 'X'), source: 'other' };
+    assert.equal(buf.admit(a), 'admitted');
+    assert.equal(buf.admit(b), 'admitted');
+    assert.equal(buf.admit({ ...a, rowid: 3 }), 'duplicate');
+    assert.equal(buf.heldEvents, 2);
+    buf.admit(entry(4, 's', 0, 2, 'Y')); // evicts a (lowest position)
+    assert.equal(buf.has('src', 'X'), false);
+    assert.equal(buf.has('other', 'X'), true);
+    assert.equal(buf.heldEvents, 2);
+    assert.equal(buf.admit({ ...a, rowid: 5 }), 'admitted', 'an evicted Event may come back');
   });
 
   it('the session cap and the byte cap hold after every admission', () => {
