@@ -58,8 +58,12 @@ export async function startRelayProcess(args: readonly string[] = ['--memory']):
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (b: Buffer) => { buf += b.toString('utf8'); });
-    child.on('exit', (code) => reject(new Error(`relay exited early (${code}): ${buf}`)));
-    setTimeout(() => reject(new Error(`relay did not start in time: ${buf}`)), 30_000);
+    const onExit = (code: number | null) => reject(new Error(`relay exited early (${code}): ${buf}`));
+    child.on('exit', onExit);
+    const timer = setTimeout(() => reject(new Error(`relay did not start in time: ${buf}`)), 30_000);
+    // Once started, neither the start timer nor the early-exit listener may keep the test alive.
+    const settle = () => { clearTimeout(timer); child.off('exit', onExit); };
+    child.stdout?.on('data', function started() { if (/AEP relay listening on/.test(buf)) { settle(); child.stdout?.off('data', started); } });
   });
   const stop = () => new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
