@@ -254,10 +254,24 @@ export type FieldSpec = ProtocolFieldSpec;
 export interface AttentionRequestInput {
   session: string;
   kind: AttentionKind;
-  /** What the human reads (synthesized at `metadata`, redacted at `redacted`). */
-  prompt: string;
+  /**
+   * What the human reads (synthesized at `metadata`, redacted at `redacted`). Required unless
+   * `data` is given.
+   */
+  prompt?: string;
+  /**
+   * Prebuilt `attention.requested` data, already at `capture` (e.g. a mapping's pinned structural
+   * prompt, brief 03 §7). Sent as is: the engine synthesizes nothing and adds neither
+   * `expires_at` nor `respond_via`. `kind`, `fields` and `options` must still be given (real
+   * labels): answers are validated against them (AEP-0006 §4, AEP-0008 §1).
+   */
+  data?: Record<string, unknown>;
   subject?: string;
   fields?: FieldSpec[];
+  /**
+   * The request's options. On a form they are alternatives to submitting values (e.g.
+   * `decline`/`cancel`): a form with options is answered with `values` or with one option.
+   */
   options?: { id: string; label: string }[];
   /** Capture of the lifecycle events; default the engine's capture. */
   capture?: CaptureLevel;
@@ -275,6 +289,41 @@ export interface AttentionRequestInput {
   context?: Record<string, unknown>;
   /** Called for each answer nacked `invalid` (the request stays pending). */
   onRejected?: (issues: Issue[], command: WireEvent) => void;
+  /**
+   * Caller checks run after the engine's own (shape, options, AEP-0008 text, AEP-0006 values) on
+   * the answer the engine would apply. Issues nack `invalid` (the request stays pending); `{answer}`
+   * replaces the applied (and recorded) answer. May be async: an answer whose request was settled
+   * meanwhile is refused.
+   */
+  validate?: (answer: Answer, request: AttentionRequestView) => AnswerCheck | Promise<AnswerCheck>;
+}
+
+/** What a {@link AttentionRequestInput.validate} hook sees of its request. */
+export interface AttentionRequestView {
+  id: string;
+  session: string;
+  kind: AttentionKind;
+  fields?: FieldSpec[];
+  options?: { id: string; label: string }[];
+}
+
+/** Result of a `validate` hook: issues (empty = accept as is) or the answer to apply instead. */
+export type AnswerCheck = Issue[] | { answer: Answer };
+
+/** The lifecycle events whose capture {@link AttentionEngineOptions.lifecycleCapture} decides. */
+export type AttentionLifecycleType = 'attention.answered' | 'attention.resolved' | 'attention.timeout';
+
+/**
+ * What the engine needs of an emitter. {@link EmitterConnection} is one; adapters with their own
+ * uplink wrap it (the connection keeps seq/epoch, dedupe and re-acks, AEP-0004 §3).
+ */
+export interface AttentionPort {
+  /** Capture ceiling; requested captures are clamped to it. */
+  readonly ceiling: CaptureLevel;
+  /** `agent` is used in synthesized prompts. */
+  readonly options: { readonly agent: string };
+  emit(session: string, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes): WireEvent;
+  onCommand(type: string, handler: CommandHandler): () => void;
 }
 
 /** How a request ended. `answer` holds the validated, applied answer (not capture-gated). */
@@ -294,4 +343,13 @@ export interface AttentionEngineOptions {
   redact?: { home?: string; secretValues?: string[]; pii?: boolean };
   /** How many resolved request ids to remember for "already resolved" refusals; default 10 000. */
   resolvedMemory?: number;
+  /**
+   * Capture of the follow-up events; default: `attention.answered` at the request's capture,
+   * `attention.resolved`/`attention.timeout` at `metadata`. At `none` they carry no data.
+   */
+  lifecycleCapture?: (type: AttentionLifecycleType, requestCapture: CaptureLevel) => CaptureLevel;
+  /** Clock for `latency_ms`/`after_ms` (tests); default `Date.now`. */
+  now?: () => number;
+  /** Diagnostics: a follow-up event that could not be emitted (the request still settles). */
+  log?: (line: string) => void;
 }

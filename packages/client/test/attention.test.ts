@@ -366,3 +366,46 @@ test('without a relay token every command is refused (unauthorized) and never re
     await open.stop();
   }
 });
+
+test('prebuilt data, a form declined by its option, an async validate hook (nack keeps pending, replaced answer), lifecycle capture and run', async () => {
+  const conn = await emitter('agent-hooks');
+  const engine = new AttentionEngine(conn, { lifecycleCapture: (type, c) => (type === 'attention.answered' ? c : 'redacted') });
+  const w = watch('s-hooks');
+  await withTimeout(w.sub.ready, 10_000, 'subscription');
+  const data = { kind: 'form', prompt: 'agent-hooks requests input (1 fields)', fields: [{ id: '1', type: 'string', label: 'Bucket name', required: true }], options: [{ id: 'decline', label: 'Decline' }], respond_via: ['control'] };
+  const seen: string[] = [];
+  const p = engine.requestAttention({
+    session: 's-hooks', kind: 'form', data, run: 'r-1', fields: [FIELDS[0]!], options: [{ id: 'decline', label: 'Decline' }],
+    validate: async (answer, req) => {
+      seen.push(req.id);
+      await new Promise((r) => setTimeout(r, 5));
+      if (answer.values?.['1'] === 'forbidden') return [{ rule: 'hook.forbidden', path: '/data/answer/values/1', message: 'not this bucket', section: 'caller' }];
+      return answer.option !== undefined ? { answer: { option: answer.option } } : [];
+    },
+  });
+  const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
+  const bad = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { values: { 1: 'forbidden' } } });
+  assert.equal(bad.status, 'rejected');
+  assert.equal(bad.reason, 'invalid');
+  assert.deepEqual(bad.issues?.map((i) => i.rule), ['hook.forbidden']);
+  assert.deepEqual(engine.pending('s-hooks'), [p.id]);
+  const unknown = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'maybe' } });
+  assert.equal(unknown.reason, 'invalid');
+  const ok = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'decline', text: 'not now' } });
+  assert.equal(ok.status, 'accepted');
+  assert.deepEqual(await withTimeout(p, 5_000, 'answered'), { status: 'answered', requestId: p.id, answer: { option: 'decline' }, by: ok.command.agent, via: 'control', commandId: ok.command.id });
+  const late = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'decline' } });
+  assert.equal(late.reason, 'refused');
+  assert.deepEqual(seen, [p.id, p.id], 'the hook ran only after the engine accepted the shape');
+  await w.until(() => w.types().includes('attention.resolved'), 'resolved');
+  const byType = (t: string) => w.events.find((x) => x.e.type === t)!.e;
+  assert.deepEqual(byType('attention.requested').data, data, 'prebuilt data is sent as is');
+  assert.deepEqual(byType('attention.answered').data, { answer: { option: 'decline' }, by: ok.command.agent, via: 'control' });
+  assert.equal(byType('attention.answered').run, 'r-1');
+  assert.equal(byType('attention.resolved').run, 'r-1');
+  assert.equal(byType('attention.resolved').capture, 'redacted');
+  w.sub.close();
+  await sender.close();
+  await engine.shutdown();
+  await conn.close();
+});
