@@ -1,6 +1,6 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, Severity } from '@aep/protocol';
+import type { CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, RedactOptions, Severity } from '@aep/protocol';
 
 /**
  * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
@@ -340,7 +340,7 @@ export interface AttentionEngineOptions {
   /** Default capture of lifecycle events; default the connection's ceiling. */
   capture?: CaptureLevel;
   /** Redaction options for text at `redacted` (AEP-0003 §9.4). */
-  redact?: { home?: string; secretValues?: string[]; pii?: boolean };
+  redact?: RedactOptions;
   /** How many resolved request ids to remember for "already resolved" refusals; default 10 000. */
   resolvedMemory?: number;
   /**

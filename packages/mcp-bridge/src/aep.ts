@@ -1,20 +1,15 @@
 // The AEP side of `aep mcp wrap`: one emitter connection, one session per wrapped server, and the
 // attention lifecycle of the elicitations asked through it (AEP-0002 §7, AEP-0004 §5.3, AEP-0006).
 //
-// Why not the client's AttentionEngine: an elicitation needs three things the engine does not
-// offer (docs/decisions.md "MCP bridge"): the pinned structural prompt of the mapping
-// (`"{agent} requests input ({n} fields)"`, brief 03 §7), a way for the human to decline or cancel
-// a form (the `decline`/`cancel` options; the engine only accepts `values` on a form), and the MCP
-// constraints an AEP form cannot carry (integer, lengths, format, item counts), which must nack
-// `invalid` before the answer is accepted. Everything else is the same public protocol code the
-// engine uses: validateFormAnswer, gateFormValues, redact, mapTextAnswer, synthesizePrompt.
-import { EmitterConnection } from '@aep/client';
-import type { CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
-import {
-  captureRank, formValuesToElicitationContent, gateFormValues, mapTextAnswer, redact, synthesizePrompt,
-  validateElicitationContent, validateFormAnswer,
-} from '@aep/protocol';
-import type { CaptureLevel, ElicitationFormData, FieldSpec, Issue, RedactOptions } from '@aep/protocol';
+// The lifecycle itself is the client's AttentionEngine (one implementation for every emitter):
+// this file raises the mapped requests with their pinned data (brief 03 §7), declares the
+// `decline`/`cancel` options a human may answer a form with, and adds the MCP constraints an AEP
+// form cannot carry (integer, lengths, format, item counts) as a validate hook that nacks
+// `invalid` (docs/decisions.md "MCP bridge").
+import { AttentionEngine, EmitterConnection } from '@aep/client';
+import type { Answer, AnswerCheck, AttentionPromise } from '@aep/client';
+import { captureRank, formValuesToElicitationContent, redact, synthesizePrompt, validateElicitationContent } from '@aep/protocol';
+import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
 import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from './bridge.js';
 
 /** Options of {@link AepSide}. */
@@ -42,32 +37,6 @@ const DECLINE = 'decline';
 const CANCEL = 'cancel';
 const ACCEPT = 'accept';
 
-interface Open {
-  id: string;
-  kind: 'form' | 'url';
-  fields: FieldSpec[];
-  schema: unknown;
-  optionIds: string[];
-  createdAt: number;
-  timer: NodeJS.Timeout;
-  settle: (o: AskOutcome) => void;
-}
-
-const RULE = {
-  unknown: 'control.respond.unknown-request',
-  session: 'control.respond.wrong-session',
-  shape: 'control.respond.answer-shape',
-  option: 'control.respond.unknown-option',
-} as const;
-
-function issue(rule: string, path: string, message: string, section: string): Issue {
-  return { rule, path, message, section };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * The AEP side: an {@link EmitterConnection} declaring `control.attention.respond`, one session,
  * and the lifecycle of each question (requested -> answered + resolved | timeout | dismissed).
@@ -76,9 +45,7 @@ export class AepSide implements AepPort {
   readonly agent: string;
   readonly capture: CaptureLevel;
   private readonly conn: EmitterConnection;
-  private readonly open = new Map<string, Open>();
-  /** Recently closed request ids (answers to them are refused, not "unknown"). */
-  private readonly closedIds = new Map<string, string>();
+  private readonly engine: AttentionEngine;
   private subject: string | undefined;
   private readonly startedAt = Date.now();
   private ended = false;
@@ -97,7 +64,11 @@ export class AepSide implements AepPort {
       emits: ['session', 'attention', 'control'],
       log: (line) => this.log(line),
     });
-    this.conn.onCommand('control.attention.respond', (cmd) => this.onRespond(cmd));
+    this.engine = new AttentionEngine(this.conn, {
+      capture: opts.capture,
+      ...(opts.redaction ? { redact: opts.redaction } : {}),
+      log: (line) => this.log(line),
+    });
   }
 
   /**
@@ -140,7 +111,18 @@ export class AepSide implements AepPort {
       expires_at: new Date(Date.now() + ask.timeoutMs).toISOString(),
       respond_via: ['control'],
     };
-    return this.raise('form', data, ask.data.fields as FieldSpec[], ask.requestedSchema, [DECLINE, CANCEL], ask.timeoutMs);
+    const schema = ask.requestedSchema;
+    let content: Record<string, ElicitationContentValue> | undefined;
+    /** The MCP constraints an AEP form cannot carry, checked on the values the engine accepted. */
+    const validate = (answer: Answer): AnswerCheck => {
+      if (answer.values === undefined) return { answer: { option: answer.option ?? CANCEL } };
+      const mapped = formValuesToElicitationContent(schema, answer.values);
+      const issues = validateElicitationContent(schema, mapped).map((i) => ({ ...i, path: `/data/answer/values${i.path}` }));
+      if (issues.length === 0) content = mapped;
+      return issues;
+    };
+    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], options: [DECLINE, CANCEL], timeoutMs: ask.timeoutMs, validate });
+    return this.handle(p, (answer) => (answer.values !== undefined ? { action: 'accept', ...(content ? { content } : {}) } : optionOutcome(answer.option)));
   }
 
   askUrl(ask: UrlAsk): AskHandle {
@@ -160,7 +142,12 @@ export class AepSide implements AepPort {
       respond_via: ['control'],
     };
     if (this.capture === 'full') data['context'] = { url: ask.url, elicitation_id: ask.elicitationId };
-    return this.raise('url', data, [], undefined, [ACCEPT, DECLINE, CANCEL], ask.timeoutMs);
+    const optionIds = [ACCEPT, DECLINE, CANCEL];
+    // Text that names no option is not an answer to a URL question (AEP-0008 §1, never permissive).
+    const validate = (answer: Answer): AnswerCheck => (answer.option !== undefined ? { answer: { option: answer.option } }
+      : [{ rule: 'control.respond.answer-shape', path: '/data/answer/text', message: `text answers must name one of: ${optionIds.join(', ')}`, section: 'AEP-0002 §5.3' }]);
+    const p = this.raise({ kind: 'auth', data, options: optionIds, timeoutMs: ask.timeoutMs, validate });
+    return this.handle(p, (answer) => optionOutcome(answer.option));
   }
 
   /** True when URL elicitations can be shown usefully: the URL needs `redacted`+ to reach a human. */
@@ -171,7 +158,8 @@ export class AepSide implements AepPort {
   /** Dismiss what is open, end the session (AEP-0002 §7.2: terminals before `session.ended`), flush and close. */
   async close(): Promise<void> {
     if (this.ended) return;
-    for (const id of [...this.open.keys()]) this.withdraw(id, 'the MCP bridge is shutting down');
+    for (const id of this.engine.pending()) this.withdraw(id, 'the MCP bridge is shutting down');
+    await this.engine.shutdown();
     this.ended = true;
     try {
       this.conn.emit(this.opts.session, 'session.ended', { reason: 'normal', duration_ms: Date.now() - this.startedAt });
@@ -179,125 +167,36 @@ export class AepSide implements AepPort {
     await this.conn.close(2_000);
   }
 
-  // ---- lifecycle -----------------------------------------------------------------------------
+  // ---- lifecycle (the client's AttentionEngine) -----------------------------------------------
 
-  private raise(kind: 'form' | 'url', data: Record<string, unknown>, fields: FieldSpec[], schema: unknown, optionIds: string[], timeoutMs: number): AskHandle {
-    const event = this.conn.emit(this.opts.session, 'attention.requested', data, {
+  private raise(r: { kind: 'form' | 'auth'; data: Record<string, unknown>; fields?: FieldSpec[]; options: string[]; timeoutMs: number; validate: (a: Answer) => AnswerCheck }): AttentionPromise {
+    return this.engine.requestAttention({
+      session: this.opts.session,
+      kind: r.kind,
+      data: r.data,
       capture: this.capture,
-      severity: 'notice',
+      ...(r.fields ? { fields: r.fields } : {}),
+      // Labels as ids: text answers name an option by its id (case-insensitive, AEP-0008 §1).
+      options: r.options.map((id) => ({ id, label: id })),
+      expiresInMs: r.timeoutMs,
       ...(this.subject !== undefined ? { subject: this.subject } : {}),
+      validate: r.validate,
     });
-    let settle!: (o: AskOutcome) => void;
-    const outcome = new Promise<AskOutcome>((resolve) => { settle = resolve; });
-    const timer = setTimeout(() => this.expire(event.id), Math.max(0, timeoutMs));
-    timer.unref?.();
-    this.open.set(event.id, { id: event.id, kind, fields, schema, optionIds, createdAt: Date.now(), timer, settle });
-    return { id: event.id, outcome, withdraw: (reason) => this.withdraw(event.id, reason) };
   }
 
-  private take(id: string, how: string): Open | undefined {
-    const o = this.open.get(id);
-    if (!o) return undefined;
-    this.open.delete(id);
-    clearTimeout(o.timer);
-    this.closedIds.set(id, how);
-    if (this.closedIds.size > 10_000) {
-      const first = this.closedIds.keys().next();
-      if (!first.done) this.closedIds.delete(first.value);
-    }
-    return o;
-  }
-
-  private expire(id: string): void {
-    const o = this.take(id, 'timed out');
-    if (!o) return;
-    // The MCP side must always learn the outcome, even if recording it fails.
-    this.safeEmit(() => this.conn.emit(this.opts.session, 'attention.timeout', { after_ms: Date.now() - o.createdAt }, { subject: id, cause: id }));
-    o.settle({ action: 'cancel', why: 'timeout' });
+  /** The bridge's view of one engine request: its outcome as an MCP action, and withdrawal. */
+  private handle(p: AttentionPromise, answered: (answer: Answer) => AskOutcome): AskHandle {
+    const outcome = p.then((o): AskOutcome => (o.status === 'answered' ? answered(o.answer)
+      : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : 'dismissed' }));
+    return { id: p.id, outcome, withdraw: (reason) => this.withdraw(p.id, reason) };
   }
 
   private withdraw(id: string, reason: string): void {
-    const o = this.take(id, 'dismissed');
-    if (!o) return;
-    this.log(`AEP request ${id} dismissed: ${reason}`);
-    this.safeEmit(() => this.conn.emit(this.opts.session, 'attention.resolved', { resolution: 'dismissed', latency_ms: Date.now() - o.createdAt }, { subject: id, cause: id }));
-    o.settle({ action: 'cancel', why: 'dismissed' });
+    if (this.engine.dismiss(id, reason)) this.log(`AEP request ${id} dismissed: ${reason}`);
   }
+}
 
-  private safeEmit(fn: () => unknown): void {
-    try { fn(); } catch (err) { this.log(`could not record an event: ${err instanceof Error ? err.message : String(err)}`); }
-  }
-
-  /** AEP-0004 §5.3: decide once; invalid answers are nacked and the request stays pending (AEP-0006 §4). */
-  private onRespond({ event: cmd }: IncomingCommand): CommandDecision {
-    const subject = cmd.subject;
-    const o = typeof subject === 'string' ? this.open.get(subject) : undefined;
-    if (!o) {
-      const done = typeof subject === 'string' ? this.closedIds.get(subject) : undefined;
-      if (done !== undefined) return { status: 'rejected', reason: 'refused', detail: `attention request ${String(subject)} is already ${done}`, capture: this.capture };
-      return { status: 'rejected', reason: 'invalid', capture: this.capture, issues: [issue(RULE.unknown, '/subject', 'subject names no pending attention request of this emitter', 'AEP-0004 §5.3')] };
-    }
-    if (cmd.session !== this.opts.session) {
-      return { status: 'rejected', reason: 'invalid', capture: this.capture, issues: [issue(RULE.session, '/session', 'the command names another session than the request', 'AEP-0004 §2')] };
-    }
-    const answer = isObject(cmd.data) ? cmd.data['answer'] : undefined;
-    const decided = this.evaluate(o, answer);
-    if (!decided.ok) return { status: 'rejected', reason: 'invalid', issues: decided.issues, capture: this.capture };
-    this.take(o.id, 'answered');
-    return { status: 'accepted', after: () => this.record(o, cmd, decided.recorded, decided.outcome) };
-  }
-
-  private evaluate(o: Open, raw: unknown): { ok: true; recorded: Record<string, unknown>; outcome: AskOutcome } | { ok: false; issues: Issue[] } {
-    const shape = (path: string, msg: string) => ({ ok: false as const, issues: [issue(RULE.shape, path, msg, 'AEP-0002 §5.3')] });
-    if (!isObject(raw)) return shape('/data/answer', 'answer must be an object');
-    let option = raw['option'];
-    const text = raw['text'];
-    const values = raw['values'];
-    if (option !== undefined && typeof option !== 'string') return shape('/data/answer/option', 'answer.option must be a string');
-    if (text !== undefined && typeof text !== 'string') return shape('/data/answer/text', 'answer.text must be a string');
-    if (option === undefined && values === undefined && typeof text === 'string') {
-      // AEP-0008 §1: text naming an option (id or label, case-insensitive) chooses it.
-      const mapped = mapTextAnswer({ kind: 'other', options: o.optionIds.map((id) => ({ id, label: id })) }, text, { otherUnmatched: 'invalid' });
-      if (mapped.option === undefined) return shape('/data/answer/text', `text answers must name one of: ${o.optionIds.join(', ')}`);
-      option = mapped.option;
-    }
-    if (typeof option === 'string') {
-      if (!o.optionIds.includes(option)) return { ok: false, issues: [issue(RULE.option, '/data/answer/option', 'answer.option is not one of the request options', 'AEP-0002 §5.3')] };
-      const outcome: AskOutcome = option === DECLINE ? { action: 'decline' } : option === CANCEL ? { action: 'cancel', why: 'cancel' } : { action: 'accept' };
-      return { ok: true, recorded: { option }, outcome };
-    }
-    if (o.kind !== 'form') return shape('/data/answer', `answer with option ${o.optionIds.join(' | ')}`);
-    if (values === undefined) return shape('/data/answer/values', 'a form is answered with answer.values (or option decline/cancel)');
-    const formIssues = validateFormAnswer(o.fields, values);
-    if (formIssues.length > 0) return { ok: false, issues: formIssues };
-    const content = formValuesToElicitationContent(o.schema, values);
-    const mcpIssues = validateElicitationContent(o.schema, content).map((i) => ({ ...i, path: `/data/answer/values${i.path}` }));
-    if (mcpIssues.length > 0) return { ok: false, issues: mcpIssues };
-    return { ok: true, recorded: { values }, outcome: { action: 'accept', content } };
-  }
-
-  /** `attention.answered` (values gated to the request's capture) then `attention.resolved{answered}`. */
-  private record(o: Open, cmd: WireEvent, recorded: Record<string, unknown>, outcome: AskOutcome): void {
-    const answer: Record<string, unknown> = {};
-    if (recorded['option'] !== undefined) answer['option'] = recorded['option'];
-    if (recorded['values'] !== undefined) {
-      const gated = gateFormValues(o.fields, recorded['values'], this.capture);
-      if (this.capture === 'redacted') {
-        for (const f of o.fields) {
-          const v = gated[f.id];
-          if (f.type === 'string' && typeof v === 'string') Object.defineProperty(gated, f.id, { value: this.redact(v), enumerable: true, writable: true, configurable: true });
-        }
-      }
-      answer['values'] = gated;
-    }
-    this.safeEmit(() => {
-      const answered = this.conn.emit(this.opts.session, 'attention.answered', { answer, by: cmd.agent, via: 'control' }, {
-        subject: o.id, cause: cmd.id, capture: this.capture,
-      });
-      this.conn.emit(this.opts.session, 'attention.resolved', { resolution: 'answered', latency_ms: Date.now() - o.createdAt }, {
-        subject: o.id, cause: answered.id,
-      });
-    });
-    o.settle(outcome);
-  }
+/** An option answer as the MCP `ElicitResult.action` (README "Outcome mapping"). */
+function optionOutcome(option: string | undefined): AskOutcome {
+  return option === DECLINE ? { action: 'decline' } : option === ACCEPT ? { action: 'accept' } : { action: 'cancel', why: 'cancel' };
 }
