@@ -2,23 +2,24 @@
 // Code session's AEP session through one authenticated relay connection (AEP-0003 §3.5), holds
 // AskUserQuestion / PermissionRequest / Elicitation hooks open until a validated
 // `control.attention.respond` arrives (AEP-0004 §5.3), and never breaks the agent (style.md §9):
-// every hook path answers, at worst with "no decision", within its budget.
+// every hook path answers, at worst with "no decision", within its budget. The attention
+// lifecycle (validation, nacks, answered/resolved/timeout/dismissed) is the client's
+// AttentionEngine; this file maps hooks to requests and answers back to hook output.
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
-import type { CaptureLevel, Issue } from '@aep/protocol';
-import { captureRank, gateAnswer } from '@aep/protocol';
-import { EmitterConnection } from '@aep/client';
-import type { CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
+import type { CaptureLevel } from '@aep/protocol';
+import { captureRank } from '@aep/protocol';
+import { AttentionEngine, EmitterConnection } from '@aep/client';
+import type { AnswerCheck, AttentionKind, AttentionPort, AttentionPromise, CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
 import type { MappingConfig } from './config.js';
 import { captureFor, mappingConfig } from './config.js';
 import { ADAPTER_ERRORS, AdapterError, parseHookText } from './hook-input.js';
 import type { AttentionSpec, DismissRule, EventDraft } from './mapper.js';
 import { ClaudeCodeMapper } from './mapper.js';
-import { NO_DECISION, applyAnswer } from './answers.js';
+import { ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS, NO_DECISION, applyAnswer } from './answers.js';
 import { DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
-import type { HookAnswer } from './answers.js';
 
 
 /** What the daemon needs to emit and receive commands: the relay connection, or a test double of it. */
@@ -69,27 +70,30 @@ export interface DaemonHandle {
   close(): Promise<void>;
 }
 
-interface Pending {
-  id: string;
+/** A hook held open on an engine request: what dismiss rules match against. */
+interface Held {
   spec: AttentionSpec;
   session: string;
-  run?: string;
-  opened: number;
-  capture: CaptureLevel;
-  finish: (output: Record<string, unknown>) => void;
-  timer: NodeJS.Timeout;
-  watchdog: NodeJS.Timeout;
-  settled: boolean;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The AEP kind of each answerable hook (mapper.ts). */
+const KIND: Record<AttentionSpec['hook'], AttentionKind> = { ask: 'form', permission: 'permission', elicitation: 'form' };
+
+/** The options an answer may choose (real labels where the hook has them; answers.ts maps them). */
+function answerOptions(spec: AttentionSpec): { id: string; label: string }[] {
+  if (spec.hook === 'permission') return spec.options ?? [];
+  return (spec.hook === 'ask' ? ASK_DECLINE_OPTIONS : ELICITATION_DECLINE_OPTIONS).map((id) => ({ id, label: id }));
+}
+
+/** The highest level the config may emit at: the connection's ceiling. */
+function ceilingOf(cfg: MappingConfig): CaptureLevel {
+  const levels = [cfg.capture, ...cfg.overrides.map((o) => o.level)];
+  return levels.reduce((a, b) => (captureRank(b) > captureRank(a) ? b : a), 'metadata' as CaptureLevel);
 }
 
 /** The relay connection as an {@link Uplink}. */
 function relayUplink(opts: DaemonOptions, cfg: MappingConfig): Uplink {
-  const levels = [cfg.capture, ...cfg.overrides.map((o) => o.level)];
-  const ceiling = levels.reduce((a, b) => (captureRank(b) > captureRank(a) ? b : a), 'metadata' as CaptureLevel);
+  const ceiling = ceilingOf(cfg);
   const eopts: ConstructorParameters<typeof EmitterConnection>[0] = {
     url: opts.relay ?? DEFAULT_RELAY,
     agent: cfg.agent,
@@ -119,7 +123,6 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   const now = opts.now ?? Date.now;
   const cfg = mappingConfig({ home: homedir(), ...opts.mapping });
   const mapper = new ClaudeCodeMapper(cfg);
-  mapper.pendingProbe = (session) => [...pending.values()].some((p) => p.session === session);
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   const graceMs = opts.connectGraceMs ?? 600;
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
@@ -129,15 +132,27 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   const canAnswer = opts.uplink !== undefined || (opts.token !== undefined && opts.token !== '');
   if (!canAnswer) log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
   const refs = new Map<string, string>();
-  const pending = new Map<string, Pending>();
-  /** Recently settled request ids: a late answer is refused, not "invalid" (AEP-0004 §5.3 step 3). */
-  const settled = new Set<string>();
+  const held = new Map<string, Held>();
+  mapper.pendingProbe = (session) => [...held.values()].some((h) => h.session === session);
   let disconnectedSince: number | undefined = uplink.connected() ? undefined : now();
   let closing = false;
 
-  const rememberSettled = (id: string): void => {
-    settled.add(id);
-    if (settled.size > 10_000) settled.delete(settled.values().next().value as string);
+  const port: AttentionPort = {
+    ceiling: ceilingOf(cfg),
+    options: { agent: cfg.agent },
+    emit: (session, type, data, attrs) => uplink.emit(session, type, data, { ...attrs }),
+    onCommand: (_type, handler) => { uplink.onRespond(handler); return () => {}; },
+  };
+  const engine = new AttentionEngine(port, {
+    redact: redactionOf(cfg),
+    lifecycleCapture: (type) => captureFor(cfg, type),
+    now,
+    log: (line) => log(`aep claude-code: AEP_CC_EMIT_FAILED: ${line}`),
+  });
+
+  const remember = (ref: string, id: string): void => {
+    refs.set(ref, id);
+    if (refs.size > 50_000) refs.delete(refs.keys().next().value as string);
   };
 
   const emitDraft = (d: EventDraft): WireEvent | undefined => {
@@ -150,10 +165,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     if (cause) attrs['cause'] = cause;
     try {
       const ev = uplink.emit(d.session, d.type, d.data, attrs);
-      if (d.ref) {
-        refs.set(d.ref, ev.id);
-        if (refs.size > 50_000) refs.delete(refs.keys().next().value as string);
-      }
+      if (d.ref) remember(d.ref, ev.id);
       return ev;
     } catch (err) {
       log(`aep claude-code: AEP_CC_EMIT_FAILED: ${d.type}: ${err instanceof Error ? err.message : String(err)}`);
@@ -161,99 +173,66 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     }
   };
 
-  /** Ends a pending request with one terminal (AEP-0002 §7.2) and answers its hook. */
-  const settle = (p: Pending, how: 'timeout' | 'dismissed', output: Record<string, unknown> = NO_DECISION): void => {
-    if (p.settled) return;
-    p.settled = true;
-    clearTimeout(p.timer);
-    clearInterval(p.watchdog);
-    pending.delete(p.id);
-    rememberSettled(p.id);
-    const elapsed = Math.max(0, now() - p.opened);
-    if (how === 'timeout') emitWithCause(p, 'attention.timeout', { after_ms: elapsed }, p.id);
-    else emitWithCause(p, 'attention.resolved', { resolution: 'dismissed', latency_ms: elapsed }, p.id);
-    p.finish(output);
-  };
-
-  const emitWithCause = (p: Pending, type: string, data: Record<string, unknown>, cause: string): WireEvent | undefined => {
-    const attrs: Record<string, unknown> = { capture: captureFor(cfg, type), subject: p.id, cause };
-    if (p.run) attrs['run'] = p.run;
-    const capture = attrs['capture'] as CaptureLevel;
+  /**
+   * Raises `spec` on the engine; answers are checked by answers.ts (hook-specific rules) after the
+   * engine's own checks, and the accepted answer's hook output is handed to `answered`.
+   */
+  const raise = (spec: AttentionSpec, expiresInMs: number | undefined, answered: (output: Record<string, unknown>) => void): AttentionPromise | undefined => {
+    const r = spec.request;
+    const subject = r.subjectRef ? refs.get(r.subjectRef) : r.subject;
+    const cause = r.causeRef ? refs.get(r.causeRef) : undefined;
+    const validate = (answer: Parameters<typeof applyAnswer>[1]): AnswerCheck => {
+      const result = applyAnswer(spec, answer);
+      if (!result.ok) return result.issues;
+      answered(result.output);
+      return { answer: result.applied };
+    };
     try {
-      return uplink.emit(p.session, type, capture === 'none' ? undefined : data, attrs);
+      const p = engine.requestAttention({
+        session: r.session, kind: KIND[spec.hook], data: r.data ?? {}, capture: r.capture,
+        ...(r.severity ? { severity: r.severity } : {}),
+        ...(subject ? { subject } : {}),
+        ...(cause ? { cause } : {}),
+        ...(r.run ? { run: r.run } : {}),
+        ...(spec.fields ? { fields: spec.fields } : {}),
+        options: answerOptions(spec),
+        ...(expiresInMs !== undefined ? { expiresInMs } : {}),
+        validate,
+        onRejected: (issues, cmd) => log(`aep claude-code: answer to ${String(cmd.subject)} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`),
+      });
+      if (r.ref) remember(r.ref, p.id);
+      return p;
     } catch (err) {
-      log(`aep claude-code: AEP_CC_EMIT_FAILED: ${type}: ${err instanceof Error ? err.message : String(err)}`);
+      log(`aep claude-code: AEP_CC_EMIT_FAILED: ${r.type}: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     }
   };
 
-  const matches = (p: Pending, r: DismissRule): boolean => {
-    if (p.session !== r.session) return false;
+  const matches = (h: Held, r: DismissRule): boolean => {
+    if (h.session !== r.session) return false;
     if (r.all) return true;
-    if (r.toolUseId !== undefined) return p.spec.toolUseId === r.toolUseId;
-    if (r.server !== undefined) return p.spec.hook === 'elicitation' && p.spec.request.subject === r.server;
-    if (r.toolName !== undefined) return p.spec.hook === 'permission' && p.spec.toolName === r.toolName && p.spec.inputDigest === r.inputDigest;
+    if (r.toolUseId !== undefined) return h.spec.toolUseId === r.toolUseId;
+    if (r.server !== undefined) return h.spec.hook === 'elicitation' && h.spec.request.subject === r.server;
+    if (r.toolName !== undefined) return h.spec.hook === 'permission' && h.spec.toolName === r.toolName && h.spec.inputDigest === r.inputDigest;
     return false;
   };
 
-  /** Handles `control.attention.respond` for our sessions (AEP-0004 §5.3 steps 3-5). */
-  uplink.onRespond((cmd) => {
-    const ev = cmd.event;
-    const subject = ev.subject;
-    const p = subject ? pending.get(subject) : undefined;
-    if (!p || p.session !== ev.session) {
-      if (subject && settled.has(subject)) return { status: 'rejected', reason: 'refused', detail: 'the request is no longer pending (answered, timed out or dismissed)' };
-      return { status: 'rejected', reason: 'invalid', detail: 'subject names no pending attention request of this session' };
-    }
-    const data = isObject(ev.data) ? ev.data : {};
-    const result = applyAnswer(p.spec, data['answer']);
-    if (!result.ok) {
-      const issues: Issue[] = result.issues;
-      log(`aep claude-code: answer to ${p.id} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`);
-      return { status: 'rejected', reason: 'invalid', issues, detail: issues.map((i) => i.message).join('; ') };
-    }
-    return {
-      status: 'accepted',
-      after: () => {
-        if (p.settled) return;
-        p.settled = true;
-        clearTimeout(p.timer);
-        clearInterval(p.watchdog);
-        pending.delete(p.id);
-        rememberSettled(p.id);
-        const capture = captureFor(cfg, 'attention.answered');
-        const recorded = gateAnswer(result.applied satisfies HookAnswer, capture, { fields: p.spec.fields ?? [], redaction: redactionOf(cfg) });
-        const answeredData: Record<string, unknown> = { answer: recorded, via: 'control' };
-        if (typeof ev.agent === 'string') answeredData['by'] = ev.agent;
-        const answered = emitWithCause(p, 'attention.answered', answeredData, ev.id);
-        emitWithCause(p, 'attention.resolved', { resolution: 'answered', latency_ms: Math.max(0, now() - p.opened) }, answered?.id ?? ev.id);
-        p.finish(result.output);
-      },
-    };
-  });
-
-  const openAttention = (spec: AttentionSpec, res: ServerResponse, req: IncomingMessage, send: (o: Record<string, unknown>) => void): void => {
-    const ev = emitDraft(spec.request);
-    if (!ev) { send(NO_DECISION); return; }
-    const p: Pending = {
-      id: ev.id,
-      spec,
-      session: spec.request.session,
-      opened: now(),
-      capture: spec.request.capture,
-      finish: send,
-      settled: false,
-      timer: setTimeout(() => settle(p, 'timeout'), waitMs),
-      // Relay lost while waiting: hand the question back to the terminal within ~1 s.
-      watchdog: setInterval(() => {
-        if (disconnectedSince !== undefined && now() - disconnectedSince >= graceMs) settle(p, 'dismissed');
-      }, 100),
-    };
-    if (spec.request.run) p.run = spec.request.run;
-    pending.set(p.id, p);
+  const openAttention = (spec: AttentionSpec, res: ServerResponse, send: (o: Record<string, unknown>) => void): void => {
+    let output: Record<string, unknown> = NO_DECISION;
+    const p = raise(spec, waitMs, (o) => { output = o; });
+    if (!p) { send(NO_DECISION); return; }
+    held.set(p.id, { spec, session: spec.request.session });
+    // Relay lost while waiting: hand the question back to the terminal within ~1 s.
+    const watchdog = setInterval(() => {
+      if (disconnectedSince !== undefined && now() - disconnectedSince >= graceMs) engine.dismiss(p.id, 'relay unreachable');
+    }, 100);
     // Claude Code cancelled the hook (user pressed Esc, hook timeout): the question went elsewhere.
-    res.on('close', () => { if (!res.writableFinished) settle(p, 'dismissed'); });
-    void req;
+    res.on('close', () => { if (!res.writableFinished) engine.dismiss(p.id, 'hook cancelled'); });
+    void p.then((o) => {
+      clearInterval(watchdog);
+      held.delete(p.id);
+      send(o.status === 'answered' ? output : NO_DECISION);
+    });
   };
 
   const waitConnected = async (ms: number): Promise<boolean> => {
@@ -265,7 +244,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     return true;
   };
 
-  const handleHook = async (body: string, req: IncomingMessage, res: ServerResponse, send: (o: Record<string, unknown>) => void): Promise<void> => {
+  const handleHook = async (body: string, res: ServerResponse, send: (o: Record<string, unknown>) => void): Promise<void> => {
     let hook;
     try {
       hook = parseHookText(body);
@@ -278,26 +257,19 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     }
     const result = mapper.map(hook, now());
     for (const rule of result.dismiss) {
-      for (const p of [...pending.values()]) if (matches(p, rule)) settle(p, 'dismissed');
+      for (const [id, h] of [...held]) if (matches(h, rule)) engine.dismiss(id, 'answered elsewhere');
     }
     for (const d of result.events) emitDraft(d);
     if (!result.attention) { send(NO_DECISION); return; }
     // Relay unreachable (or no token): no decision within the grace (< 1 s), so Claude Code asks
     // in the terminal.
     if (!canAnswer || (!uplink.connected() && !(await waitConnected(graceMs)))) {
-      const ev = emitDraft(result.attention.request);
-      if (ev) {
-        const d: EventDraft = { type: 'attention.resolved', session: result.attention.request.session, capture: captureFor(cfg, 'attention.resolved'), subject: ev.id };
-        if (result.attention.request.ref) d.causeRef = result.attention.request.ref;
-        if (result.attention.request.run) d.run = result.attention.request.run;
-        if (d.capture !== 'none') d.data = { resolution: 'dismissed', latency_ms: 0 };
-        emitDraft(d);
-        rememberSettled(ev.id);
-      }
+      const p = raise(result.attention, undefined, () => {});
+      if (p) engine.dismiss(p.id, 'no relay');
       send(NO_DECISION);
       return;
     }
-    openAttention(result.attention, res, req, send);
+    openAttention(result.attention, res, send);
   };
 
   const server: Server = createServer((req, res) => {
@@ -312,7 +284,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     };
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method === 'GET' && path === '/health') {
-      const body = JSON.stringify({ ok: true, connected: uplink.connected(), pending: pending.size });
+      const body = JSON.stringify({ ok: true, connected: uplink.connected(), pending: engine.pending().length });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
       return;
@@ -340,7 +312,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     req.on('error', () => { /* client went away; nothing to answer */ });
     req.on('end', () => {
       if (tooLarge) return;
-      handleHook(Buffer.concat(chunks).toString('utf8'), req, res, send).catch((err: unknown) => {
+      handleHook(Buffer.concat(chunks).toString('utf8'), res, send).catch((err: unknown) => {
         // Our fault, never the agent's: log and give no decision (style.md §6, §9).
         log(`aep claude-code: AEP_CC_INTERNAL: ${err instanceof Error ? err.message : String(err)}`);
         send(NO_DECISION);
@@ -365,12 +337,12 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   return {
     url,
     port: addr.port,
-    pending: () => [...pending.keys()],
+    pending: () => engine.pending(),
     close: () => {
       closed ??= (async () => {
         closing = true;
         clearInterval(connWatch);
-        for (const p of [...pending.values()]) settle(p, 'dismissed');
+        await engine.shutdown();
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeAllConnections();
         await stopped;
