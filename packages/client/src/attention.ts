@@ -108,8 +108,7 @@ export class AttentionEngine {
     this.pendingById.set(req.id, req);
     if (input.expiresInMs !== undefined) {
       req.timer = setTimeout(() => this.expire(req.id), Math.max(0, input.expiresInMs));
-      // A pending question alone must not keep a process alive (the emitter's socket does).
-      req.timer.unref?.();
+      if (this.options.unrefTimers) req.timer.unref?.();
     }
     if (input.signal) {
       const signal = input.signal;

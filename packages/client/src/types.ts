@@ -352,4 +352,6 @@ export interface AttentionEngineOptions {
   now?: () => number;
   /** Diagnostics: a follow-up event that could not be emitted (the request still settles). */
   log?: (line: string) => void;
+  /** Expiry timers do not keep the process alive (a bridge that exits with its server); default false. */
+  unrefTimers?: boolean;
 }

@@ -68,6 +68,7 @@ export class AepSide implements AepPort {
       capture: opts.capture,
       ...(opts.redaction ? { redact: opts.redaction } : {}),
       log: (line) => this.log(line),
+      unrefTimers: true,
     });
   }
 
