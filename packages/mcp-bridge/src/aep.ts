@@ -160,7 +160,6 @@ export class AepSide implements AepPort {
   async close(): Promise<void> {
     if (this.ended) return;
     for (const id of this.engine.pending()) this.withdraw(id, 'the MCP bridge is shutting down');
-    await this.engine.shutdown();
     this.ended = true;
     try {
       this.conn.emit(this.opts.session, 'session.ended', { reason: 'normal', duration_ms: Date.now() - this.startedAt });
