@@ -1,31 +1,12 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, RedactOptions, Severity } from '@aep/protocol';
+import type { AepEvent, CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, RedactOptions, Severity } from '@aep/protocol';
 
 /**
  * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
- * extension attributes. Kept structural here so the SDK does not depend on generated unions.
+ * extension attributes: the envelope type generated from `schemas/aep-event.schema.json`.
  */
-export interface WireEvent {
-  aep: '0.1';
-  id: string;
-  type: string;
-  time: string;
-  source: string;
-  agent: string;
-  subject?: string;
-  session?: string;
-  run?: string;
-  step?: string;
-  seq?: number;
-  epoch?: number;
-  cause?: string;
-  traceparent?: string;
-  severity?: Severity;
-  capture?: CaptureLevel;
-  data?: Record<string, unknown>;
-  [extension: string]: unknown;
-}
+export type WireEvent = AepEvent;
 
 /** Envelope attributes a caller may set on `emit` (the SDK owns `aep`, `id`, `time`, `seq`, `epoch`). */
 export interface EmitAttributes {
