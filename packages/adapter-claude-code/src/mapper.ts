@@ -323,6 +323,17 @@ export class ClaudeCodeMapper {
     const toolName = str(hook.tool_name) ?? '';
     const toolUseId = str(hook.tool_use_id);
     const tool: Record<string, unknown> = toolUseId ? { name: toolName, call_id: toolUseId } : { name: toolName };
+    // A tool call reached its end (completed, failed, denied): a question still held for it was
+    // answered elsewhere (dismissed), and the terminal event is cause-linked to tool.requested.
+    const closeTool = (): { open: { started: number; ref: string } | undefined; extra: Partial<EventDraft> } => {
+      if (toolUseId) dismiss.push({ session: s.id, toolUseId });
+      dismiss.push({ session: s.id, toolName, inputDigest: contentDigest(hook.tool_input ?? {}) });
+      const open = toolUseId ? s.tools.get(toolUseId) : undefined;
+      if (toolUseId) s.tools.delete(toolUseId);
+      const extra: Partial<EventDraft> = { subject: toolName };
+      if (open) extra.causeRef = open.ref;
+      return { open, extra };
+    };
 
     // Informational requests are closed by the next sign that the agent moved on (AEP-0002 §7.2).
     if (name !== 'Notification' && name !== 'SessionEnd' && name !== 'ElicitationResult' && name !== 'Elicitation') {
@@ -422,12 +433,7 @@ export class ClaudeCodeMapper {
       }
       case 'PostToolUse':
       case 'PostToolUseFailure': {
-        if (toolUseId) dismiss.push({ session: s.id, toolUseId });
-        dismiss.push({ session: s.id, toolName, inputDigest: contentDigest(hook.tool_input ?? {}) });
-        const open = toolUseId ? s.tools.get(toolUseId) : undefined;
-        if (toolUseId) s.tools.delete(toolUseId);
-        const extra: Partial<EventDraft> = { subject: toolName };
-        if (open) extra.causeRef = open.ref;
+        const { open, extra } = closeTool();
         if (name === 'PostToolUse') {
           const type = 'tool.completed';
           const cap = this.cap(type);
@@ -454,13 +460,8 @@ export class ClaudeCodeMapper {
         break;
       }
       case 'PermissionDenied': {
-        if (toolUseId) dismiss.push({ session: s.id, toolUseId });
-        dismiss.push({ session: s.id, toolName, inputDigest: contentDigest(hook.tool_input ?? {}) });
-        const open = toolUseId ? s.tools.get(toolUseId) : undefined;
-        if (toolUseId) s.tools.delete(toolUseId);
         // No human was asked: Claude Code's auto-mode classifier / permission rules refused it.
-        const extra: Partial<EventDraft> = { subject: toolName };
-        if (open) extra.causeRef = open.ref;
+        const { extra } = closeTool();
         out.push(this.draft('tool.denied', s, { tool, by: 'policy' }, extra));
         break;
       }
