@@ -56,6 +56,17 @@ interface SessionState {
   acks: Map<string, number>;
 }
 
+/** The sessions of one source (session -> state), with the source's dedupe bookkeeping. */
+class SourceState extends Map<string, SessionState> {
+  /** Window entries naming this source. */
+  refs = 0;
+  constructor(readonly name: string, /** Slot number, used in the dedupe window instead of the source string. */ readonly slot: number) {
+    super();
+  }
+}
+
+/** Initial size of the dedupe window's arrays (doubled as needed, up to the window). */
+const INITIAL_ENTRIES = 1024;
 
 // Fingerprint lanes: two 32-bit multiplicative hashes, combined into a 53-bit number.
 let h1 = 0;
@@ -210,21 +221,43 @@ function isObj(v: unknown): v is Record<string, unknown> {
 export class StreamValidator {
   private readonly window: number;
   private readonly raw: boolean;
-  /** source -> id -> fingerprint (nested maps avoid building a key string per event). */
-  private readonly ids = new Map<string, Map<string, number>>();
-  /** Insertion order of remembered ids, for eviction: a ring of [per-source map, id]. */
-  private readonly ring: (Map<string, number> | string | undefined)[];
+  /**
+   * The dedupe window: (source, id) -> content fingerprint of the last `window` distinct ids,
+   * as an insertion-ordered ring of entries (typed arrays, grown by doubling up to `window`) plus
+   * a linear-probing hash index over it. Keys are compared exactly (source slot and id string);
+   * the 32-bit key hash only narrows the search. Evicting the oldest entry reuses its ring slot.
+   */
+  private entrySrc = new Int32Array(INITIAL_ENTRIES);
+  private entryHash = new Int32Array(INITIAL_ENTRIES);
+  private entryFp = new Float64Array(INITIAL_ENTRIES);
+  private entryId: string[] = [];
+  /** Hash index: entry number + 1, 0 = empty slot. Size a power of two, at least twice the entries. */
+  private index = new Int32Array(INITIAL_ENTRIES * 2);
+  private indexMask = INITIAL_ENTRIES * 2 - 1;
   private ringPos = 0;
   private remembered = 0;
-  /** source -> session -> state (AEP-0001 §5.2: per-session state keyed by (source, session)). */
-  private readonly sessions = new Map<string, Map<string, SessionState>>();
+  /** Per-validator hash seed, so crafted ids cannot be aimed at one probe chain. */
+  private readonly seed = (Math.random() * 0x100000000) | 0;
+  /**
+   * source -> its slot number, live sessions and how many window entries name it (AEP-0001 §5.2:
+   * per-session state keyed by (source, session)). A source without sessions leaves with its
+   * last window entry, so this map is bounded by live sessions plus the window.
+   */
+  private readonly sessions = new Map<string, SourceState>();
+  /** Reusable source slot numbers (sources that left). */
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
+  /** Source state by slot number (for eviction). */
+  private readonly sourceBySlot: (SourceState | undefined)[] = [];
   /** Live requests by bare `session` + request id, for foreign commands (AEP-0001 §7.4). */
   private readonly requestsBySessionName = new Map<string, RequestInfo>();
+  /** Issues of the event being pushed (allocated on the first one only). */
+  private issues: Issue[] | undefined = undefined;
+  private issueIndex = 0;
 
   constructor(opts: StreamValidatorOptions = {}) {
     const w = opts.dedupeWindow ?? DEFAULT_DEDUPE_WINDOW;
     this.window = Number.isInteger(w) && w > 0 ? w : DEFAULT_DEDUPE_WINDOW;
-    this.ring = [];
     this.raw = opts.rawFingerprints === true;
   }
 
@@ -253,58 +286,140 @@ export class StreamValidator {
     return [];
   }
 
-  /** Records an id in the eviction ring, forgetting the oldest beyond the window. */
-  private remember(bySource: Map<string, number>, id: string): void {
-    const slot = this.ringPos * 2;
-    const oldMap = this.ring[slot] as Map<string, number> | undefined;
-    if (oldMap !== undefined) {
-      oldMap.delete(this.ring[slot + 1] as string);
-      this.remembered--;
+  /** 32-bit hash of (source slot, id), seeded; every character counts (ids are short). */
+  private keyHash(slot: number, id: string): number {
+    let h = Math.imul(this.seed ^ slot, 0x9e3779b1) ^ id.length;
+    const n = id.length;
+    let i = 0;
+    for (; i + 1 < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193) ^ (h >>> 15);
+    if (i < n) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) ^ (h >>> 15);
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return h ^ (h >>> 16);
+  }
+
+  /** Entry number of (slot, id) in the window, or -1. */
+  private findEntry(slot: number, id: string, h: number): number {
+    const index = this.index;
+    const mask = this.indexMask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const e = index[i]! - 1;
+      if (e < 0) return -1;
+      if (this.entryHash[e] === h && this.entrySrc[e] === slot && this.entryId[e] === id) return e;
     }
-    this.ring[slot] = bySource;
-    this.ring[slot + 1] = id;
-    this.remembered++;
-    this.ringPos = this.ringPos + 1 === this.window ? 0 : this.ringPos + 1;
+  }
+
+  private indexInsert(e: number, h: number): void {
+    const index = this.index;
+    const mask = this.indexMask;
+    let i = h & mask;
+    while (index[i] !== 0) i = (i + 1) & mask;
+    index[i] = e + 1;
+  }
+
+  /** Removes entry `e` from the hash index (backward-shift deletion keeps probe chains whole). */
+  private indexDelete(e: number): void {
+    const index = this.index;
+    const mask = this.indexMask;
+    let i = this.entryHash[e]! & mask;
+    while (index[i] !== e + 1) i = (i + 1) & mask;
+    index[i] = 0;
+    for (let j = (i + 1) & mask; index[j] !== 0; j = (j + 1) & mask) {
+      const ideal = this.entryHash[index[j]! - 1]! & mask;
+      if (((j - ideal) & mask) >= ((j - i) & mask)) {
+        index[i] = index[j]!;
+        index[j] = 0;
+        i = j;
+      }
+    }
+  }
+
+  /** Doubles the entry arrays (up to the window) and rebuilds the index at twice their size. */
+  private grow(): void {
+    const cap = Math.min(this.window, this.entrySrc.length * 2);
+    const src = new Int32Array(cap); src.set(this.entrySrc); this.entrySrc = src;
+    const hash = new Int32Array(cap); hash.set(this.entryHash); this.entryHash = hash;
+    const fp = new Float64Array(cap); fp.set(this.entryFp); this.entryFp = fp;
+    let size = 2;
+    while (size < cap * 2) size *= 2;
+    this.index = new Int32Array(size);
+    this.indexMask = size - 1;
+    for (let e = 0; e < this.remembered; e++) this.indexInsert(e, hash[e]!);
+  }
+
+  /** Remembers (source, id) -> fp, forgetting the oldest entry beyond the window. */
+  private remember(src: SourceState, id: string, h: number, fp: number): void {
+    src.refs++; // first, so evicting this source's own oldest entry cannot drop it
+    let e: number;
+    if (this.remembered < this.window) {
+      if (this.remembered === this.entrySrc.length) this.grow();
+      e = this.remembered++;
+    } else {
+      e = this.ringPos;
+      this.ringPos = e + 1 === this.window ? 0 : e + 1;
+      this.indexDelete(e);
+      const old = this.sourceBySlot[this.entrySrc[e]!]!;
+      if (--old.refs === 0 && old.size === 0) this.dropSource(old);
+    }
+    this.entrySrc[e] = src.slot;
+    this.entryHash[e] = h;
+    this.entryFp[e] = fp;
+    this.entryId[e] = id;
+    this.indexInsert(e, h);
+  }
+
+  private sourceState(source: string): SourceState {
+    let st = this.sessions.get(source);
+    if (st === undefined) {
+      const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.nextSlot++;
+      st = new SourceState(source, slot);
+      this.sessions.set(source, st);
+      this.sourceBySlot[slot] = st;
+    }
+    return st;
+  }
+
+  private dropSource(st: SourceState): void {
+    this.sessions.delete(st.name);
+    this.sourceBySlot[st.slot] = undefined;
+    this.freeSlots.push(st.slot);
+  }
+
+  private add(rule: RuleId, path: string, message: string): void {
+    (this.issues ??= []).push({ ...issue(rule, path, `${message} (${RULES[rule].meaning})`), index: this.issueIndex });
   }
 
   private pushUnsafe(event: unknown, index: number, fp: number): Issue[] {
-    const e = event as Record<string, unknown>;
-    const out: Issue[] = [];
-    const add = (rule: RuleId, path: string, message: string): void => {
-      out.push({ ...issue(rule, path, `${message} (${RULES[rule].meaning})`), index });
-    };
+    this.issues = undefined;
+    this.issueIndex = index;
+    this.check(event as Record<string, unknown>, fp);
+    return this.issues ?? [];
+  }
+
+  private check(e: Record<string, unknown>, fp: number): void {
     const source = e['source'] as string;
     const id = e['id'] as string;
     const type = e['type'] as string;
-    let bySource = this.ids.get(source);
-    if (bySource === undefined) {
-      bySource = new Map();
-      this.ids.set(source, bySource);
-    }
-    const seen = bySource.get(id);
-    if (seen !== undefined) {
-      if (seen !== fp) add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
+    const src = this.sourceState(source);
+    const h = this.keyHash(src.slot, id);
+    const seen = this.findEntry(src.slot, id, h);
+    if (seen >= 0) {
+      if (this.entryFp[seen] !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
       // An identical repeat is redelivery: it was judged the first time (AEP-0001 §7.4).
-      return out;
+      return;
     }
-    bySource.set(id, fp);
-    this.remember(bySource, id);
+    this.remember(src, id, h, fp);
     const session = e['session'];
-    if (typeof session !== 'string') return out;
+    if (typeof session !== 'string') return;
     const cls = scopeClass(type);
     if (cls === 'foreign') {
-      if (type === 'control.attention.respond') this.checkValuesCapture(e, this.requestsBySessionName.get(session + '\u0000' + String(e['subject'])), add);
-      return out;
+      if (type === 'control.attention.respond') this.checkValuesCapture(e, this.requestsBySessionName.get(session + '\u0000' + String(e['subject'])));
+      return;
     }
-    let sessionsOfSource = this.sessions.get(source);
-    if (sessionsOfSource === undefined) {
-      sessionsOfSource = new Map();
-      this.sessions.set(source, sessionsOfSource);
-    }
-    let st = sessionsOfSource.get(session);
+    let st = src.get(session);
     if (st === undefined) {
       st = { hasPos: false, epoch: 0, seq: -1, ended: undefined, runTerminals: new Map(), requests: new Map(), acks: new Map() };
-      sessionsOfSource.set(session, st);
+      src.set(session, st);
     }
     // (epoch, seq) ordering in emission order (AEP-0001 §7.2).
     const seq = e['seq'] as number;
@@ -312,11 +427,11 @@ export class StreamValidator {
     if (!st.hasPos) {
       st.hasPos = true; st.epoch = epoch; st.seq = seq;
     } else if (epoch < st.epoch) {
-      add('stream.epoch-regression', '/epoch', `epoch ${epoch} after epoch ${st.epoch} in session "${session}" of ${source}`);
+      this.add('stream.epoch-regression', '/epoch', `epoch ${epoch} after epoch ${st.epoch} in session "${session}" of ${source}`);
     } else if (epoch === st.epoch && seq === st.seq) {
-      add('stream.position-duplicate', '/seq', `position (${epoch}, ${seq}) of session "${session}" is already taken by another event`);
+      this.add('stream.position-duplicate', '/seq', `position (${epoch}, ${seq}) of session "${session}" is already taken by another event`);
     } else if (epoch === st.epoch && seq < st.seq) {
-      add('stream.seq-regression', '/seq', `seq ${seq} after seq ${st.seq} in epoch ${epoch} of session "${session}"`);
+      this.add('stream.seq-regression', '/seq', `seq ${seq} after seq ${st.seq} in epoch ${epoch} of session "${session}"`);
     } else {
       st.epoch = epoch; st.seq = seq;
     }
@@ -328,17 +443,17 @@ export class StreamValidator {
         if (typeof run !== 'string') break;
         const prev = st.runTerminals.get(run);
         if (prev === undefined) { st.runTerminals.set(run, fp); capClosed(st.runTerminals); }
-        else if (prev !== fp) add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
+        else if (prev !== fp) this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
         break;
       }
       case 'session.ended': {
         if (st.ended !== undefined) {
-          if (st.ended !== fp) add('stream.session-ended-duplicate', '/type', `session "${session}" already has a different session.ended`);
+          if (st.ended !== fp) this.add('stream.session-ended-duplicate', '/type', `session "${session}" already has a different session.ended`);
           break;
         }
         st.ended = fp;
         for (const [reqId, req] of st.requests) {
-          if (req.terminal === undefined) add('stream.attention-open-at-session-end', '', `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`);
+          if (req.terminal === undefined) this.add('stream.attention-open-at-session-end', '', `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`);
         }
         break;
       }
@@ -356,18 +471,18 @@ export class StreamValidator {
           // Only the spec's MUST rules (strict: false): the hardening rules are the emitter's call.
           const gated = (e['capture'] ?? 'metadata') !== 'redacted' && e['capture'] !== 'full';
           for (const i of validateFormAnswer(req.rawFields, data['answer']['values'], { strict: false, basePath: '/data/answer/values' })) {
-            if (i.rule === 'form.choice-forged') add(i.rule, i.path, i.message);
+            if (i.rule === 'form.choice-forged') this.add(i.rule, i.path, i.message);
             if (i.rule === 'form.required-missing') {
               // Below `redacted` the emitter records values gated (AEP-0006 §5.2): a required
               // string field, or an `other` select answered with free text, is dropped from the
               // record, so its absence is not a violation. Structural entries survive gating.
               const f = req.fields.get(i.path.slice('/data/answer/values/'.length).replace(/~1/g, '/').replace(/~0/g, '~'));
               if (gated && f !== undefined && (f.type === 'string' || (f.type === 'select' && f.other === true))) continue;
-              add(i.rule, i.path, i.message);
+              this.add(i.rule, i.path, i.message);
             }
           }
         }
-        this.checkValuesCapture(e, req, add);
+        this.checkValuesCapture(e, req);
         break;
       }
       case 'attention.resolved': case 'attention.timeout': {
@@ -386,7 +501,7 @@ export class StreamValidator {
           req.rawFields = undefined;
           this.requestsBySessionName.delete(session + '\u0000' + subject);
         } else if (req.terminal !== fp) {
-          add('stream.attention-terminal-duplicate', '/type', `attention request "${subject}" was already closed; ${type} is a second terminal`);
+          this.add('stream.attention-terminal-duplicate', '/type', `attention request "${subject}" was already closed; ${type} is a second terminal`);
         }
         break;
       }
@@ -395,20 +510,20 @@ export class StreamValidator {
         if (typeof cause !== 'string') break;
         const prev = st.acks.get(cause);
         if (prev === undefined) { st.acks.set(cause, fp); capClosed(st.acks); }
-        else if (prev !== fp) add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
+        else if (prev !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
         break;
       }
       default:
         break;
     }
-    return out;
+    return;
   }
 
   /**
    * Capture honesty of `answer.values` at `metadata` (AEP-0002 §5.3, AEP-0006 §5.2): with the
    * request's field_spec, a string entry survives only as a choice id of a select field.
    */
-  private checkValuesCapture(e: Record<string, unknown>, req: RequestInfo | undefined, add: (rule: RuleId, path: string, message: string) => void): void {
+  private checkValuesCapture(e: Record<string, unknown>, req: RequestInfo | undefined): void {
     if (req?.fields === undefined) return;
     const capture = e['capture'] ?? 'metadata';
     if (capture !== 'metadata') return;
@@ -428,10 +543,10 @@ export class StreamValidator {
         const ids = choiceIds(f);
         const list = Array.isArray(v) ? v : [v];
         if (list.some((x) => typeof x === 'string' && !ids.has(x))) {
-          add('capture.values-free-text', path, `"other" free text for field "${key}" at capture metadata`);
+          this.add('capture.values-free-text', path, `"other" free text for field "${key}" at capture metadata`);
         }
       } else if (typeof v === 'string') {
-        add('capture.values-free-text', path, `string entry for ${f.type} field "${key}" at capture metadata`);
+        this.add('capture.values-free-text', path, `string entry for ${f.type} field "${key}" at capture metadata`);
       }
     }
   }
