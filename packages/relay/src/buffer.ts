@@ -163,6 +163,13 @@ export class ReplayBuffer {
    */
   admit(e: Entry, persist = true): Admission {
     if (this.has(e.source, e.id)) { this.stats.duplicates++; return 'duplicate'; }
+    this.index(e);
+    this.place(e, persist);
+    return 'admitted';
+  }
+
+  /** Hold an indexed Event in its session, mirror it, evict past the limits. */
+  private place(e: Entry, persist: boolean): void {
     let buf: SessionBuf;
     if (e.session === null) buf = this.agentBuf;
     else {
@@ -176,17 +183,28 @@ export class ReplayBuffer {
       }
     }
     buf.insert(e);
-    this.index(e);
     this.bytes += e.bytes;
     if (persist) this.sink?.insert(e);
     this.enforce(buf);
-    return 'admitted';
   }
 
-  /** Admit unless `(source, id)` is held; the entry is built only when new. */
+  /**
+   * Admit unless `(source, id)` is held; the entry is built only when new. One index lookup
+   * and one write per new Event (the hot ingest path).
+   */
   admitNew(source: string, id: string, make: (rowid: number) => Entry, nextRowid: () => number): Admission {
-    if (this.has(source, id)) { this.stats.duplicates++; return 'duplicate'; }
-    return this.admit(make(nextRowid()));
+    const v = this.byId.get(id);
+    if (v !== undefined && (Array.isArray(v) ? v.some((x) => x.source === source) : v.source === source)) {
+      this.stats.duplicates++;
+      return 'duplicate';
+    }
+    const e = make(nextRowid());
+    if (v === undefined) this.byId.set(id, e);
+    else if (Array.isArray(v)) v.push(e);
+    else this.byId.set(id, [v, e]);
+    this.held++;
+    this.place(e, true);
+    return 'admitted';
   }
 
   /** Restore a persisted tombstone / eviction high-water mark (store load). */

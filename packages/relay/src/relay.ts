@@ -233,7 +233,7 @@ export class Relay {
     const ev = inc.event;
     const d = this.describe(ev);
     this.counters.ingested++;
-    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, raw: inc.raw, bytes: inc.bytes, ...d }), () => this.nextRowid++);
+    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, captureRank: d.captureRank }), () => this.nextRowid++);
     if (from && d.positioned && d.session !== null && !from.claims.has(d.session)) {
       from.claims.add(d.session);
       let set = this.claims.get(d.session);
