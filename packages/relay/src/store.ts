@@ -11,12 +11,40 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
 
-/** Wire form of one operation sent to the writer thread. */
-type Op =
-  | [k: 0, rowid: number, raw: string]
-  | [k: 1, rowid: number]
-  | [k: 2, session: string, epoch: number, seq: number, sub: number]
-  | [k: 3, session: string];
+/**
+ * Queued operations, encoded for one cheap hand-off to the writer thread: numbers in `nums`
+ * (sent as one transferred Float64Array) and strings in `strs` (sent as ONE transferred UTF-8
+ * buffer plus their byte lengths, consumed in order). Per operation:
+ *   insert  0, rowid                + raw
+ *   remove  1, rowid
+ *   evicted 2, epoch, seq, sub       + session
+ *   forget  3                        + session
+ * This replaces a structured clone of an array of arrays of strings per commit, and lets the
+ * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
+ * instead of converting a JS string per row.
+ */
+interface OpQueue { nums: number[]; strs: string[]; chars: number; count: number }
+const emptyQueue = (): OpQueue => ({ nums: [], strs: [], chars: 0, count: 0 });
+
+/** UTF-8 encode `strs` back to back into one buffer; returns it with each string's byte length. */
+function encodeStrings(strs: readonly string[], chars: number): { buf: Buffer; lens: Uint32Array } {
+  const lens = new Uint32Array(strs.length);
+  // Usually ASCII (bytes = chars); grown when a string would not fit (UTF-8 <= 3 bytes per unit).
+  let buf = Buffer.allocUnsafeSlow(chars + 4096);
+  let off = 0;
+  for (let i = 0; i < strs.length; i++) {
+    const s = strs[i]!;
+    if (off + s.length * 3 > buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + s.length * 3 + 4096));
+      buf.copy(bigger, 0, 0, off);
+      buf = bigger;
+    }
+    const n = buf.write(s, off, 'utf8');
+    lens[i] = n;
+    off += n;
+  }
+  return { buf: buf.subarray(0, off), lens };
+}
 
 /** A persisted row, as loaded at start. */
 export interface StoredRow { rowid: number; raw: string }
@@ -54,38 +82,49 @@ try {
   return;
 }
 parentPort.postMessage({ ready: true });
-const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, ?)');
-const MULTI = 32;
-const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, ?)').join(', '));
+// Raw Events arrive as UTF-8 bytes; CAST stores them as TEXT (the database encoding is UTF-8).
+const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, CAST(? AS TEXT))');
 const del = db.prepare('DELETE FROM held WHERE rowid = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
-const tx = db.transaction((ops) => {
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i];
-    if (op[0] === 0 && i + MULTI <= ops.length) {
-      // Runs of inserts go MULTI rows per statement (fewer VM round trips).
-      let j = i;
-      while (j < i + MULTI && ops[j][0] === 0) j++;
-      if (j === i + MULTI) {
-        const args = [];
-        for (let k = i; k < j; k++) args.push(ops[k][1], ops[k][2]);
+// Multi-row inserts: one statement per MULTI (then per 8) consecutive rows, fewer VM round trips.
+const MULTI = 128;
+const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, CAST(? AS TEXT))').join(', '));
+const ins8 = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(8).fill('(?, CAST(? AS TEXT))').join(', '));
+const args = new Array(MULTI * 2);
+const args8 = new Array(16);
+const tx = db.transaction((nums, bytes, lens) => {
+  let o = 0; let si = 0;
+  const take = () => { const len = lens[si++]; const b = bytes.subarray(o, o + len); o += len; return b; };
+  const text = () => { const len = lens[si++]; const t = bytes.toString('utf8', o, o + len); o += len; return t; };
+  let i = 0;
+  const n = nums.length;
+  while (i < n) {
+    const k = nums[i];
+    if (k === 0) {
+      // Count the run of inserts starting here.
+      let run = 0; let j = i;
+      while (j < n && nums[j] === 0 && run < MULTI) { run++; j += 2; }
+      if (run === MULTI) {
+        for (let r = 0; r < MULTI; r++) { args[2 * r] = nums[i + 1]; args[2 * r + 1] = take(); i += 2; }
         insMany.run(args);
-        i = j - 1;
         continue;
       }
-    }
-    switch (op[0]) {
-      case 0: ins.run(op[1], op[2]); break;
-      case 1: del.run(op[1]); break;
-      case 2: up.run(op[1], op[2], op[3], op[4]); break;
-      case 3: forget.run(op[1]); break;
-    }
+      if (run >= 8) {
+        for (let r = 0; r < 8; r++) { args8[2 * r] = nums[i + 1]; args8[2 * r + 1] = take(); i += 2; }
+        ins8.run(args8);
+        continue;
+      }
+      ins.run(nums[i + 1], take()); i += 2;
+    } else if (k === 1) { del.run(nums[i + 1]); i += 2; }
+    else if (k === 2) { up.run(text(), nums[i + 1], nums[i + 2], nums[i + 3]); i += 4; }
+    else if (k === 3) { forget.run(text()); i += 1; }
+    else throw new Error('bad store op ' + k);
   }
 });
 parentPort.on('message', (m) => {
   if (m.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
-  try { tx(m.ops); parentPort.postMessage({ batch: m.batch, ok: true }); }
+  try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens)); parentPort.postMessage({ batch: m.batch, ok: true }); }
   catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e) }); }
 });
 })();
@@ -95,9 +134,9 @@ interface Waiter { resolve: () => void; reject: (e: Error) => void }
 
 /** Group-committing SQLite mirror of the replay buffer (writes on a worker thread). */
 export class SqliteStore implements BufferSink {
-  private ops: Op[] = [];
+  private ops: OpQueue = emptyQueue();
   private waiters: Waiter[] = [];
-  private inflight: { batch: number; ops: Op[]; waiters: Waiter[] } | null = null;
+  private inflight: { batch: number; ops: OpQueue; waiters: Waiter[] } | null = null;
   private batchNo = 0;
   private scheduled = false;
   private closed = false;
@@ -166,19 +205,31 @@ export class SqliteStore implements BufferSink {
       if (this.closed) return;
       this.dead = new Error('the store writer thread stopped');
       this.failInflight(this.dead);
-      this.ops = [];
+      this.ops = emptyQueue();
     });
     this.worker = w;
-    if (this.ops.length > 0 || this.waiters.length > 0) this.schedule();
+    if (this.ops.count > 0 || this.waiters.length > 0) this.schedule();
   }
 
-  insert(e: Entry): void { this.push([0, e.rowid, e.raw]); }
-  remove(e: Entry): void { this.push([1, e.rowid]); }
-  evicted(session: string, pos: Pos | null): void { this.push(pos ? [2, session, pos[0], pos[1], pos[2]] : [3, session]); }
-
-  private push(op: Op): void {
+  insert(e: Entry): void {
     if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
-    this.ops.push(op);
+    const q = this.ops;
+    q.nums.push(0, e.rowid); q.strs.push(e.raw); q.chars += e.raw.length; q.count++;
+    this.schedule();
+  }
+
+  remove(e: Entry): void {
+    if (this.dead) return;
+    const q = this.ops;
+    q.nums.push(1, e.rowid); q.count++;
+    this.schedule();
+  }
+
+  evicted(session: string, pos: Pos | null): void {
+    if (this.dead) return;
+    const q = this.ops;
+    if (pos) q.nums.push(2, pos[0], pos[1], pos[2]); else q.nums.push(3);
+    q.strs.push(session); q.chars += session.length; q.count++;
     this.schedule();
   }
 
@@ -192,15 +243,18 @@ export class SqliteStore implements BufferSink {
   private send(): void {
     if (!this.worker || this.inflight) return;
     if (this.dead) { for (const w of this.waiters.splice(0)) w.reject(this.dead); return; }
-    if (this.ops.length === 0) {
+    if (this.ops.count === 0) {
       const w = this.waiters; this.waiters = [];
       for (const x of w) x.resolve();
       return;
     }
     const ops = this.ops; const waiters = this.waiters;
-    this.ops = []; this.waiters = [];
+    this.ops = emptyQueue(); this.waiters = [];
     this.inflight = { batch: ++this.batchNo, ops, waiters };
-    this.worker.postMessage({ batch: this.batchNo, ops });
+    const nums = new Float64Array(ops.nums);
+    const { buf, lens } = encodeStrings(ops.strs, ops.chars);
+    // Transferred, not copied (allocUnsafeSlow: the buffer owns its ArrayBuffer, no shared pool).
+    this.worker.postMessage({ batch: this.batchNo, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
   }
 
   private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }): void {
@@ -210,7 +264,7 @@ export class SqliteStore implements BufferSink {
     this.inflight = null;
     if (m.ok) {
       this.stats.commits++;
-      this.stats.rows += f.ops.length;
+      this.stats.rows += f.ops.count;
       for (const w of f.waiters) w.resolve();
     } else {
       this.failBatch(f, new Error(m.error ?? 'store write failed'));
@@ -219,15 +273,15 @@ export class SqliteStore implements BufferSink {
       for (const cb of this.onIdle.splice(0)) cb();
       return;
     }
-    if (this.ops.length > 0 || this.waiters.length > 0) this.send();
+    if (this.ops.count > 0 || this.waiters.length > 0) this.send();
     else for (const cb of this.onIdle.splice(0)) cb();
   }
 
-  private failBatch(f: { ops: Op[]; waiters: Waiter[] }, e: Error): void {
+  private failBatch(f: { ops: OpQueue; waiters: Waiter[] }, e: Error): void {
     this.stats.failures++;
     // Keep the operations queued: the next commit retries them, so an Event whose POST was
     // answered 503 and is retried (deduped in memory) still reaches the disk before its 202.
-    this.ops = f.ops.concat(this.ops);
+    this.ops = { nums: f.ops.nums.concat(this.ops.nums), strs: f.ops.strs.concat(this.ops.strs), chars: f.ops.chars + this.ops.chars, count: f.ops.count + this.ops.count };
     for (const w of f.waiters) w.reject(e);
   }
 
@@ -242,9 +296,9 @@ export class SqliteStore implements BufferSink {
   /** Resolves once everything queued so far is committed. */
   durable(): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
-    if (this.ops.length === 0 && !this.inflight) return Promise.resolve();
+    if (this.ops.count === 0 && !this.inflight) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      if (this.ops.length === 0 && this.inflight) this.inflight.waiters.push({ resolve, reject });
+      if (this.ops.count === 0 && this.inflight) this.inflight.waiters.push({ resolve, reject });
       else { this.waiters.push({ resolve, reject }); this.schedule(); }
     });
   }
@@ -256,13 +310,13 @@ export class SqliteStore implements BufferSink {
     if (!this.worker) { if (this.db.open) this.db.close(); return; }
     const w = this.worker;
     const idle = () => new Promise<void>((resolve) => {
-      if (!this.inflight && this.ops.length === 0) return resolve();
+      if (!this.inflight && this.ops.count === 0) return resolve();
       this.onIdle.push(resolve);
       setTimeout(resolve, 5000).unref();
       this.send();
     });
     await idle();
-    if (this.ops.length > 0) await idle(); // a failed last batch gets one more try
+    if (this.ops.count > 0) await idle(); // a failed last batch gets one more try
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => { void w.terminate().then(() => resolve()); }, 5000);
       w.on('message', (m: { closed?: boolean }) => { if (m.closed) { clearTimeout(t); void w.terminate().then(() => resolve()); } });
