@@ -64,6 +64,25 @@ export function isValidTypeName(type: string): boolean {
   return TYPE_RE.test(type);
 }
 
+// Memo of source URI -> verdict. A stream has few distinct sources; the lookup also leaves the
+// string's hash computed for the stream rules' per-source map (one hash instead of a regex run
+// per event). Bounded like TYPE_CACHE; long strings are not memoized (they would pin memory).
+const SOURCE_CACHE = new Map<string, boolean>();
+const SOURCE_CACHE_MAX = 4096;
+const SOURCE_CACHE_LEN = 256;
+
+function sourceValid(v: string): boolean {
+  if (v.length === 0) return false;
+  if (v.length > SOURCE_CACHE_LEN) return isUri(v);
+  let ok = SOURCE_CACHE.get(v);
+  if (ok === undefined) {
+    ok = isUri(v);
+    if (SOURCE_CACHE.size >= SOURCE_CACHE_MAX) SOURCE_CACHE.clear();
+    SOURCE_CACHE.set(v, ok);
+  }
+  return ok;
+}
+
 function nonEmpty(v: unknown): boolean {
   return typeof v === 'string' && v.length > 0;
 }
@@ -88,7 +107,7 @@ export function envelopeFastValid(e: unknown): boolean {
         break;
       case 'type': if (typeof v !== 'string' || typeClass(v) === undefined) return false; break;
       case 'time': if (typeof v !== 'string' || !isDateTime(v)) return false; break;
-      case 'source': if (typeof v !== 'string' || v.length === 0 || !isUri(v)) return false; break;
+      case 'source': if (typeof v !== 'string' || !sourceValid(v)) return false; break;
       case 'seq': case 'epoch': if (!nonNegInt(v)) return false; break;
       case 'traceparent': if (typeof v !== 'string' || !TRACEPARENT_RE.test(v)) return false; break;
       case 'severity':
