@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
+import type { InputLine } from '../util/lines.js';
+import type * as ProtocolModule from '@aep/protocol';
 
 interface ValidateCliOptions {
   json?: boolean;
@@ -104,91 +106,142 @@ export function register(program: Command): void {
 
 interface RunOptions { json: boolean; emitter: boolean; stream: boolean; window: number }
 
+type Protocol = typeof ProtocolModule;
+type RuleName = keyof Protocol['RULES'];
+
+/** Buffered output past which the line loop yields to flush (constant memory). */
+const FLUSH_AT = 65536;
+
+/**
+ * The per-line work of `aep validate`, synchronous and closure-free (hot path: one call per
+ * line, state in fields); the async driver only reads batches and flushes the output buffer.
+ */
+class LineChecker {
+  readonly counts = { lines: 0, events: 0, blank: 0, invalid: 0, issues: 0, rules: {} as Record<string, number> };
+  buf = '';
+  private first = true;
+  private index = 0;
+  private readonly sv: InstanceType<Protocol['StreamValidator']> | null;
+  private readonly eventOpts: { emitter: boolean };
+  private readonly hints = { envelopeValid: true, raw: '' };
+
+  constructor(private readonly p: Protocol, private readonly o: RunOptions) {
+    this.sv = o.stream ? new p.StreamValidator({ dedupeWindow: o.window, rawFingerprints: true }) : null;
+    this.eventOpts = { emitter: o.emitter };
+    if (o.json) this.buf += '{"issues":[';
+  }
+
+  private report(file: string, line: number, id: string | null, rule: string, path: string, message: string, section: string): void {
+    const counts = this.counts;
+    counts.issues++;
+    counts.rules[rule] = (counts.rules[rule] ?? 0) + 1;
+    if (this.o.json) {
+      const x: Located = { file, line, id, rule, path, message, section };
+      this.buf += (this.first ? '' : ',') + JSON.stringify(x);
+      this.first = false;
+    } else {
+      this.buf += `${file}:${line} ${id ?? '-'} ${rule} ${path ? path + ': ' : ''}${message} (${section})\n`;
+    }
+  }
+
+  private fail(file: string, line: number, rule: RuleName, message: string): void {
+    this.report(file, line, null, rule, '', message, this.p.RULES[rule].section);
+  }
+
+  /** Checks lines `from..` of a batch; returns where it stopped (output buffer full) or the length. */
+  run(batch: readonly InputLine[], from: number): number {
+    for (let k = from; k < batch.length; k++) {
+      const l = batch[k]!;
+      this.line(l.file, l.lineNo, l.text);
+      if (this.buf.length > FLUSH_AT) return k + 1;
+    }
+    return batch.length;
+  }
+
+  private line(file: string, lineNo: number, text: string): void {
+    const counts = this.counts;
+    counts.lines++;
+    const c0 = text.charCodeAt(0);
+    if (text.length === 0 || ((c0 === 32 || c0 === 9 || c0 === 13 || c0 === 0xa0 || c0 === 0x3000 || c0 === 0xfeff || (c0 >= 0x2000 && c0 <= 0x200a)) && text.trim() === '')) {
+      counts.blank++;
+      if (this.o.emitter) {
+        this.fail(file, lineNo, 'jsonl.blank-line', 'blank line');
+        counts.invalid++;
+      }
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.fail(file, lineNo, 'jsonl.not-json', `line is not JSON: ${printable(err instanceof Error ? err.message : String(err))}`);
+      counts.invalid++;
+      return;
+    }
+    counts.events++;
+    let lineBad = false;
+    let envelopeValid = true;
+    const issues = this.p.validateEvent(value, this.eventOpts);
+    for (let k = 0; k < issues.length; k++) {
+      const i = issues[k]!;
+      lineBad = true;
+      if (i.rule.startsWith('envelope.')) envelopeValid = false;
+      this.report(file, lineNo, idOf(value), i.rule, i.path, printable(i.message, 400), i.section);
+    }
+    if (this.sv !== null) {
+      const hints = this.hints;
+      hints.envelopeValid = envelopeValid;
+      hints.raw = text;
+      const more = this.sv.push(value, this.index, hints);
+      hints.raw = '';
+      for (let k = 0; k < more.length; k++) {
+        const i = more[k]!;
+        lineBad = true;
+        this.report(file, lineNo, idOf(value), i.rule, i.path, printable(i.message, 400), i.section);
+      }
+    }
+    this.index++;
+    if (lineBad) counts.invalid++;
+  }
+
+  /** Closes the JSON report (call once, after the last line). */
+  finish(ok: boolean): void {
+    if (this.o.json) this.buf += `],"ok":${ok},"counts":${JSON.stringify(this.counts)}}\n`;
+  }
+}
+
+/** The printable id of a parsed line (computed only when something is reported). */
+function idOf(value: unknown): string | null {
+  const idv = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['id'] : undefined;
+  return typeof idv === 'string' && idv.length > 0 ? printable(idv, 80).replace(/\s/g, '_') : null;
+}
+
 async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
-  const { validateEvent, StreamValidator, RULES } = await import('@aep/protocol');
+  const p = await import('@aep/protocol');
   const { readLineBatches } = await import('../util/lines.js');
-  const sv = o.stream ? new StreamValidator({ dedupeWindow: o.window, rawFingerprints: true }) : null;
-  const counts = { lines: 0, events: 0, blank: 0, invalid: 0, issues: 0, rules: {} as Record<string, number> };
-  const eventOpts = { emitter: o.emitter };
+  const checker = new LineChecker(p, o);
 
   // Buffered stdout with backpressure: constant memory whatever the number of issues.
-  let buf = '';
   const flush = async (): Promise<void> => {
-    if (buf === '') return;
-    const chunk = buf;
-    buf = '';
+    if (checker.buf === '') return;
+    const chunk = checker.buf;
+    checker.buf = '';
     if (!process.stdout.write(chunk)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
   };
-  let first = true;
-  const report = (x: Located): void => {
-    counts.issues++;
-    counts.rules[x.rule] = (counts.rules[x.rule] ?? 0) + 1;
-    if (o.json) {
-      buf += (first ? '' : ',') + JSON.stringify(x);
-      first = false;
-    } else {
-      buf += `${x.file}:${x.line} ${x.id ?? '-'} ${x.rule} ${x.path ? x.path + ': ' : ''}${x.message} (${x.section})\n`;
-    }
-  };
-  if (o.json) buf += '{"issues":[';
 
-  let index = 0;
   try {
-    for await (const batch of readLineBatches(inputs)) for (const { file, lineNo, text } of batch) {
-      counts.lines++;
-      let lineBad = false;
-      const fail = (rule: keyof typeof RULES, message: string, id: string | null = null): void => {
-        lineBad = true;
-        report({ file, line: lineNo, id, rule, path: '', message, section: RULES[rule].section });
-      };
-      const c0 = text.charCodeAt(0);
-      if (text.length === 0 || ((c0 === 32 || c0 === 9 || c0 === 13 || c0 === 0xa0 || c0 === 0x3000 || c0 === 0xfeff || (c0 >= 0x2000 && c0 <= 0x200a)) && text.trim() === '')) {
-        counts.blank++;
-        if (o.emitter) fail('jsonl.blank-line', 'blank line');
-        if (lineBad) counts.invalid++;
-        if (buf.length > 65536) await flush();
-        continue;
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        fail('jsonl.not-json', `line is not JSON: ${printable(err instanceof Error ? err.message : String(err))}`);
-        counts.invalid++;
-        if (buf.length > 65536) await flush();
-        continue;
-      }
-      counts.events++;
-      // The printable id is only computed when something is reported (hot path).
-      const idOf = (): string | null => {
-        const idv = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)['id'] : undefined;
-        return typeof idv === 'string' && idv.length > 0 ? printable(idv, 80).replace(/\s/g, '_') : null;
-      };
-      let envelopeValid = true;
-      for (const i of validateEvent(value, eventOpts)) {
-        lineBad = true;
-        if (i.rule.startsWith('envelope.')) envelopeValid = false;
-        report({ file, line: lineNo, id: idOf(), rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
-      }
-      if (sv) {
-        for (const i of sv.push(value, index, { envelopeValid, raw: text })) {
-          lineBad = true;
-          report({ file, line: lineNo, id: idOf(), rule: i.rule, path: i.path, message: printable(i.message, 400), section: i.section });
-        }
-      }
-      index++;
-      if (lineBad) counts.invalid++;
-      if (buf.length > 65536) await flush();
+    for await (const batch of readLineBatches(inputs)) {
+      for (let k = checker.run(batch, 0); k < batch.length; k = checker.run(batch, k)) await flush();
+      if (checker.buf.length > FLUSH_AT) await flush();
     }
   } catch (err) {
     await flush();
     const code = (err as NodeJS.ErrnoException).code;
     throw new CliError('AEP_CLI_UNREADABLE', `cannot read input: ${code ?? (err instanceof Error ? err.message : String(err))}`, EXIT.USAGE);
   }
+  const counts = checker.counts;
   const ok = counts.issues === 0;
-  if (o.json) {
-    buf += `],"ok":${ok},"counts":${JSON.stringify(counts)}}\n`;
-  }
+  checker.finish(ok);
   await flush();
   if (!o.json) {
     process.stderr.write(`aep validate: ${counts.events} events in ${counts.lines} lines: ${ok ? 'all valid' : `${counts.invalid} invalid lines, ${counts.issues} problems`}\n`);
