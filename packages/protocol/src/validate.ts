@@ -169,16 +169,35 @@ function validateEventUnsafe(e: unknown, opts?: ValidateOptions): Issue[] {
   if (!validate(data)) mapErrors(validate.errors, info.rules, 'payload', '/data', out);
   const rank = captureRank(capture);
   const tree = info.tree;
-  if (tree && rank >= 1 && rank < 3) captureWalk(data, tree, rank, '/data', out);
+  if (tree && rank >= 1 && rank < 3) captureWalkData(data, tree, rank, out);
   return out;
 }
 
+// Segments of the member being walked below `/data` (keys and array indices); the JSON Pointer
+// is built from them only when an issue is reported (the walk runs on every event).
+const WALK: (string | number)[] = [];
+
+function walkPath(key: string): string {
+  let p = '/data';
+  for (const seg of WALK) p += '/' + (typeof seg === 'number' ? String(seg) : escapePointer(seg));
+  return `${p}/${escapePointer(key)}`;
+}
+
 /** Reports every member whose `x-aep-capture` is above the event's capture (recursive, bounded by the schema's depth). */
-function captureWalk(value: unknown, tree: CaptureTree, rank: number, path: string, out: Issue[]): void {
+function captureWalkData(data: object, tree: CaptureTree, rank: number, out: Issue[]): void {
+  WALK.length = 0;
+  captureWalk(data, tree, rank, out);
+}
+
+function captureWalk(value: unknown, tree: CaptureTree, rank: number, out: Issue[]): void {
   if (Array.isArray(value)) {
     const items = tree.items;
     if (items?.properties !== undefined || items?.items !== undefined) {
-      for (let i = 0; i < value.length; i++) captureWalk(value[i], items, rank, `${path}/${i}`, out);
+      for (let i = 0; i < value.length; i++) {
+        WALK.push(i);
+        captureWalk(value[i], items, rank, out);
+        WALK.pop();
+      }
     }
     return;
   }
@@ -188,14 +207,15 @@ function captureWalk(value: unknown, tree: CaptureTree, rank: number, path: stri
   for (const k in value) {
     const sub = props[k];
     if (sub === undefined) continue;
-    // Paths are built only when needed: this walk runs on every event.
     if (sub.level !== 'metadata' && captureRank(sub.level) > rank) {
-      const p = `${path}/${escapePointer(k)}`;
+      const p = walkPath(k);
       out.push(issue('capture.field-above-capture', p, `${p} needs capture >= ${sub.level} but the event declares ${rank === 1 ? 'metadata' : 'redacted'}: ${RULES['capture.field-above-capture'].meaning}`));
       continue;
     }
     if (sub.properties !== undefined || sub.items !== undefined) {
-      captureWalk((value as Record<string, unknown>)[k], sub, rank, `${path}/${escapePointer(k)}`, out);
+      WALK.push(k);
+      captureWalk((value as Record<string, unknown>)[k], sub, rank, out);
+      WALK.pop();
     }
   }
 }
