@@ -7,6 +7,16 @@ import { registerAll } from './commands/index.js';
 import { EXIT } from './util/exit.js';
 import { reportFatal } from './util/errors.js';
 
+// A reader that goes away (`aep … | head`) must not crash the command with a stack trace: on
+// EPIPE stop quietly with the exit code reached so far, unless the command handles it itself.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (stream.listenerCount('error') > 1) return;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
 const program = new Command();
 program
   .name('aep')

@@ -36,3 +36,16 @@ for (const c of COMMANDS) {
     assert.match(r.stdout, new RegExp(`Usage: aep ${c}`));
   });
 }
+
+test('a reader that goes away (aep … | head) ends the command quietly: exit 0, no stack trace', async () => {
+  const { spawnAep } = await import('../../../test/support/cli.js');
+  for (const args of [['--help'], ['mcp', 'wrap', '--help'], ['validate', '--help']]) {
+    const child = spawnAep(args);
+    child.stdout?.destroy(); // close the read end before the help text is written: EPIPE
+    let stderr = '';
+    child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    assert.equal(code, 0, `${args.join(' ')}: ${stderr}`);
+    assert.doesNotMatch(stderr, /EPIPE|\n\s+at /, args.join(' '));
+  }
+});
