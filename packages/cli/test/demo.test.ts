@@ -75,6 +75,7 @@ test('demo agent: invalid answers are nacked (exit 3, request pending), a correc
   assert.equal(missing.code, 3, missing.stderr + missing.stdout);
   assert.match(missing.stdout, /rejected: invalid/);
   assert.match(missing.stdout, /form\.required-missing at \/data\/answer\/values\/1/);
+  assert.doesNotMatch(missing.stdout, /form\.required-missing at \S+: form\.required-missing:/, "the rule id is not repeated in the message");
   const rej = await d.next((l) => l['event'] === 'rejected', 'rejected line');
   assert.equal(rej['id'], id);
   assert.equal((rej['issues'] as { rule: string }[])[0]?.rule, 'form.required-missing');

@@ -197,6 +197,10 @@ export function printResult(r: RespondOutcome, json: boolean): void {
   else if (r.status === 'rejected') lines.push(`rejected: ${clean(r.reason ?? 'unknown')}${r.detail ? ` (${clean(r.detail)})` : ''}`);
   else if (r.status === 'refused') lines.push(`refused by the relay: ${clean(r.reason ?? 'error')}${r.detail ? ` (${clean(r.detail)})` : ''}`);
   else lines.push(`no ack within the window (command ${r.command}); the target may be gone or busy`);
-  for (const i of r.issues ?? []) lines.push(`  - ${clean(i.rule)} at ${clean(i.path)}${i.message ? `: ${clean(i.message)}` : ''}`);
+  for (const i of r.issues ?? []) {
+    // Messages usually name their rule already ("form.required-missing: …"): don't repeat it.
+    const msg = i.message ? clean(i.message.startsWith(`${i.rule}: `) ? i.message.slice(i.rule.length + 2) : i.message) : '';
+    lines.push(`  - ${clean(i.rule)} at ${clean(i.path)}${msg ? `: ${msg}` : ''}`);
+  }
   process.stdout.write(lines.join('\n') + '\n');
 }
