@@ -92,7 +92,13 @@ export function captureOf(e: WireEvent): string {
 
 /** The inbox state: dedupe set, attention requests, acks by command id, session timelines. */
 export class InboxStore {
+  /**
+   * Dedupe keys `(source, id)` (AEP-0001 §7.4), oldest first. Bounded so a tab left open for
+   * weeks does not grow without limit: past `seenLimit` the oldest key is forgotten (a
+   * redelivery older than that many events would be folded again; replays are far shorter).
+   */
   private readonly seen = new Set<string>();
+  constructor(private readonly seenLimit = 200_000) {}
   readonly requests = new Map<string, RequestEntry>();
   /** Terminal or answered lifecycle events seen before their request (cross-transport races). */
   private readonly early = new Map<string, WireEvent[]>();
@@ -125,6 +131,10 @@ export class InboxStore {
     const dk = `${e.source}\u0000${e.id}`;
     if (this.seen.has(dk)) return false;
     this.seen.add(dk);
+    if (this.seen.size > this.seenLimit) {
+      const oldest = this.seen.values().next();
+      if (!oldest.done) this.seen.delete(oldest.value);
+    }
     this.version++;
     this.addToTimeline(e);
     const t = e.type;

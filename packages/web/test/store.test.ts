@@ -188,3 +188,12 @@ test('a roster snapshot says whether an answer can be routed (AEP-0004 §4.2, §
   assert.equal(routeState([{ session: 's' }], 's'), 'unsupported');
   assert.equal(routeState([{ session: 'other', control: accepts }], 's'), 'no-route');
 });
+
+test('the dedupe memory is bounded: past its limit the oldest key is forgotten, recent ones still dedupe', () => {
+  const s = new InboxStore(3);
+  const e1 = ev('progress.status'); const e2 = ev('progress.status'); const e3 = ev('progress.status'); const e4 = ev('progress.status');
+  for (const e of [e1, e2, e3, e4]) assert.equal(s.apply(e), true);
+  assert.equal(s.apply(e4), false, 'recent key still deduped');
+  assert.equal(s.apply(e2), false, 'recent key still deduped');
+  assert.equal(s.apply(e1), true, 'the oldest key was forgotten (bounded memory)');
+});
