@@ -1,6 +1,6 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { AepEvent, CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, RedactOptions, Severity } from '@aep/protocol';
+import type { AepEvent, EventInput, CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, RedactOptions, Severity } from '@aep/protocol';
 
 /**
  * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
@@ -8,18 +8,11 @@ import type { AepEvent, CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, Red
  */
 export type WireEvent = AepEvent;
 
-/** Envelope attributes a caller may set on `emit` (the SDK owns `aep`, `id`, `time`, `seq`, `epoch`). */
-export interface EmitAttributes {
-  subject?: string;
-  run?: string;
-  step?: string;
-  cause?: string;
-  traceparent?: string;
-  severity?: Severity;
-  capture?: CaptureLevel;
-  /** Extension attributes (`[a-z0-9]{1,20}`, scalar values; AEP-0001 §5.4). */
-  extensions?: Record<string, string | number | boolean>;
-}
+/**
+ * Envelope attributes a caller may set on `emit` (the SDK owns `aep`, `id`, `time`, `seq`,
+ * `epoch`): the protocol builder's own per-event input, less what the connection fills in.
+ */
+export type EmitAttributes = Pick<EventInput, 'subject' | 'run' | 'step' | 'cause' | 'traceparent' | 'severity' | 'capture' | 'extensions'>;
 
 /** A resume position (AEP-0001 §7.6): deliver strictly after `(epoch, seq)` of `session`. */
 export interface ResumePosition {
