@@ -7,6 +7,7 @@ import { WebSocketServer, WebSocket } from 'ws';
 import { AttentionEngine, CommandSender, EmitterConnection, subscribe } from '@aep/client';
 import type { FieldSpec, WireEvent } from '@aep/client';
 import { startRelayProcess } from '../../../test/support/cli.js';
+import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
 const N = Number(process.env['AEP_BENCH_N'] ?? 1000);
 const WARMUP = 50;
@@ -55,13 +56,7 @@ async function relayHop(url: string): Promise<number[]> {
   return times;
 }
 
-const FIELDS: FieldSpec[] = [
-  { id: '1', type: 'string', label: 'Bucket name', required: true },
-  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
-  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
-  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
-];
+const FIELDS: FieldSpec[] = [...BACKUP_FORM_FIELDS];
 
 async function attention(url: string): Promise<{ total: number[]; seen: number[] }> {
   const conn = await EmitterConnection.connect({ url, token: TOKEN, agent: 'bench-agent', capture: 'redacted', control: { accepts: ['control.attention.respond'] } });

@@ -9,18 +9,13 @@ import WebSocket from 'ws';
 import { AttentionEngine, CommandSender, EmitterConnection, subscribe, listPending } from '@aep/client';
 import type { FieldSpec, WireEvent } from '@aep/client';
 import { startRelayProcess } from '../../../test/support/cli.js';
+import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
 const TOKEN = 'test-token-attention';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
 let stateDir: string;
 
-const FIELDS: FieldSpec[] = [
-  { id: '1', type: 'string', label: 'Bucket name', required: true },
-  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
-  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
-  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
-];
+const FIELDS: FieldSpec[] = [...BACKUP_FORM_FIELDS];
 
 before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);

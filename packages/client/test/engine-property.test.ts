@@ -8,13 +8,10 @@ import { validateFormAnswer, redact } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import { AttentionEngine } from '@aep/client';
 import type { CommandDecision, CommandHandler, EmitterConnection, FieldSpec, WireEvent } from '@aep/client';
+import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
 const FIELDS: FieldSpec[] = [
-  { id: '1', type: 'string', label: 'Bucket name', required: true },
-  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
-  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
-  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
+  ...BACKUP_FORM_FIELDS,
   { id: '6', type: 'select', label: 'Region', choices: [{ id: 'eu', label: 'Europe' }, { id: 'us', label: 'US' }] },
 ];
 const CHOICE_IDS = new Set(['1', '2', '3', 'eu', 'us']);
