@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { McpBridge } from '@aep/mcp-bridge';
 import { elicitationToForm, formValuesToElicitationContent, validateElicitationContent } from '@aep/protocol';
+import { ALL_SHAPES } from '../test/fixtures/schemas.mjs';
 
 const N = 100_000;
 
@@ -72,22 +73,7 @@ console.log(`baseline split + write every line:    ${rate(baseline)} msg/s   bri
 console.log(`baseline JSON.parse + write per line: ${rate(parseAll)} msg/s   bridge/baseline time ${(bridged / parseAll).toFixed(2)}`);
 
 // Mapping: one 7-field elicitation -> form data, and an answer back to typed content + checks.
-const params = {
-  message: 'Configure the nightly backup',
-  requestedSchema: {
-    type: 'object',
-    properties: {
-      bucket: { type: 'string', title: 'Bucket name', minLength: 3 },
-      retention: { type: 'integer', title: 'Retention (days)', minimum: 1, maximum: 365 },
-      ratio: { type: 'number', title: 'Compression ratio' },
-      encrypt: { type: 'boolean', title: 'Encrypt at rest?' },
-      tier: { type: 'string', title: 'Tier', oneOf: [{ const: 'std', title: 'Standard' }, { const: 'arc', title: 'Archive' }] },
-      days: { type: 'array', title: 'Weekdays', items: { type: 'string', enum: ['mon', 'wed', 'fri'] } },
-      region: { type: 'string', enum: ['eu', 'us'], enumNames: ['Europe', 'United States'] },
-    },
-    required: ['bucket', 'retention', 'encrypt'],
-  },
-};
+const params = ALL_SHAPES;
 const values = { bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] };
 const M = 20_000;
 const mapMs = timeIt('map', () => { for (let i = 0; i < M; i++) elicitationToForm(params, { agent: 'a', capture: 'full' }); });
