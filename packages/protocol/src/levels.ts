@@ -15,17 +15,20 @@ export type Severity = (typeof SEVERITIES)[number];
 /** Default severity when the attribute is absent (AEP-0001 §5.1). */
 export const DEFAULT_SEVERITY: Severity = 'info';
 
-const CAPTURE_RANK: Readonly<Record<string, number>> = { none: 0, metadata: 1, redacted: 2, full: 3 };
-const SEVERITY_RANK: Readonly<Record<string, number>> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5 };
+// Ranks by own-property lookup only: a Map has no prototype chain, so names such as `toString`,
+// `constructor` or `__proto__` are not levels (a plain-object lookup would find
+// Object.prototype members and let them pass as a level).
+const CAPTURE_RANK: ReadonlyMap<string, number> = new Map(CAPTURE_LEVELS.map((l, i) => [l, i]));
+const SEVERITY_RANK: ReadonlyMap<string, number> = new Map(SEVERITIES.map((l, i) => [l, i]));
 
 /** Rank of a capture level (0..3), or -1 for anything that is not a level. */
 export function captureRank(level: unknown): number {
-  return typeof level === 'string' ? (CAPTURE_RANK[level] ?? -1) : -1;
+  return typeof level === 'string' ? (CAPTURE_RANK.get(level) ?? -1) : -1;
 }
 
 /** Rank of a severity (0..5), or -1 for anything that is not a level. */
 export function severityRank(level: unknown): number {
-  return typeof level === 'string' ? (SEVERITY_RANK[level] ?? -1) : -1;
+  return typeof level === 'string' ? (SEVERITY_RANK.get(level) ?? -1) : -1;
 }
 
 /** True when `value` is one of the four capture levels. */
