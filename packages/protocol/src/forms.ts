@@ -190,3 +190,16 @@ function jsonType(v: unknown): string {
   if (typeof v === 'object') return 'an object';
   return `a ${typeof v}`;
 }
+
+/**
+ * Answer options every `kind:"form"` request accepts without declaring them in `data`
+ * (docs/decisions.md "Declining a form"): the Annex A pins fix `data` member for member, so a
+ * form never lists decline/cancel as `options`; every surface still offers both.
+ * `decline` = the person explicitly refuses to answer (MCP `action:"decline"`);
+ * `cancel` = the person dismisses the request without an answer (MCP `action:"cancel"`).
+ */
+export const FORM_DECLINE_OPTION = 'decline';
+/** See {@link FORM_DECLINE_OPTION}. */
+export const FORM_CANCEL_OPTION = 'cancel';
+/** Both answer options a form accepts without declaring them. */
+export const FORM_REFUSAL_OPTIONS: readonly string[] = [FORM_DECLINE_OPTION, FORM_CANCEL_OPTION];

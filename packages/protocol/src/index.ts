@@ -24,7 +24,7 @@ export { isDateTime, isUri } from './schema-runtime.js';
 export { sha256, sha256Hex, toHex, canonicalJson, digest } from './sha256.js';
 export { redact, redactValue, isCredentialKey, REDACTED_SECRET, REDACTED_PII, MIN_SECRET_VALUE_LENGTH } from './redact.js';
 export type { RedactOptions } from './redact.js';
-export { validateFormAnswer, indexFields, choiceIds, FORM_RULES } from './forms.js';
+export { validateFormAnswer, indexFields, choiceIds, FORM_RULES, FORM_DECLINE_OPTION, FORM_CANCEL_OPTION, FORM_REFUSAL_OPTIONS } from './forms.js';
 export type { FieldSpec, FormChoice, FormValues, FormRule, ValidateFormAnswerOptions } from './forms.js';
 export { gateFormValues, structuralValues, gateAnswer } from './gate.js';
 export type { AttentionAnswer, GateAnswerOptions } from './gate.js';
