@@ -41,7 +41,12 @@ async function openInbox(viewport: { width: number; height: number }, external: 
   const origin = new URL(up.url).origin;
   page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) external.push(r.url()); });
   await page.goto(`${up.url}/`);
-  if (contexts.length === 1) await shot(page, '00-token-screen');
+  if (contexts.length === 1) {
+    // `aep up` always has a token: anonymous reading is refused, so no read-only path is offered.
+    await page.getByTestId('token-required').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole('button', { name: /without a token/ }).count(), 0);
+    await shot(page, '00-token-screen');
+  }
   await page.getByLabel('Relay token').fill(token);
   await page.getByRole('button', { name: 'Open the inbox' }).click();
   return page;
