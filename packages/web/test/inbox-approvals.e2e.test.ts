@@ -147,6 +147,17 @@ test('a 600+ character command is shown whole: nothing cut, the tail included', 
   assert.equal(clipped, false);
   assert.equal(await d.locator('button[data-option="allow"]').isEnabled(), true);
   await page.close();
+  // At phone width the whole command wraps inside the card: no sideways scrolling, nothing cut.
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await phone.goto(`${relay.url}/#/r/s_long/${ids['long']}`);
+  await phone.getByLabel('Relay token').fill(token);
+  await phone.getByRole('button', { name: 'Open the inbox' }).click();
+  const pd = phone.locator(`.detail[data-request="${ids['long']}"]`);
+  await pd.waitFor({ timeout: 30_000 });
+  assert.equal(await pd.getByTestId('approval-text').textContent(), LONG_CMD);
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no horizontal overflow');
+  await phone.screenshot({ path: join(resultsDir, '24-approval-long-phone.png'), fullPage: true });
+  await phone.close();
 });
 
 test('long text is collapsed behind "show all N lines", never cut; Allow waits until every line was shown', async () => {
