@@ -229,6 +229,7 @@ test('labels contradicting their ids are flagged; the button labelled "Deny" (id
   await labelledDeny.click();
   const confirm = d.getByTestId('confirm-contradiction');
   assert.match(await confirm.innerText(), /labelled this button “Deny”, but its id is allow: choosing it ALLOWS the action/);
+  assert.equal(await confirm.evaluate((el) => el === document.activeElement), true, 'focus moves to the question');
   await page.screenshot({ path: join(resultsDir, '23-approval-flagged.png'), fullPage: true });
   assert.equal(await d.locator('[data-phase="idle"], .phase-empty').count(), 1, 'nothing sent');
   await confirm.getByRole('button', { name: 'Back' }).click();

@@ -370,6 +370,9 @@ function ChoiceAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked:
     void submit(ctx, entry, ui, update, answer, reason !== '', [], [], (cmd) => withProof(cmd, e, card, o.effect));
   };
   const pending = confirm === null ? undefined : card.options.find((o) => o.id === confirm);
+  // Keyboard users land on the question the confirmation asks (focus moved to what changed).
+  const confirmRef = useRef<HTMLDivElement>(null);
+  useEffect(() => { if (confirm !== null) confirmRef.current?.focus(); }, [confirm]);
   return (
     <div class="answer-choice">
       {card.view.flagged ? (
@@ -400,7 +403,7 @@ function ChoiceAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked:
         <p class="hint" data-testid="expand-first">Show all {card.lines} lines of the input above before allowing.</p>
       ) : null}
       {pending ? (
-        <div class="note confirm" role="alertdialog" aria-labelledby={`confirm-${entry.order}`} data-testid="confirm-contradiction">
+        <div class="note confirm" role="alertdialog" tabIndex={-1} ref={confirmRef} aria-labelledby={`confirm-${entry.order}`} data-testid="confirm-contradiction">
           <p id={`confirm-${entry.order}`}>
             The agent labelled this button “{labelOf(pending, card.options.indexOf(pending))}”, but its id is <code>{pending.id}</code>: choosing it <strong>{EFFECT_SENTENCE[pending.effect]}</strong>.
           </p>
