@@ -6,3 +6,5 @@ export type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk, McpBridgeOptions,
 export { AepSide } from './aep.js';
 export type { AepSideOptions } from './aep.js';
 export { LineSplitter } from './lines.js';
+export { childEnvironment, CHILD_ENV_ALLOW } from './env.js';
+export type { ChildEnvironment } from './env.js';
