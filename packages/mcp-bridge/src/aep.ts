@@ -2,13 +2,15 @@
 // attention lifecycle of the elicitations asked through it (AEP-0002 §7, AEP-0004 §5.3, AEP-0006).
 //
 // The lifecycle itself is the client's AttentionEngine (one implementation for every emitter):
-// this file raises the mapped requests with their pinned data (brief 03 §7), declares the
-// `decline`/`cancel` options a human may answer a form with, and adds the MCP constraints an AEP
-// form cannot carry (integer, lengths, format, item counts) as a validate hook that nacks
-// `invalid` (docs/decisions.md "MCP bridge").
+// this file raises the mapped requests with their pinned data, member for member (brief 03 §7:
+// `{kind, prompt, fields, respond_via}` and nothing else), lets the engine accept the
+// `decline`/`cancel` answer options every form accepts without listing them (contract C2,
+// `FORM_REFUSAL_OPTIONS`), and adds the MCP constraints an AEP form cannot carry (integer,
+// lengths, format, item counts) as a validate hook that nacks `invalid` (docs/decisions.md
+// "MCP bridge").
 import { AttentionEngine, EmitterConnection } from '@aep/client';
 import type { Answer, AnswerCheck, AttentionPromise } from '@aep/client';
-import { captureRank, formValuesToElicitationContent, redact, synthesizePrompt, validateElicitationContent } from '@aep/protocol';
+import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, captureRank, formValuesToElicitationContent, redact, synthesizePrompt, validateElicitationContent } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
 import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from './bridge.js';
 
@@ -33,8 +35,8 @@ export interface AepSideOptions {
   log?: (line: string) => void;
 }
 
-const DECLINE = 'decline';
-const CANCEL = 'cancel';
+const DECLINE = FORM_DECLINE_OPTION;
+const CANCEL = FORM_CANCEL_OPTION;
 const ACCEPT = 'accept';
 
 /**
@@ -102,16 +104,9 @@ export class AepSide implements AepPort {
   }
 
   askForm(ask: FormAsk): AskHandle {
-    const textOK = captureRank(this.capture) >= captureRank('redacted');
-    const data: Record<string, unknown> = {
-      ...(ask.data as ElicitationFormData),
-      options: [
-        { id: DECLINE, label: textOK ? 'Decline' : DECLINE },
-        { id: CANCEL, label: textOK ? 'Cancel' : CANCEL },
-      ],
-      expires_at: new Date(Date.now() + ask.timeoutMs).toISOString(),
-      respond_via: ['control'],
-    };
+    // The Annex A pin exactly: no `options`, no `expires_at` (the deadline is still enforced:
+    // `attention.timeout` after `timeoutMs`), decline/cancel accepted without being listed.
+    const data: Record<string, unknown> = { ...(ask.data as ElicitationFormData) };
     const schema = ask.requestedSchema;
     let content: Record<string, ElicitationContentValue> | undefined;
     /** The MCP constraints an AEP form cannot carry, checked on the values the engine accepted. */
@@ -122,7 +117,10 @@ export class AepSide implements AepPort {
       if (issues.length === 0) content = mapped;
       return issues;
     };
-    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], options: [DECLINE, CANCEL], timeoutMs: ask.timeoutMs, validate });
+    // The engine validates option answers against `options`; declaring the refusal options here
+    // (not in `data`) is what lets it accept them until it accepts FORM_REFUSAL_OPTIONS on every
+    // form by itself (then this argument becomes redundant, not wrong).
+    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], options: [...FORM_REFUSAL_OPTIONS], timeoutMs: ask.timeoutMs, validate });
     return this.handle(p, (answer) => (answer.values !== undefined ? { action: 'accept', ...(content ? { content } : {}) } : optionOutcome(answer.option)));
   }
 
@@ -184,7 +182,12 @@ export class AepSide implements AepPort {
     });
   }
 
-  /** The bridge's view of one engine request: its outcome as an MCP action, and withdrawal. */
+  /**
+   * The bridge's view of one engine request: its outcome as an MCP action, and withdrawal.
+   * Expiry and a dismissal the bridge did not ask for (the engine records a person's `cancel` as
+   * `attention.resolved{dismissed}` once it implements contract C2 that way) are `cancel`: the
+   * request closed without an answer (README "Outcome mapping").
+   */
   private handle(p: AttentionPromise, answered: (answer: Answer) => AskOutcome): AskHandle {
     const outcome = p.then((o): AskOutcome => (o.status === 'answered' ? answered(o.answer)
       : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : 'dismissed' }));
