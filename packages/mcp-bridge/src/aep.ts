@@ -10,9 +10,10 @@
 // "MCP bridge").
 import { AttentionEngine, EmitterConnection } from '@aep/client';
 import type { Answer, AnswerCheck, AttentionPromise } from '@aep/client';
-import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, captureRank, formValuesToElicitationContent, redact, synthesizePrompt, validateElicitationContent } from '@aep/protocol';
+import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, captureRank, redact, synthesizePrompt } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
 import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from './bridge.js';
+import { checkElicitationAnswer } from './answers.js';
 
 /** Options of {@link AepSide}. */
 export interface AepSideOptions {
@@ -112,10 +113,10 @@ export class AepSide implements AepPort {
     /** The MCP constraints an AEP form cannot carry, checked on the values the engine accepted. */
     const validate = (answer: Answer): AnswerCheck => {
       if (answer.values === undefined) return { answer: { option: answer.option ?? CANCEL } };
-      const mapped = formValuesToElicitationContent(schema, answer.values);
-      const issues = validateElicitationContent(schema, mapped).map((i) => ({ ...i, path: `/data/answer/values${i.path}` }));
-      if (issues.length === 0) content = mapped;
-      return issues;
+      const checked = checkElicitationAnswer(schema, answer.values);
+      if (!checked.ok) return checked.issues;
+      content = checked.content;
+      return [];
     };
     // The engine validates option answers against `options`; declaring the refusal options here
     // (not in `data`) is what lets it accept them until it accepts FORM_REFUSAL_OPTIONS on every
