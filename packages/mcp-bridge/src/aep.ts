@@ -9,10 +9,11 @@
 // lengths, format, item counts) as a validate hook that nacks `invalid` (docs/decisions.md
 // "MCP bridge").
 import { AttentionEngine, EmitterConnection } from '@aep/client';
-import type { Answer, AnswerCheck, AttentionPromise } from '@aep/client';
+import type { Answer, AnswerCheck, AttentionPort, AttentionPromise, CommandDecision, EmitAttributes, IncomingCommand } from '@aep/client';
 import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, captureRank, redact, synthesizePrompt } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
-import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from './bridge.js';
+import type { AepPort, AskHandle, AskOutcome, FormAsk, SteerHandler, SteerReport, UrlAsk } from './bridge.js';
+import { BRIDGE_ACCEPTS, checkCancel } from './steering.js';
 import { checkElicitationAnswer } from './answers.js';
 
 /** Options of {@link AepSide}. */
@@ -41,8 +42,9 @@ const CANCEL = FORM_CANCEL_OPTION;
 const ACCEPT = 'accept';
 
 /**
- * The AEP side: an {@link EmitterConnection} declaring `control.attention.respond`, one session,
- * and the lifecycle of each question (requested -> answered + resolved | timeout | dismissed).
+ * The AEP side: an {@link EmitterConnection} declaring `control.attention.respond` and
+ * `control.cancel` (steering), one session, and the lifecycle of each question (requested ->
+ * answered + resolved | timeout | dismissed).
  */
 export class AepSide implements AepPort {
   readonly agent: string;
@@ -53,6 +55,10 @@ export class AepSide implements AepPort {
   private readonly startedAt = Date.now();
   private ended = false;
   private readonly log: (line: string) => void;
+  /** The MCP side of `control.cancel` (registered by the bridge). */
+  private steer: SteerHandler | undefined;
+  /** While a cancel is applied: the command id every lifecycle event it causes is linked to. */
+  private cancelCause: string | undefined;
 
   private constructor(private readonly opts: AepSideOptions) {
     this.agent = opts.agent;
@@ -63,11 +69,22 @@ export class AepSide implements AepPort {
       ...(opts.token !== undefined ? { token: opts.token } : {}),
       agent: opts.agent,
       capture: opts.capture,
-      control: { accepts: ['control.attention.respond'] },
-      emits: ['session', 'attention', 'control'],
+      control: { accepts: [...BRIDGE_ACCEPTS] },
+      emits: ['session', 'attention', 'control', 'progress'],
       log: (line) => this.log(line),
     });
-    this.engine = new AttentionEngine(this.conn, {
+    this.conn.onCommand('control.cancel', (cmd) => this.onCancel(cmd));
+    // The engine emits through this port so that the dismissals a person's cancel causes are
+    // cause-linked to the command (AEP-0004 §6: outcome cause = command id), not to the request.
+    const conn = this.conn;
+    const port: AttentionPort = {
+      ceiling: conn.ceiling,
+      options: conn.options,
+      emit: (session: string, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes) => conn.emit(session, type, data,
+        this.cancelCause !== undefined && type.startsWith('attention.') ? { ...attrs, cause: this.cancelCause } : attrs),
+      onCommand: (type, handler) => conn.onCommand(type, handler),
+    };
+    this.engine = new AttentionEngine(port, {
       capture: opts.capture,
       ...(opts.redaction ? { redact: opts.redaction } : {}),
       log: (line) => this.log(line),
@@ -148,6 +165,53 @@ export class AepSide implements AepPort {
       : [{ rule: 'control.respond.answer-shape', path: '/data/answer/text', message: `text answers must name one of: ${optionIds.join(', ')}`, section: 'AEP-0002 §5.3' }]);
     const p = this.raise({ kind: 'auth', data, options: optionIds, timeoutMs: ask.timeoutMs, validate });
     return this.handle(p, (answer) => optionOutcome(answer.option));
+  }
+
+  onSteer(handler: SteerHandler): void {
+    this.steer = handler;
+  }
+
+  /**
+   * `control.cancel` (AEP-0004 §5, README "Steering"): checked, acked, then applied after the ack
+   * (AEP-0004 §1): the MCP side cancels what is in flight, every AEP request of the session still
+   * open is dismissed, each dismissal and a closing `progress.status{phase:"cancelled"}` are
+   * cause-linked to the command.
+   */
+  private onCancel({ event: cmd }: IncomingCommand): CommandDecision {
+    const verdict = checkCancel(cmd, this.opts.session);
+    if (!verdict.ok) return { status: 'rejected', reason: 'invalid', issues: verdict.issues, capture: this.capture };
+    const steer = this.steer;
+    if (!steer || this.ended) return { status: 'rejected', reason: 'busy', detail: 'the MCP bridge is not proxying (starting or stopping)', capture: this.capture };
+    return {
+      status: 'accepted',
+      after: () => {
+        let report: SteerReport = { elicitations: 0, requests: 0 };
+        this.cancelCause = cmd.id;
+        try {
+          report = steer(verdict.reason !== undefined ? { reason: verdict.reason } : {});
+          for (const id of this.engine.pending()) this.withdraw(id, 'cancelled by a person through AEP');
+        } catch (err) {
+          this.log(`steering: cancel failed: ${err instanceof Error ? err.message : String(err)}`);
+        } finally {
+          this.cancelCause = undefined;
+        }
+        this.recordCancelled(cmd.id, report);
+      },
+    };
+  }
+
+  /** The cancel's closing outcome: `progress.status{phase:"cancelled"}`, message at `redacted`+. */
+  private recordCancelled(cause: string, report: SteerReport): void {
+    const textOK = captureRank(this.capture) >= captureRank('redacted');
+    const message = `cancelled by a person: ${report.elicitations} open question(s) answered "cancel", ${report.requests} MCP request(s) in flight cancelled; the MCP server keeps running`;
+    try {
+      this.conn.emit(this.opts.session, 'progress.status', {
+        phase: 'cancelled',
+        ...(textOK ? { message: this.capture === 'redacted' ? this.redact(message) : message } : {}),
+      }, { cause, capture: this.capture });
+    } catch (err) {
+      this.log(`steering: could not record the cancel: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** True when URL elicitations can be shown usefully: the URL needs `redacted`+ to reach a human. */
