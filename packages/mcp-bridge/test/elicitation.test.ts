@@ -10,7 +10,7 @@ import { elicitationToForm, validateEvent, validateStream } from '@aep/protocol'
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';
 import { startHost, SessionWatch, lifecycle } from './support.js';
 import type { Host } from './support.js';
-import { ALL_SHAPES } from './fixtures/schemas.mjs';
+import { ALL_SHAPES, PLANTED_KEY } from './fixtures/schemas.mjs';
 
 const TOKEN = `t-${randomBytes(8).toString('hex')}`;
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
@@ -282,4 +282,44 @@ test('the host quits mid-question: the AEP request is dismissed before session.e
     assert.ok((resolved.seq ?? 0) < (ended.seq ?? 0), 'AEP-0002 §7.2: the terminal precedes session.ended');
     assert.deepEqual(validateStream(watch.events), []);
   } finally { watch.close(); }
+});
+
+test('redaction before claiming redacted (issue 12): an API key in the message, a title and an enum name never reaches the relay', async () => {
+  for (const capture of ['redacted', 'full'] as const) {
+    const session = `s-secret-${capture}-${randomBytes(3).toString('hex')}`;
+    const watch = new SessionWatch(relay.url, TOKEN, session);
+    await watch.ready();
+    const host = await startHost(wrapArgs(session, ['--capture', capture]));
+    await withHost(host, watch, async () => {
+      const pending = host.ask('secret');
+      const req = await watch.wait(isRequest, 'request');
+      assert.equal(req.capture, capture);
+      const data = req.data as { prompt: string; fields: { id: string; label: string; choices?: { label: string }[] }[] };
+      const labels = [data.prompt, ...data.fields.flatMap((f) => [f.label, ...(f.choices ?? []).map((c) => c.label)])];
+      if (capture === 'redacted') {
+        // AEP-0003 §9.4 on the prompt and every label; the text around the key stays readable.
+        assert.match(data.prompt, /^Deploy with key \[REDACTED:[a-z]+\]\? Confirm below\.$/);
+        assert.match(data.fields[0]?.label ?? '', /^Use \[REDACTED:[a-z]+\] for this run\?$/);
+        assert.match(data.fields[1]?.choices?.[0]?.label ?? '', /^prod \(key \[REDACTED:[a-z]+\]\)$/);
+      } else {
+        // `full` is the level that carries text verbatim: the key is there (the pipeline is what made the difference).
+        assert.ok(labels.some((l) => l.includes(PLANTED_KEY)));
+      }
+      // A person types the key into a free-text field: the server gets it (it asked), the relay's
+      // record at `redacted` does not.
+      const typed = `here: ${PLANTED_KEY}`;
+      assert.equal((await respond(req.id, ['--values', JSON.stringify({ confirm: true, target: 'stage', note: typed })])).code, 0);
+      assert.deepEqual((await pending).content, { confirm: true, target: 'stage', note: typed });
+      const answered = await watch.wait((e) => e.type === 'attention.answered' && e.subject === req.id, 'answered');
+      const note = (answered.data as { answer: { values: { note: string } } }).answer.values.note;
+      if (capture === 'redacted') assert.match(note, /^here: \[REDACTED:[a-z]+\]$/);
+      else assert.equal(note, typed);
+      if (capture === 'redacted') {
+        await watch.wait((e) => e.type === 'attention.resolved' && e.subject === req.id, 'resolved');
+        // Our events and acks: no trace of the key (the command itself is the sender's, at its own level).
+        const ours = watch.events.filter((e) => e.agent === 'bridge-test');
+        assert.doesNotMatch(JSON.stringify(ours), new RegExp(PLANTED_KEY.slice(0, 12)), 'no trace of the key in anything the bridge emitted');
+      }
+    });
+  }
 });
