@@ -21,6 +21,7 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationToForm } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData } from '@aep/protocol';
 import { LineSplitter } from './lines.js';
+import { BRIDGE_JSONRPC_ERRORS } from './errors.js';
 
 /** How an AEP ask ended, as the bridge needs it for the MCP result (see README "Outcome mapping"). */
 export type AskOutcome =
@@ -125,7 +126,7 @@ export const DEFAULT_ELICITATION_TIMEOUT_MS = 10 * 60_000;
  * response, but here the host did not cancel and still waits); -32800 is the
  * "RequestCancelled" code of the Language Server Protocol, outside the JSON-RPC reserved range.
  */
-export const REQUEST_CANCELLED_CODE = -32800;
+export const REQUEST_CANCELLED_CODE = BRIDGE_JSONRPC_ERRORS.requestCancelled.code;
 
 /** Most host requests tracked as in flight (for steering); the oldest is forgotten beyond it. */
 const MAX_INFLIGHT = 10_000;
@@ -456,7 +457,7 @@ export class McpBridge {
       if (hostCan) return false;
       const why = parsed.success ? 'task-augmented elicitation is not supported by the bridge' : `Invalid elicitation request: ${summarize(parsed.error.issues)}`;
       this.log(`elicitation ${String(id)}: ${why}`);
-      this.sendToServer({ jsonrpc: '2.0', id, error: { code: -32602, message: why } });
+      this.sendToServer({ jsonrpc: '2.0', id, error: { code: BRIDGE_JSONRPC_ERRORS.invalidElicitation.code, message: why } });
       return true;
     }
     let handle: AskHandle | undefined;

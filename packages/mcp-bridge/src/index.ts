@@ -1,5 +1,7 @@
 // Public API of @aep/mcp-bridge (`aep mcp wrap`): named exports only (no `export *`).
-export { runMcpWrap, defaultAgentName, BridgeError } from './run.js';
+export { runMcpWrap, defaultAgentName } from './run.js';
+export { BridgeError, BRIDGE_ERRORS, BRIDGE_JSONRPC_ERRORS } from './errors.js';
+export type { BridgeErrorCode } from './errors.js';
 export type { McpWrapOptions } from './run.js';
 export { McpBridge, DEFAULT_ELICITATION_TIMEOUT_MS, DEFAULT_MAX_PENDING, REQUEST_CANCELLED_CODE } from './bridge.js';
 export type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk, McpBridgeOptions, BridgeStats, SteerCancel, SteerHandler, SteerReport } from './bridge.js';

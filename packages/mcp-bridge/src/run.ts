@@ -9,16 +9,10 @@ import type { CaptureLevel } from '@aep/protocol';
 import { McpBridge, DEFAULT_ELICITATION_TIMEOUT_MS } from './bridge.js';
 import { AepSide } from './aep.js';
 import { childEnvironment } from './env.js';
+import { BridgeError } from './errors.js';
 
-/** Local error of the bridge (never on the wire). Codes: AEP_MCP_SPAWN, AEP_MCP_OPTION. */
-export class BridgeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'BridgeError';
-    this.code = code;
-  }
-}
+export { BridgeError } from './errors.js';
+
 
 /** Options of {@link runMcpWrap}. */
 export interface McpWrapOptions {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
+import type { ExitCode } from '../util/exit.js';
 
 // Defaults repeated here (not imported) so `aep --help` never loads the bridge.
 const DEFAULT_RELAY = 'http://127.0.0.1:8787';
@@ -122,7 +123,11 @@ export function register(program: Command): void {
           timeoutMs, connectTimeoutMs, maxPending,
         });
       } catch (err) {
-        if (err instanceof bridge.BridgeError) throw new CliError(err.code, err.message, EXIT.UNAVAILABLE);
+        // The bridge's error table gives the exit status (packages/mcp-bridge/src/errors.ts).
+        if (err instanceof bridge.BridgeError) {
+          const exit = (Object.values(EXIT) as number[]).includes(err.exit) ? (err.exit as ExitCode) : EXIT.UNAVAILABLE;
+          throw new CliError(err.code, err.message, exit);
+        }
         throw err;
       }
       process.exitCode = code;
