@@ -55,6 +55,14 @@ Elicitation outcomes (MCP ElicitResult <- AEP):
   host answered first              -> the host's result    (AEP request dismissed)
   unmappable schema / no relay     -> asked in the host if it supports elicitation, else {action:"decline"}
   URL mode                         -> kind "auth" request with options accept/decline/cancel (needs capture >= redacted)
+  a non-integer for an integer     -> nacked invalid (mcp-elicitation.integer); the request stays open
+
+Steering (the session = this wrapped server; it keeps running):
+  control.cancel (scope session)   -> open elicitations get {action:"cancel"}; the host's requests in flight are
+                                      cancelled at the server (notifications/cancelled) and answered to the host
+                                      with JSON-RPC error -32800 carrying the person's reason
+  control.cancel (scope run)       -> nacked invalid (the bridge has no runs)
+  control.pause / control.resume   -> nacked unsupported (MCP cannot pause a server)
 
 The wrapped server never sees the token: it is not on the server's command line, and every
 AEP_* variable except AEP_DEBUG, and any variable whose value holds the token, is removed from
