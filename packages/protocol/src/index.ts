@@ -48,3 +48,4 @@ export type { OptionEffect, OptionView, ApprovalView } from './approval.js';
 export { VALUES_PATH, pointer, matchesFormat, isStringFormat, codePointLength } from './forms.js';
 export type { FieldConstraints, FormConstraints, StringFormat } from './forms.js';
 export type { ValidateElicitationContentOptions } from './elicitation.js';
+export { redactAttentionRequestData } from './attention-request.js';
