@@ -6,7 +6,7 @@
 // `decline`/`cancel` options a human may answer a form with, and adds the MCP constraints an AEP
 // form cannot carry (integer, lengths, format, item counts) as a validate hook that nacks
 // `invalid` (docs/decisions.md "MCP bridge").
-import { AttentionEngine, EmitterConnection } from '@aep/client';
+import { AttentionEngine, EmitterConnection } from '@aep/client/node';
 import type { Answer, AnswerCheck, AttentionPromise } from '@aep/client';
 import { captureRank, formValuesToElicitationContent, redact, synthesizePrompt, validateElicitationContent } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
