@@ -17,6 +17,8 @@ interface Peer {
   frames: Record<string, unknown>[];
   raw: string[];
   upgrades: number;
+  /** Upgrade request URL and Authorization header, per upgrade. */
+  requests: { url: string; auth: string | undefined }[];
   sockets: ServerSocket[];
   close(): Promise<void>;
 }
@@ -25,10 +27,11 @@ interface Peer {
 async function scripted(opts: { roster?: boolean; refuse?: number; drop?: (cmd: Record<string, unknown>, n: number) => boolean } = {}): Promise<Peer> {
   const server = createServer();
   const wss = new WebSocketServer({ noServer: true });
-  const peer: Peer = { url: '', frames: [], raw: [], upgrades: 0, sockets: [], close: async () => {} };
+  const peer: Peer = { url: '', frames: [], raw: [], upgrades: 0, requests: [], sockets: [], close: async () => {} };
   let commands = 0;
   server.on('upgrade', (req, socket, head) => {
     peer.upgrades++;
+    peer.requests.push({ url: req.url ?? '', auth: req.headers.authorization });
     if (opts.refuse) {
       socket.end(`HTTP/1.1 ${opts.refuse} Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"error":"unauthorized"}`);
       return;
@@ -78,6 +81,8 @@ test('pause, resume and cancel build the brief 06 §4 envelopes; respond carries
     assert.equal(respond!['subject'], 'req-1');
     assert.equal(respond!['cause'], 'req-1');
     assert.equal(respond!['agent'], 'steer');
+    // The Node entry's socket carries the token in the header, never in the URL (brief 05 §16).
+    assert.deepEqual(peer.requests, [{ url: '/socket', auth: 'Bearer t' }]);
     // Hello: consumer, identity with the Node entry's instance default.
     const hello = peer.frames[0]!;
     assert.equal(hello['role'], 'consumer');
