@@ -19,11 +19,10 @@ export type {
   CommandResult, AttentionKind, FieldSpec, AttentionRequestInput, AttentionOutcome, AttentionPromise,
   AttentionEngineOptions, AttentionRequestView, AnswerCheck, AttentionLifecycleType, AttentionPort,
 } from './index.js';
-// The protocol functions this SDK relies on, re-exported for Node callers as before.
 export {
   isCommandType, validateFormAnswer, gateAnswer, buildAttentionRequestData, mapTextAnswer, redact, downlevel, createEmitter,
-} from '@aep/protocol';
-export type { EventBuilder, RedactOptions } from '@aep/protocol';
+} from './index.js';
+export type { EventBuilder, RedactOptions } from './index.js';
 
 /** `ws` unless the caller chose a socket (`socketFactory` or `WebSocket`). */
 function withNodeSocket<T extends { socketFactory?: unknown; WebSocket?: unknown }>(o: T): T {
