@@ -16,8 +16,8 @@ export type {
   WireEvent, EmitAttributes, ResumePosition, ReconnectOptions, ControlDeclaration, EmitterOptions, IncomingCommand,
   CommandDecision, CommandHandler, EmitterStats, SubscribeOptions, Subscription, CommandSenderOptions, Answer,
   RespondInput, CancelInput, SteerInput, RosterSnapshot, CommandResult, AttentionKind, FieldSpec, AttentionRequestInput,
-  AttentionOutcome, AttentionPromise, AttentionEngineOptions, AttentionRequestView, AnswerCheck, AttentionLifecycleType,
-  AttentionPort,
+  AttentionOutcome, AttentionPromise, AttentionEngineOptions, AttentionRequestView, AnswerCheck, AnswerVerdict, LegacyAnswerCheck,
+  AttentionLifecycleType, AttentionPort,
 } from './types.js';
 // The protocol functions this SDK relies on, imported in one place (all from @aep/protocol;
 // nothing here is reimplemented).

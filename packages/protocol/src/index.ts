@@ -45,6 +45,10 @@ export type { SessionStartedData, SessionStartedEvent, SessionEndedData, Session
 export { visibleText, hasInvisible, isInvisibleCodePoint } from './visible.js';
 export { approvalDigest, approvalProof, checkApprovalProof, approvalView, optionEffect, labelEffect, APPROVAL_DIGEST_ATTR, APPROVAL_PROOF_ATTR, PERMISSIVE_OPTION_IDS, REFUSING_EFFECT_IDS } from './approval.js';
 export type { OptionEffect, OptionView, ApprovalView } from './approval.js';
+export { VALUES_PATH, pointer, matchesFormat, isStringFormat, codePointLength } from './forms.js';
+export type { FieldConstraints, FormConstraints, StringFormat } from './forms.js';
+export type { ValidateElicitationContentOptions } from './elicitation.js';
+export { redactAttentionRequestData } from './attention-request.js';
 export { ulid, monotonicFactory, cryptoRandomSource, isUlid, ulidTime, ULID_ALPHABET, ULID_PATTERN } from './ulid.js';
 export type { RandomSource } from './ulid.js';
 export { AEP_VERSION, SUPPORTED_VERSIONS, AEP_VERSION_HEADER, SSE_CONTENT_TYPE, JSON_CONTENT_TYPE, WIRE_PATHS, selectVersion, isEventType, eventsUrl, socketUrl, streamUrl, redactUrl } from './wire.js';
