@@ -17,7 +17,8 @@ export type {
   ReconnectOptions, ControlDeclaration, EmitterOptions, IncomingCommand, CommandDecision, CommandHandler, EmitterStats,
   SubscribeOptions, Subscription, CommandSenderOptions, Answer, RespondInput, CancelInput, SteerInput, RosterSnapshot,
   CommandResult, AttentionKind, FieldSpec, AttentionRequestInput, AttentionOutcome, AttentionPromise,
-  AttentionEngineOptions, AttentionRequestView, AnswerCheck, AttentionLifecycleType, AttentionPort,
+  AttentionEngineOptions, AttentionRequestView, AnswerCheck, AnswerVerdict, LegacyAnswerCheck, AttentionLifecycleType,
+  AttentionPort,
 } from './index.js';
 export {
   isCommandType, validateFormAnswer, gateAnswer, buildAttentionRequestData, mapTextAnswer, redact, downlevel, createEmitter,

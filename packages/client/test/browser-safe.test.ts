@@ -97,3 +97,11 @@ test('the graph checker itself catches node:, built-ins, ws, third-party modules
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('@aep/client/node exports every runtime name of the core (plus EmitterConnection and nodeSocketFactory)', async () => {
+  const core = await import('@aep/client');
+  const node = await import('@aep/client/node');
+  assert.deepEqual(Object.keys(core).filter((k) => !(k in node)), []);
+  assert.deepEqual(Object.keys(node).filter((k) => !(k in core)).sort(), ['EmitterConnection', 'nodeSocketFactory']);
+  assert.ok(new node.CommandSender({ url: 'http://127.0.0.1:9' }) instanceof core.CommandSender);
+});
