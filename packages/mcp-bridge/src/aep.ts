@@ -8,7 +8,7 @@
 // `FORM_REFUSAL_OPTIONS`), and hands it the MCP constraints an AEP form cannot carry (integer,
 // lengths, format, item counts) as data, so the engine alone decides validity; the validate
 // hook only restores MCP types (docs/decisions.md "MCP bridge", "One answer path").
-import { AttentionEngine, EmitterConnection } from '@aep/client';
+import { AttentionEngine, EmitterConnection } from '@aep/client/node';
 import type { Answer, AnswerCheck, AttentionOutcome, AttentionPort, AttentionPromise, CommandDecision, EmitAttributes, IncomingCommand } from '@aep/client';
 import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, captureRank, redact, synthesizePrompt } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, FormConstraints, RedactOptions } from '@aep/protocol';
