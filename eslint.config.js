@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'packages/*/src/generated/**', 'packages/web/dist/**', 'bench-results/**', 'test-results/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '.stryker-tmp/**', 'reports/**', 'packages/*/src/generated/**', 'packages/web/dist/**', 'bench-results/**', 'test-results/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
