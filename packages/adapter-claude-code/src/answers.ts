@@ -66,43 +66,51 @@ function preToolUse(decision: 'allow' | 'deny', extra: Record<string, unknown>):
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, ...extra } };
 }
 
+/** Outcome of checking an answer: what would be applied (recorded in `attention.answered`), or issues. */
+export type AnswerCheckResult = { ok: true; applied: HookAnswer } | { ok: false; issues: Issue[] };
+
 /**
- * Validates `answer` against the request and builds the hook output. An invalid answer returns
- * issues (the caller nacks `invalid` and keeps the request pending, AEP-0006 §4).
+ * Validates `answer` against the request (hook-specific rules after the engine's own); an invalid
+ * answer returns issues (the caller nacks `invalid` and keeps the request pending, AEP-0006 §4).
+ * Pure translation: the hook output is derived from the applied answer by {@link hookOutput}.
  */
-export function applyAnswer(spec: AttentionSpec, answerIn: unknown): AnswerResult {
+export function checkAnswer(spec: AttentionSpec, answerIn: unknown): AnswerCheckResult {
   const shape = checkAnswerShape(answerIn);
   if (shape.length) return { ok: false, issues: shape };
   const answer = answerIn as HookAnswer;
   switch (spec.hook) {
-    case 'ask': return applyAsk(spec, answer);
-    case 'permission': return applyPermission(spec, answer);
-    case 'elicitation': return applyElicitation(spec, answer);
+    case 'ask': return checkAsk(spec, answer);
+    case 'permission': return checkPermission(spec, answer);
+    case 'elicitation': return checkElicitation(spec, answer);
   }
 }
 
-function applyAsk(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
-  const input = spec.toolInput ?? {};
-  const questions = input['questions'];
+/** The exact hook output for an applied (already checked) answer (integrations.md §1). */
+export function hookOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
+  switch (spec.hook) {
+    case 'ask': return askOutput(spec, applied);
+    case 'permission': return permissionOutput(applied);
+    case 'elicitation': return elicitationOutput(spec, applied);
+  }
+}
+
+/** {@link checkAnswer} then {@link hookOutput}. */
+export function applyAnswer(spec: AttentionSpec, answerIn: unknown): AnswerResult {
+  const c = checkAnswer(spec, answerIn);
+  return c.ok ? { ok: true, output: hookOutput(spec, c.applied), applied: c.applied } : c;
+}
+
+function checkAsk(spec: AttentionSpec, answer: HookAnswer): AnswerCheckResult {
   if (answer.values !== undefined) {
     const issues = validateFormAnswer(spec.fields ?? [], answer.values);
     if (issues.length) return { ok: false, issues };
-    const answers = askAnswers(spec, answer.values);
-    return {
-      ok: true,
-      output: preToolUse('allow', { updatedInput: { ...input, questions, answers } }),
-      applied: { values: answer.values },
-    };
+    return { ok: true, applied: { values: answer.values } };
   }
-  if (answer.option === 'skip') {
-    // integrations.md: allow with empty answers = Claude is told the user skipped.
-    return { ok: true, output: preToolUse('allow', { updatedInput: { ...input, questions, answers: {} } }), applied: { option: 'skip' } };
-  }
+  if (answer.option === 'skip') return { ok: true, applied: { option: 'skip' } };
   if (answer.option === 'deny') {
-    const reason = answer.text?.trim() ? answer.text : 'The user declined to answer these questions.';
     const applied: HookAnswer = { option: 'deny' };
     if (answer.text?.trim()) applied.text = answer.text;
-    return { ok: true, output: preToolUse('deny', { permissionDecisionReason: reason }), applied };
+    return { ok: true, applied };
   }
   if (answer.option !== undefined) {
     return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "skip" / "deny"`, 'AEP-0006 §4')] };
@@ -110,7 +118,19 @@ function applyAsk(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
   return { ok: false, issues: [issue('form.required', '/data/answer/values', 'a form is answered with answer.values (every required field), or declined with option "skip" / "deny"', 'AEP-0006 §4')] };
 }
 
-function applyPermission(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
+function askOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
+  const input = spec.toolInput ?? {};
+  const questions = input['questions'];
+  if (applied.values !== undefined) return preToolUse('allow', { updatedInput: { ...input, questions, answers: askAnswers(spec, applied.values) } });
+  if (applied.option === 'skip') {
+    // integrations.md: allow with empty answers = Claude is told the user skipped.
+    return preToolUse('allow', { updatedInput: { ...input, questions, answers: {} } });
+  }
+  const reason = applied.text?.trim() ? applied.text : 'The user declined to answer these questions.';
+  return preToolUse('deny', { permissionDecisionReason: reason });
+}
+
+function checkPermission(spec: AttentionSpec, answer: HookAnswer): AnswerCheckResult {
   let option = answer.option;
   let text = answer.text;
   if (option === undefined && text !== undefined) {
@@ -123,38 +143,44 @@ function applyPermission(spec: AttentionSpec, answer: HookAnswer): AnswerResult 
     option = m.option;
     text = m.text;
   }
-  if (option === 'allow') {
-    const applied: HookAnswer = { option: 'allow' };
-    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }, applied };
-  }
+  if (option === 'allow') return { ok: true, applied: { option: 'allow' } };
   if (option === 'deny') {
     const applied: HookAnswer = { option: 'deny' };
     if (text?.trim()) applied.text = text;
-    const message = text?.trim() ? text : 'Denied by the user.';
-    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message, interrupt: false } } }, applied };
+    return { ok: true, applied };
   }
   if (option !== undefined) return { ok: false, issues: [issue('answer.option', '/data/answer/option', `option "${option}" is not one of allow, deny`, 'AEP-0002 §5.3')] };
   return { ok: false, issues: [issue('answer.option', '/data/answer', 'a permission answer needs option "allow" or "deny" (or text, AEP-0008)', 'AEP-0008 §1')] };
 }
 
-function applyElicitation(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
+/**
+ * PermissionRequest output. An allow carries no `updatedInput`: the decision applies to exactly
+ * the input the person was shown (contract C1), never to a changed one.
+ */
+function permissionOutput(applied: HookAnswer): Record<string, unknown> {
+  if (applied.option === 'allow') return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } };
+  const message = applied.text?.trim() ? applied.text : 'Denied by the user.';
+  return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message, interrupt: false } } };
+}
+
+function checkElicitation(spec: AttentionSpec, answer: HookAnswer): AnswerCheckResult {
   if (answer.values !== undefined) {
     const issues = validateFormAnswer(spec.fields ?? [], answer.values);
     if (issues.length) return { ok: false, issues };
-    const content = formValuesToElicitationContent(spec.schema, answer.values);
-    const more = validateElicitationContent(spec.schema, content);
+    const more = validateElicitationContent(spec.schema, formValuesToElicitationContent(spec.schema, answer.values));
     if (more.length) return { ok: false, issues: more };
-    return {
-      ok: true,
-      output: { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content } },
-      applied: { values: answer.values },
-    };
+    return { ok: true, applied: { values: answer.values } };
   }
-  if (answer.option === 'decline' || answer.option === 'cancel') {
-    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'Elicitation', action: answer.option } }, applied: { option: answer.option } };
-  }
+  if (answer.option === 'decline' || answer.option === 'cancel') return { ok: true, applied: { option: answer.option } };
   if (answer.option !== undefined) {
     return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "decline" / "cancel"`, 'AEP-0006 §4')] };
   }
   return { ok: false, issues: [issue('form.required', '/data/answer/values', 'an elicitation is answered with answer.values, or declined with option "decline" / "cancel"', 'AEP-0006 §4')] };
+}
+
+function elicitationOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
+  if (applied.values !== undefined) {
+    return { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: formValuesToElicitationContent(spec.schema, applied.values) } };
+  }
+  return { hookSpecificOutput: { hookEventName: 'Elicitation', action: applied.option } };
 }

@@ -18,7 +18,8 @@ import { captureFor, mappingConfig } from './config.js';
 import { ADAPTER_ERRORS, AdapterError, parseHookText } from './hook-input.js';
 import type { AttentionSpec, DismissRule, EventDraft } from './mapper.js';
 import { ClaudeCodeMapper } from './mapper.js';
-import { ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS, NO_DECISION, applyAnswer } from './answers.js';
+import { ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS, NO_DECISION, checkAnswer, hookOutput } from './answers.js';
+import { APPROVAL_PROOF_DETAIL, approvalIssues } from './approval.js';
 import { DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
 
 
@@ -137,11 +138,29 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   let disconnectedSince: number | undefined = uplink.connected() ? undefined : now();
   let closing = false;
 
+  // The request being raised: its extension attributes (approvaldigest) ride on the one
+  // `attention.requested` the engine emits synchronously inside requestAttention. A bridge until
+  // the engine takes extension attributes itself (reported to its owner).
+  let raising: EventDraft | undefined;
   const port: AttentionPort = {
     ceiling: ceilingOf(cfg),
     options: { agent: cfg.agent },
-    emit: (session, type, data, attrs) => uplink.emit(session, type, data, { ...attrs }),
-    onCommand: (_type, handler) => { uplink.onRespond(handler); return () => {}; },
+    emit: (session, type, data, attrs) => {
+      const ext = type === 'attention.requested' ? raising?.extensions : undefined;
+      return uplink.emit(session, type, data, ext ? { ...attrs, extensions: ext } : { ...attrs });
+    },
+    // Contract C1, emitter side: a permissive answer to a permission request must prove the
+    // complete input was in the answerer's hands; otherwise nack `invalid` before the engine.
+    onCommand: (_type, handler) => { uplink.onRespond((cmd) => approvalGate(cmd) ?? handler(cmd)); return () => {}; },
+  };
+  const approvalGate = (cmd: IncomingCommand): CommandDecision | undefined => {
+    const id = cmd.event.subject;
+    const h = typeof id === 'string' ? held.get(id) : undefined;
+    if (!h || h.spec.approvalText === undefined) return undefined;
+    const issues = approvalIssues(id as string, h.spec.approvalText, h.spec.options ?? [], cmd.event as unknown as Record<string, unknown>);
+    if (!issues) return undefined;
+    log(`aep claude-code: answer to ${String(id)} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`);
+    return { status: 'rejected', reason: 'invalid', detail: APPROVAL_PROOF_DETAIL, issues, capture: h.spec.request.capture };
   };
   const engine = new AttentionEngine(port, {
     redact: redactionOf(cfg),
@@ -174,19 +193,19 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   };
 
   /**
-   * Raises `spec` on the engine; answers are checked by answers.ts (hook-specific rules) after the
-   * engine's own checks, and the accepted answer's hook output is handed to `answered`.
+   * Raises `spec` on the engine. answers.ts checks the hook-specific rules after the engine's own
+   * (its issues nack `invalid`; its applied answer is recorded); the hook output is derived from
+   * the settled outcome, not passed out of the check.
    */
-  const raise = (spec: AttentionSpec, expiresInMs: number | undefined, answered: (output: Record<string, unknown>) => void): AttentionPromise | undefined => {
+  const raise = (spec: AttentionSpec, expiresInMs: number | undefined): AttentionPromise | undefined => {
     const r = spec.request;
     const subject = r.subjectRef ? refs.get(r.subjectRef) : r.subject;
     const cause = r.causeRef ? refs.get(r.causeRef) : undefined;
-    const validate = (answer: Parameters<typeof applyAnswer>[1]): AnswerCheck => {
-      const result = applyAnswer(spec, answer);
-      if (!result.ok) return result.issues;
-      answered(result.output);
-      return { answer: result.applied };
+    const validate = (answer: unknown): AnswerCheck => {
+      const c = checkAnswer(spec, answer);
+      return c.ok ? { answer: c.applied } : c.issues;
     };
+    raising = r;
     try {
       const p = engine.requestAttention({
         session: r.session, kind: KIND[spec.hook], data: r.data ?? {}, capture: r.capture,
@@ -205,6 +224,8 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     } catch (err) {
       log(`aep claude-code: AEP_CC_EMIT_FAILED: ${r.type}: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
+    } finally {
+      raising = undefined;
     }
   };
 
@@ -218,8 +239,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
   };
 
   const openAttention = (spec: AttentionSpec, res: ServerResponse, send: (o: Record<string, unknown>) => void): void => {
-    let output: Record<string, unknown> = NO_DECISION;
-    const p = raise(spec, waitMs, (o) => { output = o; });
+    const p = raise(spec, waitMs);
     if (!p) { send(NO_DECISION); return; }
     held.set(p.id, { spec, session: spec.request.session });
     // Relay lost while waiting: hand the question back to the terminal within ~1 s.
@@ -231,7 +251,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     void p.then((o) => {
       clearInterval(watchdog);
       held.delete(p.id);
-      send(o.status === 'answered' ? output : NO_DECISION);
+      send(o.status === 'answered' ? hookOutput(spec, o.answer) : NO_DECISION);
     });
   };
 
@@ -264,7 +284,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandl
     // Relay unreachable (or no token): no decision within the grace (< 1 s), so Claude Code asks
     // in the terminal.
     if (!canAnswer || (!uplink.connected() && !(await waitConnected(graceMs)))) {
-      const p = raise(result.attention, undefined, () => {});
+      const p = raise(result.attention, undefined);
       if (p) engine.dismiss(p.id, 'no relay');
       send(NO_DECISION);
       return;

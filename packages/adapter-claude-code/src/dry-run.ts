@@ -52,6 +52,7 @@ export function dryRun(payload: unknown, cfg: MappingConfig, opts: DryRunOptions
     if (cause) ev['cause'] = cause;
     if (d.severity && d.severity !== 'info') ev['severity'] = d.severity;
     ev['capture'] = d.capture;
+    if (d.extensions) for (const [k, v] of Object.entries(d.extensions)) ev[k] = v;
     if (d.data !== undefined) ev['data'] = d.data;
     return ev;
   });

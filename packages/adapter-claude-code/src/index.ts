@@ -1,12 +1,13 @@
 // Public API of @aep/adapter-claude-code: named exports only (no `export *`).
-export { ClaudeCodeMapper, safeId, structuralPrompt, toolSummary } from './mapper.js';
+export { ClaudeCodeMapper, safeId, structuralPrompt } from './mapper.js';
+export { approvalText, approvalIssues, isPermissiveAnswer, APPROVAL_PROOF_RULE, APPROVAL_PROOF_DETAIL } from './approval.js';
 export type { EventDraft, AttentionSpec, AttentionHookKind, DismissRule, MapResult } from './mapper.js';
 export { mappingConfig, parseCaptureOverride, parseCaptureLevel, captureFor, DEFAULT_AGENT } from './config.js';
 export type { MappingConfig, CaptureOverride } from './config.js';
 export { parseHookInput, parseHookText, checkAskUserQuestion, askQuestions, AdapterError, ADAPTER_ERRORS } from './hook-input.js';
 export type { HookInput, AskQuestion } from './hook-input.js';
-export { applyAnswer, askAnswers, checkAnswerShape, NO_DECISION, ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS } from './answers.js';
-export type { HookAnswer, AnswerResult } from './answers.js';
+export { applyAnswer, checkAnswer, hookOutput, askAnswers, checkAnswerShape, NO_DECISION, ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS } from './answers.js';
+export type { HookAnswer, AnswerResult, AnswerCheckResult } from './answers.js';
 export { startDaemon } from './daemon.js';
 export type { DaemonOptions, DaemonHandle, Uplink } from './daemon.js';
 export { DEFAULT_PORT, DEFAULT_WAIT_MS, DEFAULT_RELAY } from './constants.js';

@@ -3,7 +3,8 @@
 // drafts go (the daemon emits them through its relay connection; `aep claude-code map` prints them).
 import type { CaptureLevel, Severity } from '@aep/protocol';
 import type { AttentionRequestInput, BuildAttentionRequestOptions, FieldSpec } from '@aep/protocol';
-import { buildAttentionRequestData, elicitationToForm, redact } from '@aep/protocol';
+import { APPROVAL_DIGEST_ATTR, approvalDigest, buildAttentionRequestData, elicitationToForm, redact } from '@aep/protocol';
+import { approvalText } from './approval.js';
 import type { MappingConfig } from './config.js';
 import { captureFor } from './config.js';
 import { contentDigest, fullAllowed, gatedText, gatedValue, textAllowed } from './content.js';
@@ -31,6 +32,8 @@ export interface EventDraft {
   causeRef?: string;
   /** `subject` = the id remembered under this key, when known (attention lifecycle, AEP-0002 §7.1). */
   subjectRef?: string;
+  /** Extension attributes (AEP-0001 §5.4), e.g. `approvaldigest` on a permission request (contract C1). */
+  extensions?: Record<string, string>;
 }
 
 /** Which hook output an attention answer turns into. */
@@ -47,6 +50,8 @@ export interface AttentionSpec {
   /** §9.3 digest of `tool_input`, to recognise the same call later (PermissionRequest has no tool_use_id). */
   inputDigest?: string;
   toolInput?: Record<string, unknown>;
+  /** The complete input the decision applies to, verbatim (contract C1; approval.ts). */
+  approvalText?: string;
   questions?: AskQuestion[];
   /** MCP `requestedSchema` (Elicitation). */
   schema?: unknown;
@@ -126,19 +131,6 @@ function str(v: unknown): string | undefined {
 /** The AEP-0003 §9.2 structural prompt: `"{agent} requests {kind}: {subject}"`. */
 export function structuralPrompt(agent: string, kind: string, subject?: string): string {
   return subject ? `${agent} requests ${kind}: ${subject}` : `${agent} requests ${kind}`;
-}
-
-/** A one-line human summary of a tool call for a permission prompt (real text; gated by the caller). */
-export function toolSummary(toolName: string, input: Record<string, unknown> | undefined): string {
-  const keys = ['command', 'file_path', 'path', 'url', 'pattern', 'query', 'description', 'prompt'];
-  for (const k of keys) {
-    const v = input?.[k];
-    if (typeof v === 'string' && v.trim() !== '') {
-      const oneLine = v.replace(/\s+/g, ' ').trim();
-      return `Allow ${toolName}: ${oneLine.length > 500 ? `${oneLine.slice(0, 500)}…` : oneLine}`;
-    }
-  }
-  return `Allow ${toolName}?`;
 }
 
 /** Maps `SessionEnd.reason` to `session.ended.reason` (closed enum, AEP-0002 §5.3). */
@@ -567,15 +559,24 @@ export class ClaudeCodeMapper {
     return spec;
   }
 
-  /** PermissionRequest -> `kind:"permission"` with allow/deny (AEP-0008 text rules apply to answers). */
+  /**
+   * PermissionRequest -> `kind:"permission"` whose prompt is the approval text: the complete tool
+   * input the decision applies to, verbatim (contract C1; approval.ts), at the request's capture
+   * (verbatim at `full`, the §9.4 pipeline at `redacted`, synthesized at `metadata`), with the
+   * `approvaldigest` of the original text at every level and `context.tool_input` at `full`.
+   */
   private permissionSpec(s: SessionState, hook: HookInput): AttentionSpec {
     const toolName = hook.tool_name ?? '';
     const toolInput = hook.tool_input ?? {};
+    const text = approvalText(toolName, toolInput);
     const options = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
-    const input: AttentionRequestInput = { kind: 'permission', prompt: toolSummary(toolName, toolInput), options, respond_via: ['control'], context: { tool_input: toolInput } };
+    const input: AttentionRequestInput = { kind: 'permission', prompt: text, options, respond_via: ['control'], context: { tool_input: toolInput } };
     const data = this.requestData(input, toolName);
-    const request = this.draft('attention.requested', s, data, { subject: toolName, severity: 'notice', ref: this.newRef('attention') });
-    const spec: AttentionSpec = { hook: 'permission', request, toolName, toolInput, inputDigest: contentDigest(toolInput), options };
+    const request = this.draft('attention.requested', s, data, {
+      subject: toolName, severity: 'notice', ref: this.newRef('attention'),
+      extensions: { [APPROVAL_DIGEST_ATTR]: approvalDigest(text) },
+    });
+    const spec: AttentionSpec = { hook: 'permission', request, toolName, toolInput, inputDigest: contentDigest(toolInput), options, approvalText: text };
     if (hook.tool_use_id) spec.toolUseId = hook.tool_use_id;
     return spec;
   }

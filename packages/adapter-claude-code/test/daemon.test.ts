@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { startDaemon } from '@aep/adapter-claude-code';
 import type { Uplink } from '@aep/adapter-claude-code';
 import type { CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
+import { approvalProof } from '@aep/protocol';
 
 const fixture = (n: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./fixtures/hooks/${n}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -76,7 +77,11 @@ test('an answer nacked invalid keeps the request pending; a valid one releases t
     assert.deepEqual(d.pending(), [id]);
     const wrongSubject = await u.respond!({ ...cmd({ option: 'allow' }, 'c2'), event: { ...cmd({ option: 'allow' }, 'c2').event, subject: 'nope' } });
     assert.equal(wrongSubject.status === 'rejected' && wrongSubject.reason, 'invalid');
-    const acc = await u.respond!(cmd({ option: 'allow' }, 'c3'));
+    const unproven = await u.respond!(cmd({ option: 'allow' }, 'c2b'));
+    assert.equal(unproven.status === 'rejected' && unproven.reason, 'invalid', 'an allow without approvalproof (contract C1)');
+    const proven = cmd({ option: 'allow' }, 'c3');
+    proven.event = { ...proven.event, approvalproof: approvalProof(id, 'git push origin main --force') } as WireEvent;
+    const acc = await u.respond!(proven);
     assert.equal(acc.status, 'accepted');
     acc.after?.();
     assert.deepEqual((await held).json, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { validateEvent, validateStream } from '@aep/protocol';
+import { approvalDigest, validateEvent, validateStream } from '@aep/protocol';
 import { ClaudeCodeMapper, dryRun, mappingConfig, parseCaptureOverride, parseHookInput } from '@aep/adapter-claude-code';
 import type { EventDraft } from '@aep/adapter-claude-code';
 
@@ -127,7 +127,10 @@ test('PermissionRequest -> kind:"permission" with allow/deny; metadata prompt is
   assert.equal(m['subject'], 'Bash');
   assert.deepEqual(m['data'], { kind: 'permission', prompt: 'claude-code requests permission: Bash', options: [{ id: 'allow', label: 'allow' }, { id: 'deny', label: 'deny' }], respond_via: ['control'] });
   const r = dryRun(fixtures['PermissionRequest'], red, { now: () => T0 }).at(-1)!;
-  assert.deepEqual(r['data'], { kind: 'permission', prompt: 'Allow Bash: git push origin main --force', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] });
+  // Contract C1: the prompt is the approval text (the whole command), with its digest attribute.
+  assert.deepEqual(r['data'], { kind: 'permission', prompt: 'git push origin main --force', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] });
+  assert.equal(r['approvaldigest'], approvalDigest('git push origin main --force'));
+  assert.equal(m['approvaldigest'], r['approvaldigest'], 'the digest is structural: the same at metadata');
   // AskUserQuestion is answered through PreToolUse, never PermissionRequest (integrations.md §1).
   const ask = { ...fixtures['PermissionRequest'], tool_name: 'AskUserQuestion', tool_input: (fixtures['AskUserQuestion'] as Record<string, unknown>)['tool_input'] };
   assert.deepEqual(dryRun(ask, meta, { now: () => T0 }).map((e) => e['type']), ['session.started']);
