@@ -2,7 +2,7 @@
 // "PermissionRequest", "Elicitation"). Pure: validation (AEP-0006 MUST-reject rule, AEP-0008 text
 // rule) decides accept/nack; an accepted answer becomes the exact hook JSON Claude Code reads.
 import type { Issue } from '@aep/protocol';
-import { formValuesToElicitationContent, mapTextAnswer, validateElicitationContent, validateFormAnswer } from '@aep/protocol';
+import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, formValuesToElicitationContent, mapTextAnswer, validateElicitationContent, validateFormAnswer } from '@aep/protocol';
 import type { AttentionSpec } from './mapper.js';
 
 /** An answer as carried by `control.attention.respond` (AEP-0002 §5.3). */
@@ -20,10 +20,12 @@ export type AnswerResult =
 /** Hook output meaning "no decision" (Claude Code falls back to its own dialog). */
 export const NO_DECISION: Readonly<Record<string, never>> = Object.freeze({});
 
-/** Option ids that decline an AskUserQuestion form without answering it (documented in README). */
-export const ASK_DECLINE_OPTIONS = ['skip', 'deny'] as const;
-/** Option ids that decline or cancel an MCP elicitation (MCP ElicitResult `action`). */
-export const ELICITATION_DECLINE_OPTIONS = ['decline', 'cancel'] as const;
+/**
+ * The answer options every form accepts without listing them in `data` (contract C2,
+ * docs/decisions.md "Declining a form"): `decline` = the person refuses, `cancel` = the person
+ * dismisses it unanswered.
+ */
+export const FORM_ANSWER_OPTIONS: readonly { id: string; label: string }[] = FORM_REFUSAL_OPTIONS.map((id) => ({ id, label: id }));
 
 function issue(rule: string, path: string, message: string, section: string): Issue {
   return { rule, path, message, section };
@@ -100,34 +102,43 @@ export function applyAnswer(spec: AttentionSpec, answerIn: unknown): AnswerResul
   return c.ok ? { ok: true, output: hookOutput(spec, c.applied), applied: c.applied } : c;
 }
 
+/** A form's refusal options (contract C2), with the person's optional reason kept on `decline`. */
+function checkRefusal(answer: HookAnswer): AnswerCheckResult | undefined {
+  if (answer.option === FORM_DECLINE_OPTION) {
+    const applied: HookAnswer = { option: FORM_DECLINE_OPTION };
+    if (answer.text?.trim()) applied.text = answer.text;
+    return { ok: true, applied };
+  }
+  if (answer.option === FORM_CANCEL_OPTION) return { ok: true, applied: { option: FORM_CANCEL_OPTION } };
+  if (answer.option !== undefined) {
+    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "decline" / "cancel"`, 'AEP-0006 §4')] };
+  }
+  return undefined;
+}
+
 function checkAsk(spec: AttentionSpec, answer: HookAnswer): AnswerCheckResult {
   if (answer.values !== undefined) {
     const issues = validateFormAnswer(spec.fields ?? [], answer.values);
     if (issues.length) return { ok: false, issues };
     return { ok: true, applied: { values: answer.values } };
   }
-  if (answer.option === 'skip') return { ok: true, applied: { option: 'skip' } };
-  if (answer.option === 'deny') {
-    const applied: HookAnswer = { option: 'deny' };
-    if (answer.text?.trim()) applied.text = answer.text;
-    return { ok: true, applied };
-  }
-  if (answer.option !== undefined) {
-    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "skip" / "deny"`, 'AEP-0006 §4')] };
-  }
-  return { ok: false, issues: [issue('form.required', '/data/answer/values', 'a form is answered with answer.values (every required field), or declined with option "skip" / "deny"', 'AEP-0006 §4')] };
+  return checkRefusal(answer)
+    ?? { ok: false, issues: [issue('form.required', '/data/answer/values', 'a form is answered with answer.values (every required field), or with option "decline" / "cancel"', 'AEP-0006 §4')] };
 }
 
+/**
+ * AskUserQuestion output (integrations.md §1): values -> allow with `updatedInput` (questions
+ * echoed, answers keyed by question text); `decline` -> deny with a reason Claude reads;
+ * `cancel` -> no decision (Claude Code asks in its own dialog).
+ */
 function askOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
   const input = spec.toolInput ?? {};
-  const questions = input['questions'];
-  if (applied.values !== undefined) return preToolUse('allow', { updatedInput: { ...input, questions, answers: askAnswers(spec, applied.values) } });
-  if (applied.option === 'skip') {
-    // integrations.md: allow with empty answers = Claude is told the user skipped.
-    return preToolUse('allow', { updatedInput: { ...input, questions, answers: {} } });
+  if (applied.values !== undefined) return preToolUse('allow', { updatedInput: { ...input, questions: input['questions'], answers: askAnswers(spec, applied.values) } });
+  if (applied.option === FORM_DECLINE_OPTION) {
+    const reason = applied.text?.trim() ? applied.text : 'The user declined to answer these questions.';
+    return preToolUse('deny', { permissionDecisionReason: reason });
   }
-  const reason = applied.text?.trim() ? applied.text : 'The user declined to answer these questions.';
-  return preToolUse('deny', { permissionDecisionReason: reason });
+  return NO_DECISION;
 }
 
 function checkPermission(spec: AttentionSpec, answer: HookAnswer): AnswerCheckResult {
@@ -171,16 +182,14 @@ function checkElicitation(spec: AttentionSpec, answer: HookAnswer): AnswerCheckR
     if (more.length) return { ok: false, issues: more };
     return { ok: true, applied: { values: answer.values } };
   }
-  if (answer.option === 'decline' || answer.option === 'cancel') return { ok: true, applied: { option: answer.option } };
-  if (answer.option !== undefined) {
-    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "decline" / "cancel"`, 'AEP-0006 §4')] };
-  }
-  return { ok: false, issues: [issue('form.required', '/data/answer/values', 'an elicitation is answered with answer.values, or declined with option "decline" / "cancel"', 'AEP-0006 §4')] };
+  return checkRefusal(answer)
+    ?? { ok: false, issues: [issue('form.required', '/data/answer/values', 'an elicitation is answered with answer.values, or with option "decline" / "cancel"', 'AEP-0006 §4')] };
 }
 
+/** Elicitation output: values -> `accept` with typed `content`; `decline` / `cancel` -> that MCP action. */
 function elicitationOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
   if (applied.values !== undefined) {
     return { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: formValuesToElicitationContent(spec.schema, applied.values) } };
   }
-  return { hookSpecificOutput: { hookEventName: 'Elicitation', action: applied.option } };
+  return { hookSpecificOutput: { hookEventName: 'Elicitation', action: applied.option === FORM_CANCEL_OPTION ? 'cancel' : 'decline' } };
 }

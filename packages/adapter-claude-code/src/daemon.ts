@@ -18,7 +18,7 @@ import { captureFor, mappingConfig } from './config.js';
 import { ADAPTER_ERRORS, AdapterError, parseHookText } from './hook-input.js';
 import type { AttentionSpec, DismissRule, EventDraft } from './mapper.js';
 import { ClaudeCodeMapper } from './mapper.js';
-import { ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS, NO_DECISION, checkAnswer, hookOutput } from './answers.js';
+import { FORM_ANSWER_OPTIONS, NO_DECISION, checkAnswer, hookOutput } from './answers.js';
 import { APPROVAL_PROOF_DETAIL, approvalIssues } from './approval.js';
 import { DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
 
@@ -83,7 +83,7 @@ const KIND: Record<AttentionSpec['hook'], AttentionKind> = { ask: 'form', permis
 /** The options an answer may choose (real labels where the hook has them; answers.ts maps them). */
 function answerOptions(spec: AttentionSpec): { id: string; label: string }[] {
   if (spec.hook === 'permission') return spec.options ?? [];
-  return (spec.hook === 'ask' ? ASK_DECLINE_OPTIONS : ELICITATION_DECLINE_OPTIONS).map((id) => ({ id, label: id }));
+  return [...FORM_ANSWER_OPTIONS];
 }
 
 /** The highest level the config may emit at: the connection's ceiling. */

@@ -6,7 +6,7 @@ export { mappingConfig, parseCaptureOverride, parseCaptureLevel, captureFor, DEF
 export type { MappingConfig, CaptureOverride } from './config.js';
 export { parseHookInput, parseHookText, checkAskUserQuestion, askQuestions, AdapterError, ADAPTER_ERRORS } from './hook-input.js';
 export type { HookInput, AskQuestion } from './hook-input.js';
-export { applyAnswer, checkAnswer, hookOutput, askAnswers, checkAnswerShape, NO_DECISION, ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS } from './answers.js';
+export { applyAnswer, checkAnswer, hookOutput, askAnswers, checkAnswerShape, NO_DECISION, FORM_ANSWER_OPTIONS } from './answers.js';
 export type { HookAnswer, AnswerResult, AnswerCheckResult } from './answers.js';
 export { startDaemon } from './daemon.js';
 export type { DaemonOptions, DaemonHandle, Uplink } from './daemon.js';

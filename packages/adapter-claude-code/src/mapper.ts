@@ -528,30 +528,34 @@ export class ClaudeCodeMapper {
   }
 
   /** `attention.requested` data at the type's capture level via the shared builder (AEP-0003 §9.2). */
-  private requestData(input: AttentionRequestInput, subject: string | undefined, synthesize?: (i: AttentionRequestInput) => string): Record<string, unknown> | undefined {
+  private requestData(input: AttentionRequestInput, subject: string | undefined, synthesize?: (i: AttentionRequestInput) => string, placeholder?: 'index'): Record<string, unknown> | undefined {
     const opts: BuildAttentionRequestOptions = { agent: this.config.agent, redaction: this.redaction() };
+    if (placeholder) opts.placeholder = placeholder;
     if (subject !== undefined) opts.subject = subject;
     if (synthesize) opts.synthesize = synthesize;
     const data = buildAttentionRequestData(input, this.cap('attention.requested'), opts);
     return data as Record<string, unknown> | undefined;
   }
 
-  /** AskUserQuestion -> one `kind:"form"` request (brief 03 §7; integrations.md §3). */
+  /**
+   * AskUserQuestion -> one `kind:"form"` request whose `data` is exactly the Annex A pin
+   * (integrations.md §3; brief 03 §7): `{kind, prompt, fields, respond_via:["control"]}`, one
+   * `select` per question with 1-based index ids, label `"{header}: {question}"`, `required` and
+   * `other` on every field, `multi:true` only where `multiSelect` is true, prompt
+   * `"{agent} asks {n} questions"` at every level; at `metadata` labels become index placeholders.
+   */
   private askSpec(s: SessionState, hook: HookInput, toolRef: string): AttentionSpec {
     const questions = askQuestions(hook.tool_input);
-    const fields: FieldSpec[] = questions.map((q, i) => ({
-      id: String(i + 1),
-      type: 'select',
-      label: q.header ? `${q.header}: ${q.question}` : q.question,
-      required: true,
-      multi: q.multiSelect === true,
-      other: true,
-      choices: q.options.map((o, j) => ({ id: String(j + 1), label: o.label })),
-    }));
-    // The prompt is structural at every level (Annex A pin): the count is not content.
+    const fields: FieldSpec[] = questions.map((q, i) => {
+      const f: FieldSpec = { id: String(i + 1), type: 'select', label: q.header ? `${q.header}: ${q.question}` : q.question, required: true };
+      if (q.multiSelect === true) f.multi = true;
+      f.other = true;
+      f.choices = q.options.map((o, j) => ({ id: String(j + 1), label: o.label }));
+      return f;
+    });
     const prompt = `${this.config.agent} asks ${questions.length} questions`;
-    const input: AttentionRequestInput = { kind: 'form', prompt, fields, respond_via: ['control'], context: { tool_input: hook.tool_input ?? {} } };
-    const data = this.requestData(input, 'AskUserQuestion', () => prompt);
+    const input: AttentionRequestInput = { kind: 'form', prompt, fields, respond_via: ['control'] };
+    const data = this.requestData(input, 'AskUserQuestion', () => prompt, 'index');
     const request = this.draft('attention.requested', s, data, { subject: 'AskUserQuestion', severity: 'notice', causeRef: toolRef, ref: this.newRef('attention') });
     const spec: AttentionSpec = { hook: 'ask', request, toolName: 'AskUserQuestion', questions, fields };
     if (hook.tool_use_id) spec.toolUseId = hook.tool_use_id;
@@ -596,16 +600,11 @@ export class ClaudeCodeMapper {
       const mapped = elicitationToForm(params, { agent: cfg.agent, capture: cap === 'none' ? 'metadata' : cap, redact: (t: string) => redact(t, redaction) });
       const real = elicitationToForm(params, { agent: cfg.agent, capture: 'full' });
       if (mapped.ok && real.ok) {
-        // Like the MCP bridge, declare the MCP decline/cancel actions as options, so a human can
-        // refuse the form (the answer is then `option`, not `values`; decisions.md).
-        const textOK = textAllowed(cap);
-        const data: Record<string, unknown> = {
-          ...mapped.data,
-          options: [{ id: 'decline', label: textOK ? 'Decline' : 'decline' }, { id: 'cancel', label: textOK ? 'Cancel' : 'cancel' }],
-        };
+        // `data` is exactly the shared mapping's (Annex A pin): decline/cancel are answer options
+        // every form accepts without being listed (contract C2).
         const extra: Partial<EventDraft> = { severity: 'notice', ref: this.newRef('attention') };
         if (server) extra.subject = server;
-        const request = this.draft(type, s, data, extra);
+        const request = this.draft(type, s, { ...mapped.data }, extra);
         const spec: AttentionSpec = { hook: 'elicitation', request, schema, fields: real.data.fields };
         return { session: s.id, dismiss, events: out, attention: spec };
       }

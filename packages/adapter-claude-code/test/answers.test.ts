@@ -53,14 +53,18 @@ test('AskUserQuestion: a missing required answer is rejected (AEP-0006 §4 rule 
   assert.equal(applyAnswer(ask, { values: [] }).ok, false);
 });
 
-test('AskUserQuestion: the documented skip and deny paths', () => {
-  const skip = applyAnswer(ask, { option: 'skip' });
-  assert.ok(skip.ok);
-  assert.deepEqual(skip.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { questions: askPayload.tool_input.questions, answers: {} } } });
-  const deny = applyAnswer(ask, { option: 'deny', text: 'Ask me tomorrow' });
-  assert.ok(deny.ok);
-  assert.deepEqual(deny.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Ask me tomorrow' } });
-  assert.deepEqual(deny.applied, { option: 'deny', text: 'Ask me tomorrow' });
+test('AskUserQuestion: decline (deny with a reason Claude reads) and cancel (no decision), contract C2', () => {
+  const decline = applyAnswer(ask, { option: 'decline', text: 'Ask me tomorrow' });
+  assert.ok(decline.ok);
+  assert.deepEqual(decline.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Ask me tomorrow' } });
+  assert.deepEqual(decline.applied, { option: 'decline', text: 'Ask me tomorrow' });
+  const bare = applyAnswer(ask, { option: 'decline' });
+  assert.ok(bare.ok);
+  assert.deepEqual(bare.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The user declined to answer these questions.' } });
+  const cancel = applyAnswer(ask, { option: 'cancel' });
+  assert.ok(cancel.ok);
+  assert.deepEqual(cancel.output, {}, 'no decision: Claude Code asks in its own dialog');
+  for (const gone of ['skip', 'deny']) assert.equal(applyAnswer(ask, { option: gone }).ok, false, `${gone} is not an option of a form`);
 });
 
 test('PermissionRequest: allow, deny with the reason as message, AEP-0008 text mapping', () => {

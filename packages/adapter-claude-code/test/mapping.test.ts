@@ -103,7 +103,7 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
     kind: 'form',
     prompt: 'claude-code asks 2 questions',
     fields: [
-      { id: '1', type: 'select', label: '1', required: true, multi: false, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }] },
+      { id: '1', type: 'select', label: '1', required: true, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }] },
       { id: '2', type: 'select', label: '2', required: true, multi: true, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }, { id: '3', label: '3' }] },
     ],
     respond_via: ['control'],
@@ -112,7 +112,7 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
     kind: 'form',
     prompt: 'claude-code asks 2 questions',
     fields: [
-      { id: '1', type: 'select', label: 'Framework: Which framework should the checkout page use?', required: true, multi: false, other: true, choices: [{ id: '1', label: 'React' }, { id: '2', label: 'Vue' }] },
+      { id: '1', type: 'select', label: 'Framework: Which framework should the checkout page use?', required: true, other: true, choices: [{ id: '1', label: 'React' }, { id: '2', label: 'Vue' }] },
       { id: '2', type: 'select', label: 'Payments: Which payment providers do we support?', required: true, multi: true, other: true, choices: [{ id: '1', label: 'Stripe' }, { id: '2', label: 'PayPal' }, { id: '3', label: 'Adyen' }] },
     ],
     respond_via: ['control'],
@@ -148,7 +148,7 @@ test('Elicitation (form) -> kind:"form" per the shared mapping; URL mode is info
   ]);
   assert.deepEqual(fields[2], { id: 'replicas', type: 'number', label: 'replicas', required: true, min: 1, max: 10 });
   assert.ok(fields.every((f) => f['other'] === undefined), 'MCP enums are closed: no other');
-  assert.deepEqual(d['options'], [{ id: 'decline', label: 'decline' }, { id: 'cancel', label: 'cancel' }]);
+  assert.deepEqual(Object.keys(d).sort(), ['fields', 'kind', 'prompt', 'respond_via'], 'exactly the Annex A members: no options (decline/cancel per contract C2)');
   assert.deepEqual(d['respond_via'], ['control']);
   const r = dryRun(fixtures['Elicitation'], red, { now: () => T0 }).at(-1)!;
   const rf = (r['data'] as Record<string, unknown>)['fields'] as Record<string, unknown>[];
