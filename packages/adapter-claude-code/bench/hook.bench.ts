@@ -60,7 +60,8 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
   const uplink: Uplink = {
     emit: (session, type, data, attrs) => ({ aep: '0.1', id: `e${seq++}`, type, time: '', source: '', agent: 'claude-code', session, ...(data ? { data } : {}), ...attrs }),
     connected: () => true,
-    onRespond: () => {},
+    onState: () => {},
+    onCommand: () => {},
     flush: async () => true,
     close: async () => {},
   };

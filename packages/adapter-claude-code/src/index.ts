@@ -4,7 +4,9 @@ export { approvalText, approvalIssues, isPermissiveAnswer, APPROVAL_PROOF_RULE, 
 export type { EventDraft, AttentionSpec, AttentionHookKind, DismissRule, MapResult } from './mapper.js';
 export { mappingConfig, parseCaptureOverride, parseCaptureLevel, captureFor, DEFAULT_AGENT } from './config.js';
 export type { MappingConfig, CaptureOverride } from './config.js';
-export { parseHookInput, parseHookText, checkAskUserQuestion, askQuestions, AdapterError, ADAPTER_ERRORS } from './hook-input.js';
+export { parseHookInput, parseHookText, checkAskUserQuestion, askQuestions } from './hook-input.js';
+export { AdapterError, ADAPTER_ERRORS, ADAPTER_ERROR_TABLE } from './errors.js';
+export type { AdapterErrorInfo } from './errors.js';
 export type { HookInput, AskQuestion } from './hook-input.js';
 export { applyAnswer, checkAnswer, hookOutput, askAnswers, checkAnswerShape, NO_DECISION, FORM_ANSWER_OPTIONS } from './answers.js';
 export type { HookAnswer, AnswerResult, AnswerCheckResult } from './answers.js';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSy
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
-import { ADAPTER_ERRORS, AdapterError } from './hook-input.js';
+import { ADAPTER_ERRORS, AdapterError } from './errors.js';
 import { DEFAULT_PORT } from './constants.js';
 
 /** Where the settings live (integrations.md §1). */

@@ -125,3 +125,17 @@ test('command-hook entry: a stuck daemon is cut off at --timeout-ms with no deci
     server.close();
   }
 });
+
+test('serve on a busy port exits 5 at once with AEP_CC_ADDRESS_IN_USE (nothing keeps running)', async () => {
+  const squatter = createServer(() => { /* holds the port */ });
+  await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', () => r()));
+  try {
+    const port = String((squatter.address() as AddressInfo).port);
+    const r = await runAep(['claude-code', 'serve', '--port', port, '--relay', 'http://127.0.0.1:9'], undefined, { timeoutMs: 20_000 });
+    assert.equal(r.signal, null, 'exited by itself, not killed by the test timeout');
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /^aep: AEP_CC_ADDRESS_IN_USE: cannot listen on 127\.0\.0\.1:\d+: the port is taken/m);
+  } finally {
+    squatter.close();
+  }
+});

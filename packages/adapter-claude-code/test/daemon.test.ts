@@ -21,7 +21,8 @@ function recorder(connected = true): Uplink & { events: WireEvent[]; respond?: (
       return e;
     },
     connected: () => connected,
-    onRespond: (h) => { u.respond = h; },
+    onState: () => {},
+    onCommand: (type, h) => { if (type === 'control.attention.respond') u.respond = h; },
     flush: async () => true,
     close: async () => {},
   };

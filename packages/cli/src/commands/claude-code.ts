@@ -92,9 +92,8 @@ export function register(program: Command): void {
           ...(o.stateDir ? { stateDir: o.stateDir } : {}),
         });
       } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === 'EADDRINUSE' || code === 'EACCES') throw new CliError('AEP_CLI_LISTEN_FAILED', `cannot listen on ${o.host}:${port} (${code})`, EXIT.UNAVAILABLE);
-        throw err;
+        // AEP_CC_ADDRESS_IN_USE / AEP_CC_LISTEN_FAILED (exit 5): nothing keeps running.
+        cliError(err, EXIT.UNAVAILABLE);
       }
       process.stdout.write(`AEP claude-code adapter listening on ${handle.url} (relay ${new URL(relay).origin}${token ? '' : ', no token: answers cannot arrive'})\n`);
       await new Promise<void>((resolve) => {
