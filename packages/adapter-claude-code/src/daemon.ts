@@ -21,8 +21,12 @@ import { ClaudeCodeMapper } from './mapper.js';
 import { FORM_ANSWER_OPTIONS, NO_DECISION, checkAnswer, hookOutput } from './answers.js';
 import { APPROVAL_PROOF_DETAIL, approvalIssues } from './approval.js';
 import { DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
+import { defaultSecretPath, defaultSocketPath, ensureSecret } from './local.js';
+import { RefusalLog } from './refusal-log.js';
 import type { HttpTransport } from './transport-http.js';
 import { listenHttp } from './transport-http.js';
+import type { SocketTransport } from './transport-socket.js';
+import { listenSocket } from './transport-socket.js';
 import type { Uplink } from './uplink.js';
 import { relayUplink } from './uplink.js';
 
@@ -30,8 +34,17 @@ export type { Uplink } from './uplink.js';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
-  /** Listen port; default 8377 (0 = ephemeral, tests). */
+  /** Loopback HTTP port (`GET /health`, HTTP hooks); default 8377 (0 = ephemeral, tests). */
   port?: number;
+  /**
+   * Unix socket of the command-hook shim; default `$XDG_RUNTIME_DIR/aep/claude-code.sock`, else
+   * `~/.local/state/aep/run/claude-code.sock` (its directory is made 0700). `false`: none.
+   */
+  socket?: string | false;
+  /** The per-install secret file (created 0600 when missing); default `$XDG_CONFIG_HOME/aep/claude-code/hook-secret`. */
+  secretFile?: string;
+  /** The secret itself (instead of `secretFile`; tests). */
+  secret?: string;
   /** Listen host; default 127.0.0.1 (hooks come from the local machine). */
   host?: string;
   /** Relay base URL; default http://127.0.0.1:8787. */
@@ -60,6 +73,8 @@ export interface DaemonOptions {
 export interface DaemonHandle {
   url: string;
   port: number;
+  /** The socket path, when the daemon listens on one. */
+  socket?: string;
   /** Ids of pending attention requests. */
   pending(): string[];
   /** Dismisses pending requests (no decision to Claude Code), flushes and closes. Idempotent. */
@@ -107,6 +122,8 @@ export class ClaudeCodeDaemon {
   private readonly canAnswer: boolean;
   private uplink: Uplink | undefined;
   private http: HttpTransport | undefined;
+  private sock: SocketTransport | undefined;
+  private readonly refusals: RefusalLog;
   /** Local refs of drafts -> event ids (cause/subject correlation). */
   private readonly refs = new Map<string, string>();
   private readonly held = new Map<string, Held>();
@@ -122,6 +139,7 @@ export class ClaudeCodeDaemon {
   constructor(private readonly opts: DaemonOptions = {}) {
     this.log = opts.log ?? (() => {});
     this.now = opts.now ?? Date.now;
+    this.refusals = new RefusalLog(this.log, this.now);
     this.cfg = mappingConfig({ home: homedir(), ...opts.mapping });
     this.mapper = new ClaudeCodeMapper(this.cfg);
     this.mapper.pendingProbe = (session) => this.heldIn(session);
@@ -168,22 +186,28 @@ export class ClaudeCodeDaemon {
     if (!this.canAnswer) this.log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
     const host = this.opts.host ?? '127.0.0.1';
     const port = this.opts.port ?? DEFAULT_PORT;
+    const maxHookBytes = this.opts.maxBodyBytes ?? 1024 * 1024;
+    const handle = (x: HookExchange): void => { void this.handle(x); };
     try {
+      const secret = this.opts.secret ?? ensureSecret(this.opts.secretFile ?? defaultSecretPath()).secret;
+      const socketPath = this.opts.socket === false ? undefined : this.opts.socket ?? defaultSocketPath();
+      if (socketPath !== undefined) this.sock = await listenSocket({ path: socketPath, secret, maxHookBytes, refusals: this.refusals, handle });
       this.http = await listenHttp({
-        host, port,
-        maxHookBytes: this.opts.maxBodyBytes ?? 1024 * 1024,
-        log: this.log,
+        host, port, maxHookBytes, secret, refusals: this.refusals, handle,
         health: () => ({ ok: true, connected: this.connected, pending: this.engine.pending().length }),
-        handle: (x) => { void this.handle(x); },
+      }).catch((err: unknown) => {
+        const code = (err as { code?: unknown }).code;
+        if (code === 'EADDRINUSE') throw new AdapterError(ADAPTER_ERRORS.ADDRESS_IN_USE, `cannot listen on ${host}:${port}: the port is taken (another daemon? pick --port)`);
+        throw new AdapterError(ADAPTER_ERRORS.LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
       });
     } catch (err) {
       await this.shutdown();
-      const code = (err as { code?: unknown }).code;
-      if (code === 'EADDRINUSE') throw new AdapterError(ADAPTER_ERRORS.ADDRESS_IN_USE, `cannot listen on ${host}:${port}: the port is taken (another daemon? pick --port)`);
-      throw new AdapterError(ADAPTER_ERRORS.LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
     }
     const http = this.http;
-    return { url: http.url, port: http.port, pending: () => this.engine.pending(), close: () => this.shutdown() };
+    const h: DaemonHandle = { url: http.url, port: http.port, pending: () => this.engine.pending(), close: () => this.shutdown() };
+    if (this.sock) h.socket = this.sock.path;
+    return h;
   }
 
   /** The relay connection (created with the engine; a failed bind closes it again in shutdown). */
@@ -373,6 +397,7 @@ export class ClaudeCodeDaemon {
       if (this.lostTimer) clearTimeout(this.lostTimer);
       for (const w of [...this.connectWaiters]) w(false);
       await this.engine.shutdown();
+      await this.sock?.close();
       await this.http?.close();
       const up = this.uplink;
       if (up) {

@@ -1,11 +1,16 @@
 // The daemon's loopback HTTP endpoint (Claude Code `type:"http"` hooks, `GET /health`):
-// POST /hooks/{Event} or /hook with the hook JSON; the answer is the response body.
+// POST /hooks/{Event} or /hook with the hook JSON; the answer is the response body. Every request
+// must name a loopback Host (DNS rebinding), carry no browser Origin (no web page may plant or
+// read hooks), present the per-install secret (`Authorization: Bearer`), and a hook must be
+// `application/json` (a CORS-simple `text/plain` POST is refused). docs/security.md §6.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sameSecret } from './channel.js';
 import { ADAPTER_ERRORS } from './errors.js';
 import type { AdapterError } from './errors.js';
 import type { HookExchange } from './exchange.js';
+import type { RefusalLog } from './refusal-log.js';
 
 /** Options of {@link listenHttp}. */
 export interface HttpTransportOptions {
@@ -13,7 +18,9 @@ export interface HttpTransportOptions {
   port: number;
   /** Hook bodies above this are refused with 413 at once. */
   maxHookBytes: number;
-  log: (line: string) => void;
+  /** The per-install secret every request must present. */
+  secret: string;
+  refusals: RefusalLog;
   /** `GET /health` body. */
   health: () => Record<string, unknown>;
   /** Called once per readable hook. */
@@ -59,11 +66,54 @@ export async function listenHttp(o: HttpTransportOptions): Promise<HttpTransport
   };
 }
 
+/** Loopback names a `Host` header may carry (with or without a port). */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** The host part of a `Host` header (`[::1]:8377` -> `[::1]`, `localhost:8377` -> `localhost`). */
+function hostName(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const h = header.trim().toLowerCase();
+  if (h.startsWith('[')) { const end = h.indexOf(']'); return end > 0 ? h.slice(0, end + 1) : undefined; }
+  const colon = h.indexOf(':');
+  return colon >= 0 ? h.slice(0, colon) : h;
+}
+
+/** The security checks every request passes first; answers and returns false when one fails. */
+function admitted(o: HttpTransportOptions, req: IncomingMessage, res: ServerResponse): boolean {
+  const host = hostName(req.headers.host);
+  if (host === undefined || !LOOPBACK_HOSTS.has(host)) {
+    o.refusals.note(ADAPTER_ERRORS.FORBIDDEN_HOST, `refused a request for Host ${JSON.stringify(req.headers.host ?? '')} (not a loopback name)`);
+    refuse(res, 403, ADAPTER_ERRORS.FORBIDDEN_HOST, 'the Host header must be a loopback name (127.0.0.1, localhost, [::1])');
+    return false;
+  }
+  if (req.headers.origin !== undefined) {
+    o.refusals.note(ADAPTER_ERRORS.FORBIDDEN_ORIGIN, `refused a request carrying Origin ${JSON.stringify(req.headers.origin)} (hooks never come from a web page)`);
+    refuse(res, 403, ADAPTER_ERRORS.FORBIDDEN_ORIGIN, 'requests carrying a browser Origin are refused');
+    return false;
+  }
+  const auth = req.headers.authorization;
+  const given = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
+  if (!sameSecret(given, o.secret)) {
+    o.refusals.note(ADAPTER_ERRORS.UNAUTHORIZED, 'refused a request without the hook secret (Authorization: Bearer)');
+    refuse(res, 401, ADAPTER_ERRORS.UNAUTHORIZED, 'present the hook secret: Authorization: Bearer <secret> (aep claude-code install)', { 'www-authenticate': 'Bearer' });
+    return false;
+  }
+  return true;
+}
+
 function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerResponse): void {
+  if (!admitted(o, req, res)) { req.resume(); return; }
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   if (req.method === 'GET' && path === '/health') { json(res, 200, o.health()); return; }
   if (req.method !== 'POST' || !(path === '/' || path === '/hook' || path.startsWith('/hooks/'))) {
     refuse(res, 404, ADAPTER_ERRORS.NOT_FOUND, 'POST hook input to /hooks/{Event}');
+    return;
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    o.refusals.note(ADAPTER_ERRORS.UNSUPPORTED_MEDIA_TYPE, `refused a hook POST of type ${JSON.stringify(type)} (only application/json)`);
+    refuse(res, 415, ADAPTER_ERRORS.UNSUPPORTED_MEDIA_TYPE, 'hook bodies are application/json');
+    req.resume();
     return;
   }
   const declared = Number(req.headers['content-length']);
@@ -97,6 +147,6 @@ function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerRes
 }
 
 function tooLarge(o: HttpTransportOptions, res: ServerResponse): void {
-  o.log(`aep claude-code: ${ADAPTER_ERRORS.HOOK_TOO_LARGE}: hook body over ${o.maxHookBytes} bytes: no decision`);
+  o.refusals.note(ADAPTER_ERRORS.HOOK_TOO_LARGE, `hook body over ${o.maxHookBytes} bytes (--max-hook-bytes): no decision`);
   refuse(res, 413, ADAPTER_ERRORS.HOOK_TOO_LARGE, `hook body exceeds ${o.maxHookBytes} bytes (--max-hook-bytes)`, { connection: 'close' });
 }

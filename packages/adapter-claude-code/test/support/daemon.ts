@@ -2,7 +2,9 @@
 // subprocess of the compiled CLI), hooks posted like Claude Code's HTTP handler, a recording
 // subscription on the real relay, and commands built with extension attributes.
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createEmitter } from '@aep/protocol';
 import type { CommandSender } from '@aep/client';
 import type { CommandResult, WireEvent } from '@aep/client';
@@ -10,11 +12,24 @@ import { spawnAep } from '../../../../test/support/cli.js';
 
 export const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../fixtures/hooks/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
-export interface DaemonProcess { url: string; child: ChildProcess; stderr: () => string; stdout: () => string; secret?: string }
+export interface DaemonProcess { url: string; child: ChildProcess; stderr: () => string; stdout: () => string; secret: string; socket: string; secretFile: string; dir: string }
 
-/** Starts `aep claude-code serve --port 0 ...args`; resolves on its listening line. */
-export async function startDaemonProcess(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; secret?: string } = {}): Promise<DaemonProcess> {
-  const child = spawnAep(['claude-code', 'serve', '--port', '0', ...args], opts.env ? { env: opts.env } : {});
+/** A private temporary directory for one daemon's secret and socket (short: socket paths are limited to ~108 bytes). */
+export function channelDir(): { dir: string; secretFile: string; socket: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-cc-'));
+  return { dir, secretFile: join(dir, 'cfg', 'hook-secret'), socket: join(dir, 'run', 'cc.sock') };
+}
+
+/**
+ * Starts `aep claude-code serve --port 0 ...args` with its secret and socket in a fresh private
+ * temporary directory (unless `args` name them); resolves on its listening line.
+ */
+export async function startDaemonProcess(args: readonly string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<DaemonProcess> {
+  const ch = channelDir();
+  const secretFile = args.includes('--secret-file') ? args[args.indexOf('--secret-file') + 1]! : ch.secretFile;
+  const socket = args.includes('--socket') ? args[args.indexOf('--socket') + 1]! : ch.socket;
+  const extra = [...(args.includes('--secret-file') ? [] : ['--secret-file', secretFile]), ...(args.includes('--socket') ? [] : ['--socket', socket])];
+  const child = spawnAep(['claude-code', 'serve', '--port', '0', ...extra, ...args], opts.env ? { env: opts.env } : {});
   let err = '';
   let out = '';
   child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
@@ -27,9 +42,7 @@ export async function startDaemonProcess(args: readonly string[], opts: { env?: 
     });
     child.on('exit', (code) => { clearTimeout(t); reject(new Error(`daemon exited (${code}): ${err}`)); });
   });
-  const d: DaemonProcess = { url, child, stderr: () => err, stdout: () => out };
-  if (opts.secret !== undefined) d.secret = opts.secret;
-  return d;
+  return { url, child, stderr: () => err, stdout: () => out, secret: readFileSync(secretFile, 'utf8').trim(), socket, secretFile, dir: ch.dir };
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
