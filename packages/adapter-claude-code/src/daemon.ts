@@ -20,7 +20,7 @@ import type { AttentionSpec, DismissRule, EventDraft } from './mapper.js';
 import { ClaudeCodeMapper } from './mapper.js';
 import { FORM_ANSWER_OPTIONS, NO_DECISION, checkAnswer, hookOutput } from './answers.js';
 import { APPROVAL_PROOF_DETAIL, approvalIssues } from './approval.js';
-import { DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
+import { DEFAULT_LIMITS, DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
 import { defaultSecretPath, defaultSocketPath, ensureSecret } from './local.js';
 import { RefusalLog } from './refusal-log.js';
 import type { HttpTransport } from './transport-http.js';
@@ -57,8 +57,8 @@ export interface DaemonOptions {
   waitMs?: number;
   /** How long a blocking hook waits for a relay connection before giving no decision; default 600 ms. */
   connectGraceMs?: number;
-  /** Max hook body size; default 1 MiB (413 / no decision above). */
-  maxBodyBytes?: number;
+  /** Limits; beyond one a hook gets no decision at once and the refusal is logged with its code. */
+  limits?: Partial<DaemonLimits>;
   /** Durable state directory for the epoch counter (AEP-0001 §7.2). */
   stateDir?: string;
   /** Diagnostics (never receives tokens). */
@@ -67,6 +67,18 @@ export interface DaemonOptions {
   now?: () => number;
   /** Replace the relay connection (tests of the daemon alone). */
   uplink?: Uplink;
+}
+
+/** The daemon's limits (defaults: `DEFAULT_LIMITS`). */
+export interface DaemonLimits {
+  /** Blocking hooks held open at once (`AEP_CC_TOO_MANY_HELD`). */
+  maxHeld: number;
+  /** Questions of one AskUserQuestion (`AEP_CC_TOO_MANY_QUESTIONS`). */
+  maxQuestions: number;
+  /** Fields of one elicitation form (`AEP_CC_TOO_MANY_FIELDS`). */
+  maxFields: number;
+  /** Bytes of one hook body (`AEP_CC_HOOK_TOO_LARGE`). */
+  maxHookBytes: number;
 }
 
 /** A running daemon. */
@@ -118,6 +130,7 @@ export class ClaudeCodeDaemon {
   private readonly now: () => number;
   private readonly waitMs: number;
   private readonly graceMs: number;
+  private readonly limits: DaemonLimits;
   /** Answers can arrive: a relay token (or an injected uplink). */
   private readonly canAnswer: boolean;
   private uplink: Uplink | undefined;
@@ -145,6 +158,7 @@ export class ClaudeCodeDaemon {
     this.mapper.pendingProbe = (session) => this.heldIn(session);
     this.waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
     this.graceMs = opts.connectGraceMs ?? 600;
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
     // Without a token the relay refuses every command (AEP-0004 §4.1): no answer can ever arrive,
     // so holding a hook would only delay Claude Code. Questions are recorded and handed back at once.
     this.canAnswer = opts.uplink !== undefined || (opts.token !== undefined && opts.token !== '');
@@ -186,7 +200,7 @@ export class ClaudeCodeDaemon {
     if (!this.canAnswer) this.log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
     const host = this.opts.host ?? '127.0.0.1';
     const port = this.opts.port ?? DEFAULT_PORT;
-    const maxHookBytes = this.opts.maxBodyBytes ?? 1024 * 1024;
+    const maxHookBytes = this.limits.maxHookBytes;
     const handle = (x: HookExchange): void => { void this.handle(x); };
     try {
       const secret = this.opts.secret ?? ensureSecret(this.opts.secretFile ?? defaultSecretPath()).secret;
@@ -250,6 +264,13 @@ export class ClaudeCodeDaemon {
     for (const d of result.events) this.emitDraft(d);
     const spec = result.attention;
     if (!spec) { x.reply(NO_DECISION); return; }
+    const over = this.overLimit(spec);
+    if (over) {
+      // Not forwarded at all (the inbox is not flooded); Claude Code asks in its own dialog.
+      this.refusals.note(over.code, over.message);
+      x.reply(NO_DECISION);
+      return;
+    }
     // Relay unreachable (or no token): no decision within the grace (< 1 s), so Claude Code asks
     // in the terminal; the request is still recorded (and dismissed).
     if (!this.canAnswer || !(await this.whenConnected())) {
@@ -263,6 +284,12 @@ export class ClaudeCodeDaemon {
 
   /** Raises the request and answers the hook when it settles (answered, timeout, dismissed). */
   private hold(spec: AttentionSpec, x: HookExchange): void {
+    // Checked here, synchronously with the insertion below: concurrent hooks cannot overshoot.
+    if (this.held.size >= this.limits.maxHeld) {
+      this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${this.held.size} hooks already held (--max-held ${this.limits.maxHeld}): not forwarded, no decision`);
+      x.reply(NO_DECISION);
+      return;
+    }
     const p = this.raise(spec, this.waitMs);
     if (!p) { x.reply(NO_DECISION); return; }
     this.held.set(p.id, { spec, session: spec.request.session });
@@ -272,6 +299,18 @@ export class ClaudeCodeDaemon {
       this.held.delete(p.id);
       x.reply(o.status === 'answered' ? hookOutput(spec, o.answer) : NO_DECISION);
     });
+  }
+
+  /** The first limit a blocking request breaks, if any (issue 11 item 5). */
+  private overLimit(spec: AttentionSpec): { code: string; message: string } | undefined {
+    const l = this.limits;
+    if (spec.hook === 'ask' && (spec.questions?.length ?? 0) > l.maxQuestions) {
+      return { code: ADAPTER_ERRORS.TOO_MANY_QUESTIONS, message: `AskUserQuestion with ${spec.questions?.length ?? 0} questions (--max-questions ${l.maxQuestions}): not forwarded, no decision` };
+    }
+    if (spec.hook === 'elicitation' && (spec.fields?.length ?? 0) > l.maxFields) {
+      return { code: ADAPTER_ERRORS.TOO_MANY_FIELDS, message: `elicitation with ${spec.fields?.length ?? 0} fields (--max-fields ${l.maxFields}): not forwarded, no decision` };
+    }
+    return undefined;
   }
 
   /** True at once when connected; else waits up to the grace for the connection event. */

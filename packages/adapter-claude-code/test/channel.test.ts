@@ -21,7 +21,7 @@ import type { Subscription, WireEvent } from '@aep/client';
 import { shimProof, FrameReader } from '../src/channel.js';
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';
 import type { DaemonProcess } from './support/daemon.js';
-import { channelDir, fixture, sendRespond, startDaemonProcess, stopProcess, waitConnected, waitFor } from './support/daemon.js';
+import { channelDir, fixture, logged, sendRespond, startDaemonProcess, stopProcess, waitConnected, waitFor } from './support/daemon.js';
 
 const TOKEN = 'channel-test-token-51d0ae';
 const SHIM = fileURLToPath(new URL('../dist/hook.js', import.meta.url));
@@ -229,8 +229,8 @@ test('HTTP: a browser-style cross-origin text/plain POST, a foreign Host, no or 
   }
   assert.equal((await raw('/health', {}, '', 'GET')).status, 401);
   for (const sid of ['chan-web', 'chan-web2', 'chan-plain', 'chan-host', 'chan-nosecret']) await nothingReached(sid);
-  assert.match(daemon.stderr(), /AEP_CC_FORBIDDEN_ORIGIN/);
-  assert.match(daemon.stderr(), /AEP_CC_UNAUTHORIZED/);
+  await logged(daemon, /AEP_CC_FORBIDDEN_ORIGIN/);
+  await logged(daemon, /AEP_CC_UNAUTHORIZED/);
   // The honest HTTP hook still works.
   const ok = await raw('/hooks/Stop', { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}` }, JSON.stringify({ ...fixture('Stop'), session_id: 'chan-http-ok' }));
   assert.deepEqual([ok.status, ok.json], [200, {}]);
@@ -249,7 +249,7 @@ test('socket: a peer without the secret is cut off before any hook content is re
   sock.write(`${JSON.stringify({ proof: shimProof('not-the-secret', 'B'.repeat(22), hello['nonce'] as string), length: hookText.length })}\n${hookText}`);
   await assert.rejects(reader.line(), 'closed without an answer');
   await nothingReached('chan-sockforge');
-  assert.match(daemon.stderr(), /AEP_CC_UNAUTHORIZED: a socket peer could not prove the hook secret/);
+  await logged(daemon, /AEP_CC_UNAUTHORIZED: a socket peer could not prove the hook secret/);
 });
 
 test('serve refuses a socket where a daemon answers (exit 5), an unsafe socket directory and an unsafe secret (exit 2), at once', async () => {

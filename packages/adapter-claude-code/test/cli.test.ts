@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { validateEvent } from '@aep/protocol';
 import { runAep } from '../../../test/support/cli.js';
-import { DEFAULT_BLOCKING_TIMEOUT_S, DEFAULT_DAEMON_URL, DEFAULT_LIFECYCLE_TIMEOUT_S, DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from '@aep/adapter-claude-code';
+import { DEFAULT_LIMITS, DEFAULT_BLOCKING_TIMEOUT_S, DEFAULT_DAEMON_URL, DEFAULT_LIFECYCLE_TIMEOUT_S, DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from '@aep/adapter-claude-code';
 
 const fixtureText = (name: string): string => readFileSync(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8');
 
@@ -16,9 +16,12 @@ test('every subcommand documents its options and defaults in --help', async () =
   assert.equal(top.code, 0);
   for (const sub of ['serve', 'install', 'uninstall', 'map']) assert.match(top.stdout, new RegExp(`\\b${sub}\\b`));
   const serve = await runAep(['claude-code', 'serve', '--help']);
-  for (const opt of ['--socket', '--secret-file', '--port', '--host', '--relay', '--token', '--capture', '--override', '--wait-ms', '--agent', '--state-dir', '--no-pii', '--secret-env']) assert.ok(serve.stdout.includes(opt), opt);
+  for (const opt of ['--max-held', '--max-questions', '--max-fields', '--max-hook-bytes', '--socket', '--secret-file', '--port', '--host', '--relay', '--token', '--capture', '--override', '--wait-ms', '--agent', '--state-dir', '--no-pii', '--secret-env']) assert.ok(serve.stdout.includes(opt), opt);
   assert.ok(serve.stdout.includes(`"${DEFAULT_PORT}"`) && serve.stdout.includes(`"${DEFAULT_WAIT_MS}"`), serve.stdout);
   assert.ok(serve.stdout.includes(DEFAULT_RELAY));
+  for (const [opt, v] of [['--max-held', DEFAULT_LIMITS.maxHeld], ['--max-questions', DEFAULT_LIMITS.maxQuestions], ['--max-fields', DEFAULT_LIMITS.maxFields], ['--max-hook-bytes', DEFAULT_LIMITS.maxHookBytes]] as const) {
+    assert.match(serve.stdout, new RegExp(`${opt} <n>[\\s\\S]*?\\(default: "${v}"\\)`), `${opt} documents its default ${v}`);
+  }
   const install = await runAep(['claude-code', 'install', '--help']);
   for (const opt of ['--scope', '--settings', '--url', '--handler', '--socket', '--secret-file', '--timeout', '--lifecycle-timeout', '--print']) assert.ok(install.stdout.includes(opt), opt);
   assert.ok(install.stdout.includes(DEFAULT_DAEMON_URL) && install.stdout.includes(`"${DEFAULT_BLOCKING_TIMEOUT_S}"`) && install.stdout.includes(`"${DEFAULT_LIFECYCLE_TIMEOUT_S}"`));

@@ -44,7 +44,7 @@ async function post(url: string, body: string): Promise<{ status: number; json: 
 
 test('health, 404, 413 and 400 with stable codes; the daemon keeps serving', async () => {
   const lines: string[] = [];
-  const d = await start({ port: 0, uplink: recorder(), maxBodyBytes: 2048, log: (l) => lines.push(l) });
+  const d = await start({ port: 0, uplink: recorder(), limits: { maxHookBytes: 2048 }, log: (l) => lines.push(l) });
   try {
     const h = await (await fetch(`${d.url}/health`, { headers: { authorization: `Bearer ${SECRET}` } })).json();
     assert.deepEqual(h, { ok: true, connected: true, pending: 0 });

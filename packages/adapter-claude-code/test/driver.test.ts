@@ -12,7 +12,7 @@ import { subscribe } from '@aep/client';
 import type { Subscription, WireEvent } from '@aep/client';
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';
 import type { DaemonProcess } from './support/daemon.js';
-import { hook, startDaemonProcess, stopProcess, waitConnected } from './support/daemon.js';
+import { hook, logged, startDaemonProcess, stopProcess, waitConnected } from './support/daemon.js';
 
 const TOKEN = 'driver-test-token-4f1a9c';
 const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -169,7 +169,7 @@ test('a question answered elsewhere is dismissed; malformed input is refused wit
     assert.equal(j.error, 'AEP_CC_HOOK_INVALID');
     assert.ok(j.message.length > 0);
   }
-  assert.match(daemon.stderr(), /AEP_CC_HOOK_INVALID/, 'logged with its code');
+  await logged(daemon, /AEP_CC_HOOK_INVALID/);
   const ok = await hook(daemon, 'Stop', { ...base(A), hook_event_name: 'Stop', stop_hook_active: false });
   assert.equal(ok.status, 200);
 });

@@ -110,3 +110,8 @@ export async function sendCommand(sender: CommandSender, type: string, session: 
   }) as unknown as WireEvent;
   return sender.send(cmd);
 }
+
+/** Waits until the daemon's stderr matches `re` (log lines arrive after the answers they explain). */
+export async function logged(d: { stderr: () => string }, re: RegExp): Promise<void> {
+  await waitFor(() => (re.test(d.stderr()) ? true : undefined), `a log line matching ${re}`);
+}

@@ -9,6 +9,7 @@ import { readAll } from '../util/lines.js';
 const D = {
   port: 8377, host: '127.0.0.1', relay: 'http://127.0.0.1:8787', waitMs: 300_000, agent: 'claude-code',
   daemonUrl: 'http://127.0.0.1:8377', blockingTimeoutS: 330, lifecycleTimeoutS: 10,
+  maxHeld: 64, maxQuestions: 16, maxFields: 64, maxHookBytes: 1024 * 1024,
 };
 /** AEP-0003 §9.1: the RECOMMENDED default override, applied when neither --capture nor --override is given. */
 const DEFAULT_OVERRIDE = 'attention.*=redacted';
@@ -75,11 +76,21 @@ export function register(program: Command): void {
     .option('--token <t>', 'relay bearer token, needed to receive answers (default: $AEP_TOKEN); never logged')
     .option('--wait-ms <n>', 'how long a question waits for an answer before Claude Code asks in the terminal (keep below the hook timeout)', String(D.waitMs))
     .option('--state-dir <dir>', 'directory for the durable epoch counter (default: epoch from the clock)')
+    .option('--max-held <n>', 'blocking hooks held open at once; beyond it a hook gets no decision at once (Claude Code asks in its own dialog), logged AEP_CC_TOO_MANY_HELD', String(D.maxHeld))
+    .option('--max-questions <n>', 'questions of one AskUserQuestion; a larger form is not forwarded (no decision, AEP_CC_TOO_MANY_QUESTIONS)', String(D.maxQuestions))
+    .option('--max-fields <n>', 'fields of one MCP elicitation; a larger form is not forwarded (no decision, AEP_CC_TOO_MANY_FIELDS)', String(D.maxFields))
+    .option('--max-hook-bytes <n>', 'bytes of one hook body; a larger hook gets no decision (HTTP 413, AEP_CC_HOOK_TOO_LARGE)', String(D.maxHookBytes))
     .option('--quiet', 'no log lines on stderr', false))
-    .action(action(async (o: CaptureCliOptions & { socket?: string; secretFile?: string; port: string; host: string; relay?: string; token?: string; waitMs: string; stateDir?: string; quiet?: boolean }) => {
+    .action(action(async (o: CaptureCliOptions & { socket?: string; secretFile?: string; port: string; host: string; relay?: string; token?: string; waitMs: string; stateDir?: string; quiet?: boolean; maxHeld: string; maxQuestions: string; maxFields: string; maxHookBytes: string }) => {
       const mapping = await mappingFrom(o);
       const port = intOpt('port', o.port, 0, 65535);
       const waitMs = intOpt('wait-ms', o.waitMs, 1);
+      const limits = {
+        maxHeld: intOpt('max-held', o.maxHeld, 1),
+        maxQuestions: intOpt('max-questions', o.maxQuestions, 1),
+        maxFields: intOpt('max-fields', o.maxFields, 1),
+        maxHookBytes: intOpt('max-hook-bytes', o.maxHookBytes, 1024, 64 * 1024 * 1024),
+      };
       const relay = o.relay ?? process.env['AEP_RELAY'] ?? D.relay;
       try { new URL(relay); } catch { throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be a URL, got "${relay}"`, EXIT.USAGE); }
       const token = o.token ?? process.env['AEP_TOKEN'];
@@ -89,7 +100,7 @@ export function register(program: Command): void {
       let handle;
       try {
         handle = await mod.startDaemon({
-          port, host: o.host, relay, waitMs, mapping, log,
+          port, host: o.host, relay, waitMs, mapping, log, limits,
           ...(token ? { token } : {}),
           ...(o.stateDir ? { stateDir: o.stateDir } : {}),
           ...(o.socket ? { socket: o.socket } : {}),
