@@ -29,6 +29,7 @@ import type { SocketTransport } from './transport-socket.js';
 import { listenSocket } from './transport-socket.js';
 import type { Uplink } from './uplink.js';
 import { relayUplink } from './uplink.js';
+import { CANCELLED_HOOKS, STEERING_COMMANDS, Steering, cancelOutput, cancelReason, parseCancel } from './steering.js';
 
 export type { Uplink } from './uplink.js';
 
@@ -97,6 +98,10 @@ export interface DaemonHandle {
 interface Held {
   spec: AttentionSpec;
   session: string;
+  /** The hook (`PreToolUse`, `PermissionRequest`, `Elicitation`): what a cancel answers it with. */
+  hookName: string;
+  /** Set when a control.cancel dismissed it: the denial it is answered with. */
+  cancelled?: string;
 }
 
 /** The AEP kind of each answerable hook (mapper.ts). */
@@ -148,6 +153,7 @@ export class ClaudeCodeDaemon {
   /** The request being raised: its extension attributes ride on the engine's one emit. */
   private raising: EventDraft | undefined;
   private closing: Promise<void> | undefined;
+  private readonly steering = new Steering();
 
   constructor(private readonly opts: DaemonOptions = {}) {
     this.log = opts.log ?? (() => {});
@@ -186,6 +192,10 @@ export class ClaudeCodeDaemon {
       now: this.now,
       log: (line) => this.log(`aep claude-code: ${ADAPTER_ERRORS.EMIT_FAILED}: ${line}`),
     });
+    const up = this.up();
+    up.onCommand('control.cancel', (cmd) => this.onCancel(cmd));
+    up.onCommand('control.pause', (cmd) => this.onPause(cmd));
+    up.onCommand('control.resume', (cmd) => this.onResume(cmd));
   }
 
   /**
@@ -230,7 +240,8 @@ export class ClaudeCodeDaemon {
       url: this.opts.relay ?? DEFAULT_RELAY,
       agent: this.cfg.agent,
       ceiling: ceilingOf(this.cfg),
-      accepts: ['control.attention.respond'],
+      // Only what the daemon honours (AEP-0004 §4.2; steering.ts documents each mapping).
+      accepts: ['control.attention.respond', ...STEERING_COMMANDS],
       ...(this.opts.token !== undefined ? { token: this.opts.token } : {}),
       ...(this.opts.stateDir !== undefined ? { stateDir: this.opts.stateDir } : {}),
       log: this.log,
@@ -259,9 +270,31 @@ export class ClaudeCodeDaemon {
       x.refuse(e);
       return;
     }
-    const result = this.mapper.map(hook, this.now());
+    const start = this.now();
+    const result = this.mapper.map(hook, start);
     for (const rule of result.dismiss) this.dismissMatching(rule);
     for (const d of result.events) this.emitDraft(d);
+    const name = hook.hook_event_name;
+    const session = result.session;
+    const parent = this.mapper.steerable(session)?.parent;
+    if (name === 'UserPromptSubmit') this.steering.disarm(session);
+    if (name === 'SessionEnd') this.steering.forget(session);
+    // A cancelled session: its tool calls are refused with the person's reason (steering.ts).
+    const denied = CANCELLED_HOOKS.has(name) ? this.steering.cancelledReason(session, parent) : undefined;
+    if (denied !== undefined) { x.reply(cancelOutput(name, denied)); return; }
+    // A paused session: the tool call waits at PreToolUse (within the hook's budget).
+    const pausedBy = name === 'PreToolUse' ? this.steering.isPaused(session, parent) : undefined;
+    if (pausedBy !== undefined) {
+      if (this.held.size + this.steering.heldCount() >= this.limits.maxHeld) {
+        this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${this.held.size + this.steering.heldCount()} hooks already held (--max-held ${this.limits.maxHeld}): not held for the pause, no decision`);
+        x.reply(NO_DECISION);
+        return;
+      }
+      const end = await this.steering.wait(pausedBy, this.waitMs, (cb) => x.onAbandon(cb));
+      if (end === 'abandoned') return;
+      if (end === 'cancelled') { x.reply(cancelOutput(name, this.steering.cancelledReason(session, parent) ?? cancelReason(undefined, 'a surface'))); return; }
+      if (end === 'timeout') { x.reply(NO_DECISION); return; }
+    }
     const spec = result.attention;
     if (!spec) { x.reply(NO_DECISION); return; }
     const over = this.overLimit(spec);
@@ -279,26 +312,99 @@ export class ClaudeCodeDaemon {
       x.reply(NO_DECISION);
       return;
     }
-    this.hold(spec, x);
+    // A pause spent part of the hook's budget: the question gets what is left.
+    const left = this.waitMs - Math.max(0, this.now() - start);
+    if (left <= 0) { x.reply(NO_DECISION); return; }
+    this.hold(spec, x, name, left);
   }
 
-  /** Raises the request and answers the hook when it settles (answered, timeout, dismissed). */
-  private hold(spec: AttentionSpec, x: HookExchange): void {
+  /** Raises the request and answers the hook when it settles (answered, timeout, dismissed, cancelled). */
+  private hold(spec: AttentionSpec, x: HookExchange, hookName: string, waitMs: number): void {
     // Checked here, synchronously with the insertion below: concurrent hooks cannot overshoot.
-    if (this.held.size >= this.limits.maxHeld) {
-      this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${this.held.size} hooks already held (--max-held ${this.limits.maxHeld}): not forwarded, no decision`);
+    const holding = this.held.size + this.steering.heldCount();
+    if (holding >= this.limits.maxHeld) {
+      this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${holding} hooks already held (--max-held ${this.limits.maxHeld}): not forwarded, no decision`);
       x.reply(NO_DECISION);
       return;
     }
-    const p = this.raise(spec, this.waitMs);
+    const p = this.raise(spec, waitMs);
     if (!p) { x.reply(NO_DECISION); return; }
-    this.held.set(p.id, { spec, session: spec.request.session });
+    const h: Held = { spec, session: spec.request.session, hookName };
+    this.held.set(p.id, h);
     // Claude Code cancelled the hook (user pressed Esc, hook timeout): the question went elsewhere.
     x.onAbandon(() => { this.engine.dismiss(p.id, 'hook cancelled'); });
     void p.then((o) => {
       this.held.delete(p.id);
-      x.reply(o.status === 'answered' ? hookOutput(spec, o.answer) : NO_DECISION);
+      if (h.cancelled !== undefined) x.reply(cancelOutput(hookName, h.cancelled));
+      else x.reply(o.status === 'answered' ? hookOutput(spec, o.answer) : NO_DECISION);
     });
+  }
+
+  /** A steering command's target: open, with its current run; or the refusal. */
+  private target(cmd: IncomingCommand): { session: string; run?: string } | CommandDecision {
+    const session = cmd.event.session;
+    const info = typeof session === 'string' ? this.mapper.steerable(session) : undefined;
+    if (!info || !info.open || typeof session !== 'string') {
+      return { status: 'rejected', reason: 'refused', detail: `session ${String(session)} is not running here (ended or unknown)` };
+    }
+    return info.run !== undefined ? { session, run: info.run } : { session };
+  }
+
+  /**
+   * control.cancel (steering.ts): the current turn ends (`run.cancelled{by:"control"}`, after the
+   * ack, cause = the command); held questions of the session are dismissed and answered with the
+   * denial; every later tool call is denied until the person starts a new turn.
+   */
+  private onCancel(cmd: IncomingCommand): CommandDecision {
+    const t = this.target(cmd);
+    if ('status' in t) return t;
+    const c = parseCancel(cmd.event as unknown as Record<string, unknown>);
+    if (Array.isArray(c)) return { status: 'rejected', reason: 'invalid', issues: c };
+    if (t.run === undefined) return { status: 'rejected', reason: 'refused', detail: `no turn is in progress in session ${t.session}` };
+    if (c.scope === 'run' && c.run !== t.run) return { status: 'rejected', reason: 'refused', detail: `run ${String(c.run)} is not in progress (the current run is ${t.run})` };
+    const reason = cancelReason(c.reason, cmd.event.agent);
+    return {
+      status: 'accepted',
+      after: () => {
+        // Deny first (held and paused hooks answer with the denial), then the run's terminal.
+        this.steering.arm(t.session, reason);
+        for (const [id, h] of [...this.held]) {
+          if (h.session !== t.session && this.mapper.steerable(h.session)?.parent !== t.session) continue;
+          h.cancelled = reason;
+          this.engine.dismiss(id, 'cancelled');
+        }
+        for (const d of this.mapper.cancelRun(t.session, this.now(), cmd.event.id, c.reason)) this.emitDraft(d);
+      },
+    };
+  }
+
+  /** control.pause: tool calls of the session wait at PreToolUse until resume (or their budget). */
+  private onPause(cmd: IncomingCommand): CommandDecision {
+    const t = this.target(cmd);
+    if ('status' in t) return t;
+    return {
+      status: 'accepted',
+      after: () => {
+        this.steering.pause(t.session);
+        const d = this.mapper.steeringStatus(t.session, 'paused', cmd.event.id);
+        if (d) this.emitDraft(d);
+      },
+    };
+  }
+
+  /** control.resume: the held tool calls proceed. */
+  private onResume(cmd: IncomingCommand): CommandDecision {
+    const t = this.target(cmd);
+    if ('status' in t) return t;
+    if (this.steering.isPaused(t.session) === undefined) return { status: 'rejected', reason: 'refused', detail: `session ${t.session} is not paused` };
+    return {
+      status: 'accepted',
+      after: () => {
+        this.steering.resume(t.session);
+        const d = this.mapper.steeringStatus(t.session, 'resumed', cmd.event.id);
+        if (d) this.emitDraft(d);
+      },
+    };
   }
 
   /** The first limit a blocking request breaks, if any (issue 11 item 5). */
@@ -417,7 +523,7 @@ export class ClaudeCodeDaemon {
     if (d.severity) attrs['severity'] = d.severity;
     const subject = d.subjectRef ? this.refs.get(d.subjectRef) : d.subject;
     if (subject) attrs['subject'] = subject;
-    const cause = d.causeRef ? this.refs.get(d.causeRef) : undefined;
+    const cause = d.cause ?? (d.causeRef ? this.refs.get(d.causeRef) : undefined);
     if (cause) attrs['cause'] = cause;
     if (d.extensions) attrs['extensions'] = d.extensions;
     try {

@@ -48,7 +48,7 @@ export function dryRun(payload: unknown, cfg: MappingConfig, opts: DryRunOptions
     if (subject) ev['subject'] = subject;
     if (d.run) ev['run'] = d.run;
     ev['seq'] = seq;
-    const cause = d.causeRef ? refs.get(d.causeRef) : undefined;
+    const cause = d.cause ?? (d.causeRef ? refs.get(d.causeRef) : undefined);
     if (cause) ev['cause'] = cause;
     if (d.severity && d.severity !== 'info') ev['severity'] = d.severity;
     ev['capture'] = d.capture;

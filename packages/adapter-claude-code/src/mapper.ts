@@ -3,6 +3,7 @@
 // drafts go (the daemon emits them through its relay connection; `aep claude-code map` prints them).
 // One module per hook family (mapping/*.ts); this file only resolves the session and dispatches.
 import type { MappingConfig } from './config.js';
+import { gatedText } from './content.js';
 import type { HookInput } from './hook-input.js';
 import { ELICITATION_HOOKS } from './mapping/elicitation.js';
 import { NOTIFICATION_HOOKS } from './mapping/notification.js';
@@ -53,6 +54,39 @@ export class ClaudeCodeMapper {
   /** The current run of a Claude Code session (sanitized id), if a turn is in progress. */
   currentRun(key: string): string | undefined {
     return this.state.sessions.get(key)?.run?.id;
+  }
+
+  /** What steering needs of an AEP session: whether it is open, its current run, its parent. */
+  steerable(aepSession: string): { open: boolean; run?: string; parent?: string } | undefined {
+    const s = this.state.byAepId(aepSession);
+    if (!s) return undefined;
+    const v: { open: boolean; run?: string; parent?: string } = { open: !s.ended };
+    if (s.run) v.run = s.run.id;
+    if (s.parent) v.parent = s.parent;
+    return v;
+  }
+
+  /**
+   * Ends the current run of `aepSession` as cancelled by the control command `commandId`
+   * (`run.cancelled{by:"control", reason [redacted]}`, cause = the command, AEP-0004 §6). Empty
+   * when no run is in progress.
+   */
+  cancelRun(aepSession: string, now: number, commandId: string, reason?: string): EventDraft[] {
+    const s = this.state.byAepId(aepSession);
+    if (!s?.run) return [];
+    const out: EventDraft[] = [];
+    const extra: Record<string, unknown> = { by: 'control' };
+    const r = reason !== undefined ? gatedText(this.config, this.state.cap('run.cancelled'), reason) : undefined;
+    if (r !== undefined) extra['reason'] = r;
+    this.state.endRun(s, out, now, 'run.cancelled', extra);
+    for (const d of out) { delete d.causeRef; d.cause = commandId; }
+    return out;
+  }
+
+  /** A `progress.status` in `aepSession` cause-linked to a control command (pause / resume outcomes). */
+  steeringStatus(aepSession: string, phase: string, commandId: string): EventDraft | undefined {
+    const s = this.state.byAepId(aepSession);
+    return s ? this.state.draft('progress.status', s, { phase }, { cause: commandId }) : undefined;
   }
 
   /**

@@ -22,6 +22,8 @@ export interface EventDraft {
   ref?: string;
   /** `cause` = the id remembered under this key, when known. */
   causeRef?: string;
+  /** `cause` = this event id (e.g. the control command a `run.cancelled` follows, AEP-0004 §6). */
+  cause?: string;
   /** `subject` = the id remembered under this key, when known (attention lifecycle, AEP-0002 §7.1). */
   subjectRef?: string;
   /** Extension attributes (AEP-0001 §5.4), e.g. `approvaldigest` on a permission request (contract C1). */
