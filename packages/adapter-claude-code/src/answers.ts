@@ -111,7 +111,7 @@ function checkRefusal(answer: HookAnswer): AnswerCheckResult | undefined {
   }
   if (answer.option === FORM_CANCEL_OPTION) return { ok: true, applied: { option: FORM_CANCEL_OPTION } };
   if (answer.option !== undefined) {
-    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "decline" / "cancel"`, 'AEP-0006 §4')] };
+    return { ok: false, issues: [issue('form.option', '/data/answer/option', 'the option is not offered: answer with values, or "decline" / "cancel"', 'AEP-0006 §4')] };
   }
   return undefined;
 }
@@ -160,7 +160,7 @@ function checkPermission(spec: AttentionSpec, answer: HookAnswer): AnswerCheckRe
     if (text?.trim()) applied.text = text;
     return { ok: true, applied };
   }
-  if (option !== undefined) return { ok: false, issues: [issue('answer.option', '/data/answer/option', `option "${option}" is not one of allow, deny`, 'AEP-0002 §5.3')] };
+  if (option !== undefined) return { ok: false, issues: [issue('answer.option', '/data/answer/option', 'the option is not one of allow, deny', 'AEP-0002 §5.3')] };
   return { ok: false, issues: [issue('answer.option', '/data/answer', 'a permission answer needs option "allow" or "deny" (or text, AEP-0008)', 'AEP-0008 §1')] };
 }
 

@@ -3,8 +3,8 @@
 // (the complete tool input the decision applies to, never cut or folded) and the emitter check
 // that refuses a permissive answer whose `approvalproof` does not bind this request to that text.
 // Pure: no I/O.
-import type { Issue } from '@aep/protocol';
-import { APPROVAL_PROOF_ATTR, checkApprovalProof, mapTextAnswer, optionEffect } from '@aep/protocol';
+import type { Issue, RedactOptions } from '@aep/protocol';
+import { APPROVAL_PROOF_ATTR, checkApprovalProof, mapTextAnswer, optionEffect, redactValue } from '@aep/protocol';
 
 /** Bash inputs whose only other members do not change what runs (integrations.md §1). */
 const BASH_PLAIN_KEYS: ReadonlySet<string> = new Set(['command', 'description', 'timeout', 'run_in_background']);
@@ -16,9 +16,25 @@ const BASH_PLAIN_KEYS: ReadonlySet<string> = new Set(['command', 'description', 
  * newlines and every character kept (surfaces make invisible characters visible, `visibleText`).
  */
 export function approvalText(toolName: string, input: Record<string, unknown>): string {
+  const command = plainBashCommand(toolName, input);
+  return command ?? JSON.stringify(input, null, 2);
+}
+
+function plainBashCommand(toolName: string, input: Record<string, unknown>): string | undefined {
   const command = input['command'];
-  if (toolName === 'Bash' && typeof command === 'string' && Object.keys(input).every((k) => BASH_PLAIN_KEYS.has(k))) return command;
-  return JSON.stringify(input, null, 2);
+  return toolName === 'Bash' && typeof command === 'string' && Object.keys(input).every((k) => BASH_PLAIN_KEYS.has(k)) ? command : undefined;
+}
+
+/**
+ * The approval text to put through the §9.4 pipeline at `redacted`. A JSON approval text is
+ * redacted value by value first (`redactValue` on the input, then serialized the same way): in
+ * serialized JSON a secret right after an escape (`"\nsk-…"`) is glued to the escape's letter
+ * and a text pattern anchored at a word boundary would miss it. The caller still runs the text
+ * pipeline on the result. Any change makes the copy incomplete (its digest no longer matches), so
+ * no surface can allow from it (contract C1).
+ */
+export function approvalTextForRedaction(toolName: string, input: Record<string, unknown>, opts: RedactOptions): string {
+  return plainBashCommand(toolName, input) ?? JSON.stringify(redactValue(input, opts), null, 2);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

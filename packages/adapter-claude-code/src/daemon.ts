@@ -361,7 +361,7 @@ export class ClaudeCodeDaemon {
     const c = parseCancel(cmd.event as unknown as Record<string, unknown>);
     if (Array.isArray(c)) return { status: 'rejected', reason: 'invalid', issues: c };
     if (t.run === undefined) return { status: 'rejected', reason: 'refused', detail: `no turn is in progress in session ${t.session}` };
-    if (c.scope === 'run' && c.run !== t.run) return { status: 'rejected', reason: 'refused', detail: `run ${String(c.run)} is not in progress (the current run is ${t.run})` };
+    if (c.scope === 'run' && c.run !== t.run) return { status: 'rejected', reason: 'refused', detail: `the named run is not in progress (the current run is ${t.run})` };
     const reason = cancelReason(c.reason, cmd.event.agent);
     return {
       status: 'accepted',

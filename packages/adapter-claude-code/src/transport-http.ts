@@ -78,16 +78,22 @@ function hostName(header: string | undefined): string | undefined {
   return colon >= 0 ? h.slice(0, colon) : h;
 }
 
+/** A header value as it may appear in a log line: quoted, escaped, at most 80 characters. */
+function shown(v: string | undefined): string {
+  const t = v ?? '';
+  return JSON.stringify(t.length > 80 ? `${t.slice(0, 80)}…` : t);
+}
+
 /** The security checks every request passes first; answers and returns false when one fails. */
 function admitted(o: HttpTransportOptions, req: IncomingMessage, res: ServerResponse): boolean {
   const host = hostName(req.headers.host);
   if (host === undefined || !LOOPBACK_HOSTS.has(host)) {
-    o.refusals.note(ADAPTER_ERRORS.FORBIDDEN_HOST, `refused a request for Host ${JSON.stringify(req.headers.host ?? '')} (not a loopback name)`);
+    o.refusals.note(ADAPTER_ERRORS.FORBIDDEN_HOST, `refused a request for Host ${shown(req.headers.host)} (not a loopback name)`);
     refuse(res, 403, ADAPTER_ERRORS.FORBIDDEN_HOST, 'the Host header must be a loopback name (127.0.0.1, localhost, [::1])');
     return false;
   }
   if (req.headers.origin !== undefined) {
-    o.refusals.note(ADAPTER_ERRORS.FORBIDDEN_ORIGIN, `refused a request carrying Origin ${JSON.stringify(req.headers.origin)} (hooks never come from a web page)`);
+    o.refusals.note(ADAPTER_ERRORS.FORBIDDEN_ORIGIN, `refused a request carrying Origin ${shown(req.headers.origin)} (hooks never come from a web page)`);
     refuse(res, 403, ADAPTER_ERRORS.FORBIDDEN_ORIGIN, 'requests carrying a browser Origin are refused');
     return false;
   }
@@ -111,7 +117,7 @@ function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerRes
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    o.refusals.note(ADAPTER_ERRORS.UNSUPPORTED_MEDIA_TYPE, `refused a hook POST of type ${JSON.stringify(type)} (only application/json)`);
+    o.refusals.note(ADAPTER_ERRORS.UNSUPPORTED_MEDIA_TYPE, `refused a hook POST of type ${shown(type)} (only application/json)`);
     refuse(res, 415, ADAPTER_ERRORS.UNSUPPORTED_MEDIA_TYPE, 'hook bodies are application/json');
     req.resume();
     return;

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { approvalDigest, approvalProof, approvalView, redact } from '@aep/protocol';
+import { approvalDigest, approvalProof, approvalView, redact, redactValue } from '@aep/protocol';
 import { CommandSender, subscribe } from '@aep/client';
 import type { Subscription, WireEvent } from '@aep/client';
 import { approvalText, dryRun, mappingConfig } from '@aep/adapter-claude-code';
@@ -147,8 +147,7 @@ test('an Edit request carries path and change as JSON; at redacted a secret in i
   const input = { file_path: '/srv/app/.env', old_string: 'KEY=old', new_string: 'OPENAI_API_KEY=sk-proj-AbCdEfGh1234567890_abcdefGHIJ' };
   const { reply, request } = await held(daemon, 'cc-approve', input, 'Edit');
   const prompt = (request.data as Record<string, unknown>)['prompt'] as string;
-  const text = JSON.stringify(input, null, 2);
-  assert.equal(prompt, redact(text), 'the §9.4 pipeline ran on it');
+  assert.equal(prompt, redact(JSON.stringify(redactValue(input), null, 2)), 'the §9.4 pipeline ran on it (value by value, then as text)');
   assert.ok(!prompt.includes('sk-proj-'), 'the key never reaches the relay at redacted');
   assert.equal(approvalView(request).complete, false);
   const tryIt = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, prompt) });

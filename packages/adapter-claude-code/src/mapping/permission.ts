@@ -2,7 +2,7 @@
 // (contract C1; approval.ts; docs/decisions.md "Approvals").
 import type { AttentionRequestInput } from '@aep/protocol';
 import { APPROVAL_DIGEST_ATTR, approvalDigest } from '@aep/protocol';
-import { approvalText } from '../approval.js';
+import { approvalText, approvalTextForRedaction } from '../approval.js';
 import { contentDigest } from '../content.js';
 import type { HookContext, HookMapping, MapperState } from './state.js';
 import type { AttentionSpec } from './types.js';
@@ -19,7 +19,8 @@ function permissionRequest(m: MapperState, { hook, s, toolName }: HookContext): 
   const toolInput = hook.tool_input ?? {};
   const text = approvalText(toolName, toolInput);
   const options = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
-  const input: AttentionRequestInput = { kind: 'permission', prompt: text, options, respond_via: ['control'], context: { tool_input: toolInput } };
+  const shown = m.cap('attention.requested') === 'redacted' ? approvalTextForRedaction(toolName, toolInput, m.redaction()) : text;
+  const input: AttentionRequestInput = { kind: 'permission', prompt: shown, options, respond_via: ['control'], context: { tool_input: toolInput } };
   const request = m.draft('attention.requested', s, m.requestData(input, toolName), {
     subject: toolName, severity: 'notice', ref: m.newRef('attention'),
     extensions: { [APPROVAL_DIGEST_ATTR]: approvalDigest(text) },

@@ -5,6 +5,14 @@ import { gatedText } from '../content.js';
 import type { EndReason, HookContext, HookMapping, MapperState } from './state.js';
 import { safeId, str } from './state.js';
 
+/**
+ * A subagent's type at `metadata` only when it is a structural token (an agent definition's
+ * name); anything else could be free text and is left out (capture is the boundary).
+ */
+function agentType(v: unknown): string | undefined {
+  return typeof v === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(v) ? v : undefined;
+}
+
 /** Maps `SessionEnd.reason` to `session.ended.reason` (closed enum, AEP-0002 §5.3). */
 function endReason(reason: unknown): EndReason {
   switch (reason) {
@@ -60,7 +68,8 @@ function subagentStart(m: MapperState, { hook, s: parent, out, now }: HookContex
   const childId = m.childKey(parent, agentId);
   const child: Record<string, unknown> = { session: childId, agent: m.config.agent };
   const data: Record<string, unknown> = { child };
-  if (hook.agent_type) data['agent_type'] = hook.agent_type;
+  const type = agentType(hook.agent_type);
+  if (type) data['agent_type'] = type;
   const ref = m.newRef('delegation');
   out.push(m.draft('delegation.subagent.started', parent, data, { ref }));
   const open = m.sessions.get(childId);
@@ -81,7 +90,8 @@ function subagentStart(m: MapperState, { hook, s: parent, out, now }: HookContex
 function subagentStop(m: MapperState, { hook, s: parent, out, dismiss, now }: HookContext): undefined {
   const agentId = str(hook.agent_id);
   const data: Record<string, unknown> = { status: 'completed' };
-  if (hook.agent_type) data['agent_type'] = hook.agent_type;
+  const type = agentType(hook.agent_type);
+  if (type) data['agent_type'] = type;
   if (agentId) {
     const childId = m.childKey(parent, agentId);
     data['child'] = { session: m.sessions.get(childId)?.id ?? childId, agent: m.config.agent };

@@ -152,8 +152,9 @@ export class MapperState {
       if (parent.run) p['run'] = parent.run;
       data['parent'] = p;
     }
+    // A model name at `metadata` only when it is a structural token (never free text).
     const model = str(hook['model']);
-    if (model && !parent) data['gen_ai.request.model'] = model;
+    if (model && !parent && /^[A-Za-z0-9_.:@/[\]-]{1,100}$/.test(model)) data['gen_ai.request.model'] = model;
     const cwd = str(hook.cwd);
     if (cwd) {
       const c = gatedText(this.config, cap, cwd);
