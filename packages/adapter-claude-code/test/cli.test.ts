@@ -67,3 +67,21 @@ test('serve on a busy port exits 5 at once with AEP_CC_ADDRESS_IN_USE (nothing k
     squatter.close();
   }
 });
+
+test('the command-hook shim loads only node: built-ins (it must start fast): no workspace package, no dependency', () => {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^import[^'"]*['"]([^'"]+)['"]/gm)) {
+      const spec = m[1]!;
+      if (/^import\s+type\b/.test(m[0])) continue;
+      if (spec.startsWith('node:')) continue;
+      assert.ok(spec.startsWith('./'), `${file} imports ${spec}`);
+      visit(new URL(spec.replace(/\.js$/, '.ts'), `file://${file}`).pathname);
+    }
+  };
+  visit(new URL('../src/hook.ts', import.meta.url).pathname);
+  assert.ok(seen.size >= 3, [...seen].join(', '));
+});
