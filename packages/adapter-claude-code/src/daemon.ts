@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import type { CaptureLevel } from '@aep/protocol';
 import { captureRank } from '@aep/protocol';
 import { AttentionEngine } from '@aep/client';
-import type { AnswerCheck, AttentionKind, AttentionPort, AttentionPromise, CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
+import type { AttentionPort, AttentionPromise, CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
 import type { MappingConfig } from './config.js';
 import { captureFor, mappingConfig } from './config.js';
 import { ADAPTER_ERRORS, AdapterError } from './errors.js';
@@ -18,8 +18,8 @@ import type { HookExchange } from './exchange.js';
 import { parseHookText } from './hook-input.js';
 import type { AttentionSpec, DismissRule, EventDraft } from './mapper.js';
 import { ClaudeCodeMapper } from './mapper.js';
-import { FORM_ANSWER_OPTIONS, NO_DECISION, checkAnswer, hookOutput } from './answers.js';
-import { APPROVAL_PROOF_DETAIL, approvalIssues } from './approval.js';
+import { NO_DECISION, hookOutput } from './answers.js';
+import { engineRequest } from './request.js';
 import { DEFAULT_LIMITS, DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
 import { defaultSecretPath, defaultSocketPath, ensureSecret } from './local.js';
 import { RefusalLog } from './refusal-log.js';
@@ -104,14 +104,6 @@ interface Held {
   cancelled?: string;
 }
 
-/** The AEP kind of each answerable hook (mapper.ts). */
-const KIND: Record<AttentionSpec['hook'], AttentionKind> = { ask: 'form', permission: 'permission', elicitation: 'form' };
-
-/** The options an answer may choose: a permission's allow/deny; a form's decline/cancel (contract C2). */
-function answerOptions(spec: AttentionSpec): { id: string; label: string }[] {
-  return spec.hook === 'permission' ? spec.options ?? [] : [...FORM_ANSWER_OPTIONS];
-}
-
 /** The highest level the config may emit at: the connection's ceiling. */
 function ceilingOf(cfg: MappingConfig): CaptureLevel {
   const levels = [cfg.capture, ...cfg.overrides.map((o) => o.level)];
@@ -150,8 +142,6 @@ export class ClaudeCodeDaemon {
   private lostTimer: NodeJS.Timeout | undefined;
   /** Hooks waiting for the relay connection (resolved on connect, or at their grace). */
   private readonly connectWaiters = new Set<(ok: boolean) => void>();
-  /** The request being raised: its extension attributes ride on the engine's one emit. */
-  private raising: EventDraft | undefined;
   private closing: Promise<void> | undefined;
   private readonly steering = new Steering();
 
@@ -171,19 +161,8 @@ export class ClaudeCodeDaemon {
     const port: AttentionPort = {
       ceiling: ceilingOf(this.cfg),
       options: { agent: this.cfg.agent },
-      emit: (session, type, data, attrs) => {
-        // approvaldigest (contract C1) rides on the one `attention.requested` the engine emits
-        // synchronously inside requestAttention: a bridge until the engine takes extension
-        // attributes itself (reported to its owner).
-        const ext = type === 'attention.requested' ? this.raising?.extensions : undefined;
-        return this.up().emit(session, type, data, ext ? { ...attrs, extensions: ext } : { ...attrs });
-      },
-      onCommand: (type, handler) => {
-        // Contract C1, emitter side: a permissive answer must prove the complete input was in the
-        // answerer's hands; otherwise nack `invalid` before the engine.
-        this.up().onCommand(type, (cmd) => this.approvalGate(cmd) ?? handler(cmd));
-        return () => {};
-      },
+      emit: (session, type, data, attrs) => this.up().emit(session, type, data, { ...attrs }),
+      onCommand: (type, handler) => { this.up().onCommand(type, handler); return () => {}; },
     };
     this.uplink = opts.uplink;
     this.engine = new AttentionEngine(port, {
@@ -336,7 +315,10 @@ export class ClaudeCodeDaemon {
     void p.then((o) => {
       this.held.delete(p.id);
       if (h.cancelled !== undefined) x.reply(cancelOutput(hookName, h.cancelled));
-      else x.reply(o.status === 'answered' ? hookOutput(spec, o.answer) : NO_DECISION);
+      else if (o.status === 'answered') x.reply(hookOutput(spec, o.answer));
+      // The person cancelled the form (contract C2): recorded dismissed; MCP hears `cancel`.
+      else if (o.status === 'dismissed' && o.refusal === 'cancel') x.reply(hookOutput(spec, { option: 'cancel' }));
+      else x.reply(NO_DECISION);
     });
   }
 
@@ -449,30 +431,18 @@ export class ClaudeCodeDaemon {
   }
 
   /**
-   * Raises `spec` on the engine. answers.ts checks the hook-specific rules after the engine's own
-   * (its issues nack `invalid`; its applied answer is recorded); the hook output is derived from
-   * the settled outcome, not passed out of the check.
+   * Raises `spec` on the engine, which alone decides answers: the fields and the schema's
+   * constraints, the permission's options and its approval text (contract C1: the engine sets
+   * `approvaldigest` and refuses an allow without a valid `approvalproof`), and every form's
+   * decline/cancel (contract C2) are given as data; answers.ts only translates what it accepted.
    */
   private raise(spec: AttentionSpec, expiresInMs: number | undefined): AttentionPromise | undefined {
     const r = spec.request;
     const subject = r.subjectRef ? this.refs.get(r.subjectRef) : r.subject;
     const cause = r.causeRef ? this.refs.get(r.causeRef) : undefined;
-    const validate = (answer: unknown): AnswerCheck => {
-      const c = checkAnswer(spec, answer);
-      return c.ok ? { answer: c.applied } : c.issues;
-    };
-    this.raising = r;
     try {
       const p = this.engine.requestAttention({
-        session: r.session, kind: KIND[spec.hook], data: r.data ?? {}, capture: r.capture,
-        ...(r.severity ? { severity: r.severity } : {}),
-        ...(subject ? { subject } : {}),
-        ...(cause ? { cause } : {}),
-        ...(r.run ? { run: r.run } : {}),
-        ...(spec.fields ? { fields: spec.fields } : {}),
-        options: answerOptions(spec),
-        ...(expiresInMs !== undefined ? { expiresInMs } : {}),
-        validate,
+        ...engineRequest(spec, { ...(subject ? { subject } : {}), ...(cause ? { cause } : {}), ...(expiresInMs !== undefined ? { expiresInMs } : {}) }),
         onRejected: (issues, cmd) => this.log(`aep claude-code: answer to ${String(cmd.subject)} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`),
       });
       if (r.ref) this.remember(r.ref, p.id);
@@ -480,20 +450,7 @@ export class ClaudeCodeDaemon {
     } catch (err) {
       this.log(`aep claude-code: ${ADAPTER_ERRORS.EMIT_FAILED}: ${r.type}: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
-    } finally {
-      this.raising = undefined;
     }
-  }
-
-  /** Contract C1: a permissive answer to a held permission request must carry a valid proof. */
-  private approvalGate(cmd: IncomingCommand): CommandDecision | undefined {
-    const id = cmd.event.subject;
-    const h = typeof id === 'string' ? this.held.get(id) : undefined;
-    if (!h || h.spec.approvalText === undefined || typeof id !== 'string') return undefined;
-    const issues = approvalIssues(id, h.spec.approvalText, h.spec.options ?? [], cmd.event as unknown as Record<string, unknown>);
-    if (!issues) return undefined;
-    this.log(`aep claude-code: answer to ${id} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`);
-    return { status: 'rejected', reason: 'invalid', detail: APPROVAL_PROOF_DETAIL, issues, capture: h.spec.request.capture };
   }
 
   private heldIn(session: string): boolean {

@@ -1,6 +1,6 @@
 // Public API of @aep/adapter-claude-code: named exports only (no `export *`).
 export { ClaudeCodeMapper, safeId, structuralPrompt } from './mapper.js';
-export { approvalText, approvalIssues, isPermissiveAnswer, APPROVAL_PROOF_RULE, APPROVAL_PROOF_DETAIL } from './approval.js';
+export { approvalText, approvalTextForRedaction } from './approval.js';
 export type { EventDraft, AttentionSpec, AttentionHookKind, DismissRule, MapResult } from './mapper.js';
 export { mappingConfig, parseCaptureOverride, parseCaptureLevel, captureFor, DEFAULT_AGENT } from './config.js';
 export type { MappingConfig, CaptureOverride } from './config.js';
@@ -8,9 +8,13 @@ export { parseHookInput, parseHookText, checkAskUserQuestion, askQuestions } fro
 export { AdapterError, ADAPTER_ERRORS, ADAPTER_ERROR_TABLE } from './errors.js';
 export type { AdapterErrorInfo } from './errors.js';
 export type { HookInput, AskQuestion } from './hook-input.js';
-export { applyAnswer, checkAnswer, hookOutput, askAnswers, checkAnswerShape, NO_DECISION, FORM_ANSWER_OPTIONS } from './answers.js';
-export type { HookAnswer, AnswerResult, AnswerCheckResult } from './answers.js';
+export { translateAnswer, hookOutput, askAnswers, NO_DECISION } from './answers.js';
+export type { HookAnswer } from './answers.js';
+export { engineRequest } from './request.js';
+export type { EngineRequestExtras } from './request.js';
 export { startDaemon, ClaudeCodeDaemon } from './daemon.js';
+export { Steering, STEERING_COMMANDS, CANCELLED_HOOKS, parseCancel, cancelOutput, cancelReason } from './steering.js';
+export type { CancelCommand, PauseEnd } from './steering.js';
 export { defaultSecretPath, defaultSocketPath, ensureSecret, readSecret } from './local.js';
 export { privatePathProblem } from './private-path.js';
 export type { DaemonOptions, DaemonHandle, DaemonLimits, Uplink } from './daemon.js';

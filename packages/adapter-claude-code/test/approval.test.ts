@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { approvalDigest, approvalProof, approvalView, redact, redactValue } from '@aep/protocol';
+import { approvalDigest, approvalProof, approvalView } from '@aep/protocol';
 import { CommandSender, subscribe } from '@aep/client';
 import type { Subscription, WireEvent } from '@aep/client';
 import { approvalText, dryRun, mappingConfig } from '@aep/adapter-claude-code';
@@ -97,7 +97,7 @@ test('newline attack: the whole command arrives with its newline; an allow for t
   const r1 = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, folded) });
   assert.equal(r1.status, 'rejected');
   assert.equal(r1.reason, 'invalid');
-  assert.match(r1.detail ?? '', /show the complete input first.*answer on the agent's machine/);
+  assert.match(r1.detail ?? '', /show the complete input to the person first/);
   assert.deepEqual(r1.issues?.map((i) => i.rule), ['control.respond.approval-proof']);
   const r2 = await sendRespond(sender, request, { option: 'allow' });
   assert.equal(r2.reason, 'invalid', 'no proof at all');
@@ -143,16 +143,25 @@ test('at capture metadata no command is shown, so no allow is accepted (whatever
   assert.deepEqual((await reply).body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
 });
 
-test('an Edit request carries path and change as JSON; at redacted a secret in it makes the copy incomplete (no allow)', async () => {
-  const input = { file_path: '/srv/app/.env', old_string: 'KEY=old', new_string: 'OPENAI_API_KEY=sk-proj-AbCdEfGh1234567890_abcdefGHIJ' };
+test('an Edit request carries path and change as JSON; a secret in it at redacted sends it out at metadata (nothing to allow remotely, nothing leaked)', async () => {
+  const input = { file_path: '/srv/app/.env', old_string: 'KEY=old', new_string: 'line one\nsk-proj-AbCdEfGh1234567890_abcdefGHIJ' };
   const { reply, request } = await held(daemon, 'cc-approve', input, 'Edit');
-  const prompt = (request.data as Record<string, unknown>)['prompt'] as string;
-  assert.equal(prompt, redact(JSON.stringify(redactValue(input), null, 2)), 'the §9.4 pipeline ran on it (value by value, then as text)');
-  assert.ok(!prompt.includes('sk-proj-'), 'the key never reaches the relay at redacted');
+  assert.equal(request.capture ?? 'metadata', 'metadata', 'down-levelled: the text pipeline would miss the key glued to the escaped newline');
+  assert.equal((request.data as Record<string, unknown>)['prompt'], 'cc-approve requests permission: Edit');
+  assert.ok(!JSON.stringify(request).includes('sk-proj-'), 'the key never reaches the relay');
+  assert.equal(request['approvaldigest'], approvalDigest(JSON.stringify(input, null, 2)));
   assert.equal(approvalView(request).complete, false);
-  const tryIt = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, prompt) });
-  assert.equal(tryIt.reason, 'invalid', 'the redacted copy cannot prove the original');
+  const tryIt = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, (request.data as Record<string, unknown>)['prompt'] as string) }, 'metadata');
+  assert.equal(tryIt.reason, 'invalid');
   assert.ok(await stillHeld(reply));
-  assert.equal((await sendRespond(sender, request, { option: 'deny' })).status, 'accepted');
+  assert.equal((await sendRespond(sender, request, { option: 'deny' }, undefined, 'metadata')).status, 'accepted');
   await reply;
+  // Without a secret the JSON text goes out at redacted, whole.
+  const plain = { file_path: '/srv/app/a.ts', old_string: 'a\nb', new_string: 'c\nd' };
+  const second = await held(daemon, 'cc-approve', plain, 'Edit');
+  assert.equal(second.request.capture, 'redacted');
+  assert.equal((second.request.data as Record<string, unknown>)['prompt'], JSON.stringify(plain, null, 2));
+  assert.ok(approvalView(second.request).complete);
+  assert.equal((await sendRespond(sender, second.request, { option: 'allow' }, { approvalproof: approvalProof(second.request.id, JSON.stringify(plain, null, 2)) })).status, 'accepted');
+  await second.reply;
 });

@@ -25,7 +25,7 @@ function elicitation(m: MapperState, { hook, s, out, now }: HookContext): Attent
       const extra: Partial<EventDraft> = { severity: 'notice', ref: m.newRef('attention') };
       if (server) extra.subject = server;
       const request = m.draft(type, s, { ...mapped.data }, extra);
-      return { hook: 'elicitation', request, schema, fields: real.data.fields };
+      return { hook: 'elicitation', request, schema, fields: real.data.fields, constraints: real.constraints };
     }
   }
   // URL mode (and schemas a form cannot express): informational only, answered in Claude Code's

@@ -1,7 +1,7 @@
 // PermissionRequest -> one blocking `kind:"permission"` request that shows exactly what will run
 // (contract C1; approval.ts; docs/decisions.md "Approvals").
 import type { AttentionRequestInput } from '@aep/protocol';
-import { APPROVAL_DIGEST_ATTR, approvalDigest } from '@aep/protocol';
+import { APPROVAL_DIGEST_ATTR, approvalDigest, redact } from '@aep/protocol';
 import { approvalText, approvalTextForRedaction } from '../approval.js';
 import { contentDigest } from '../content.js';
 import type { HookContext, HookMapping, MapperState } from './state.js';
@@ -19,10 +19,17 @@ function permissionRequest(m: MapperState, { hook, s, toolName }: HookContext): 
   const toolInput = hook.tool_input ?? {};
   const text = approvalText(toolName, toolInput);
   const options = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
-  const shown = m.cap('attention.requested') === 'redacted' ? approvalTextForRedaction(toolName, toolInput, m.redaction()) : text;
-  const input: AttentionRequestInput = { kind: 'permission', prompt: shown, options, respond_via: ['control'], context: { tool_input: toolInput } };
-  const request = m.draft('attention.requested', s, m.requestData(input, toolName), {
-    subject: toolName, severity: 'notice', ref: m.newRef('attention'),
+  const input: AttentionRequestInput = { kind: 'permission', prompt: text, options, respond_via: ['control'], context: { tool_input: toolInput } };
+  let capture = m.cap('attention.requested');
+  // At `redacted` the prompt is the text through the §9.4 pipeline. In serialized JSON a secret
+  // right after an escape (`"\nsk-…"`) is glued to the escape's letter and the text patterns,
+  // anchored at a word boundary, miss it; redacting value by value does not. When the two
+  // disagree the input holds a secret the text pass may have kept, and its copy could not be
+  // approved remotely anyway (it is incomplete): the request goes out at `metadata` instead.
+  const redaction = m.redaction();
+  if (capture === 'redacted' && redact(text, redaction) !== redact(approvalTextForRedaction(toolName, toolInput, redaction), redaction)) capture = 'metadata';
+  const request = m.draft('attention.requested', s, m.requestData(input, toolName, undefined, undefined, capture), {
+    subject: toolName, severity: 'notice', ref: m.newRef('attention'), capture,
     extensions: { [APPROVAL_DIGEST_ATTR]: approvalDigest(text) },
   });
   const spec: AttentionSpec = { hook: 'permission', request, toolName, toolInput, inputDigest: contentDigest(toolInput), options, approvalText: text };

@@ -265,12 +265,12 @@ export class MapperState {
   }
 
   /** `attention.requested` data at the type's capture level via the shared builder (AEP-0003 §9.2). */
-  requestData(input: AttentionRequestInput, subject: string | undefined, synthesize?: (i: AttentionRequestInput) => string, placeholder?: 'index'): Record<string, unknown> | undefined {
+  requestData(input: AttentionRequestInput, subject: string | undefined, synthesize?: (i: AttentionRequestInput) => string, placeholder?: 'index', capture?: CaptureLevel): Record<string, unknown> | undefined {
     const opts: BuildAttentionRequestOptions = { agent: this.config.agent, redaction: this.redaction() };
     if (placeholder) opts.placeholder = placeholder;
     if (subject !== undefined) opts.subject = subject;
     if (synthesize) opts.synthesize = synthesize;
-    const data = buildAttentionRequestData(input, this.cap('attention.requested'), opts);
+    const data = buildAttentionRequestData(input, capture ?? this.cap('attention.requested'), opts);
     return data as Record<string, unknown> | undefined;
   }
 }

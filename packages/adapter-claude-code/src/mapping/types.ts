@@ -1,6 +1,6 @@
 // Shapes the mapping produces (pure data). The daemon emits drafts through its relay connection;
 // `aep claude-code map` prints them as envelopes (dry-run.ts).
-import type { CaptureLevel, FieldSpec, Severity } from '@aep/protocol';
+import type { CaptureLevel, FieldSpec, FormConstraints, Severity } from '@aep/protocol';
 import type { AskQuestion } from '../hook-input.js';
 
 /**
@@ -49,6 +49,8 @@ export interface AttentionSpec {
   questions?: AskQuestion[];
   /** MCP `requestedSchema` (Elicitation). */
   schema?: unknown;
+  /** What the schema requires beyond the fields (integer-ness, lengths, format), handed to the engine as data. */
+  constraints?: FormConstraints;
   /** The fields and options as offered (real labels), for validation and answer mapping. */
   fields?: FieldSpec[];
   options?: { id: string; label: string }[];
