@@ -1,7 +1,7 @@
 // The daemon's side of the relay: one authenticated EmitterConnection (AEP-0003 §3.5; it owns
 // seq/epoch, reconnects, dedupes commands and re-acks byte-identically, AEP-0004 §3), seen by
 // the daemon through the small Uplink interface so tests can replace it.
-import { EmitterConnection } from '@aep/client';
+import { EmitterConnection } from '@aep/client/node';
 import type { CaptureLevel } from '@aep/protocol';
 import type { CommandHandler, EmitAttributes, WireEvent } from '@aep/client';
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { approvalProof } from '@aep/protocol';
-import { CommandSender, subscribe } from '@aep/client';
+import { CommandSender, subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
 import { shimProof, FrameReader } from '../src/channel.js';
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';

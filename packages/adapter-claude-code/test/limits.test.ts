@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { subscribe } from '@aep/client';
+import { subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
 import { DEFAULT_LIMITS } from '@aep/adapter-claude-code';
 import { startRelayProcess } from '../../../test/support/cli.js';

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CommandSender, subscribe } from '@aep/client';
+import { CommandSender, subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
 import { ClaudeCodeMapper, mappingConfig, parseHookInput } from '@aep/adapter-claude-code';
 import { startRelayProcess } from '../../../test/support/cli.js';

@@ -5,7 +5,7 @@
 // the daemon did not declare are nacked `unsupported`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { CommandSender, subscribe } from '@aep/client';
+import { CommandSender, subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
 import { startRelayProcess } from '../../../test/support/cli.js';
 import type { DaemonProcess } from './support/daemon.js';
