@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAep, spawnAep, startRelayProcess } from '../../../test/support/cli.js';
+import { runAep, spawnDemo, startRelayProcess, type JsonLine } from '../../../test/support/cli.js';
 
 const TOKEN = 'test-token-demo';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
@@ -22,43 +22,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Line = Record<string, unknown>;
+type Line = JsonLine;
 
-/** Starts `aep demo agent` and exposes its JSON lines with bounded waits. */
+/** Starts `aep demo agent` against the test relay. */
 function demo(args: string[]) {
-  const child = spawnAep(['demo', 'agent', '--relay', relay.url, '--token', TOKEN, ...args]);
-  children.push(child);
-  const lines: Line[] = [];
-  let buf = '';
-  let stderr = '';
-  child.stdout?.on('data', (b: Buffer) => {
-    buf += b.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const l = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (l.trim()) lines.push(JSON.parse(l) as Line);
-    }
-  });
-  child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const next = async (pred: (l: Line) => boolean, what: string, ms = 30_000): Promise<Line> => {
-    const start = Date.now();
-    for (;;) {
-      const l = lines.find(pred);
-      if (l) return l;
-      if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; stdout=${JSON.stringify(lines)} stderr=${stderr}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  const exit = async (ms = 30_000) => {
-    let t: NodeJS.Timeout | undefined;
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => { t = setTimeout(() => r('timeout'), ms); })]);
-    clearTimeout(t);
-    if (code === 'timeout') { child.kill('SIGKILL'); throw new Error(`demo agent did not exit; stderr=${stderr}`); }
-    return code;
-  };
-  return { child, lines, next, exit, stderr: () => stderr };
+  const d = spawnDemo(relay.url, TOKEN, args);
+  children.push(d.child);
+  return d;
 }
 
 const respond = (id: string, ...args: string[]) => runAep(['respond', id, '--relay', relay.url, '--token', TOKEN, '--ack-window', '5000', ...args], undefined, { timeoutMs: 60_000 });

@@ -138,6 +138,8 @@ async function ask(p: Prompts, render: Render, req: PendingAttention, previous: 
       throw new CliError('AEP_CLI_APPROVAL_INCOMPLETE', `request ${render.oneLine(req.id)} offers nothing but options that need the complete input, which does not reach this terminal: answer on the agent's machine`);
     }
     const option = await p.select({
+      // The cursor starts on an offered option; a disabled one cannot be selected.
+      ...(offered.length < view.options.length ? { default: offered[0]?.id } : {}),
       message: view.flagged ? 'Your decision (⚠ a label contradicts what it does: read the effect)' : 'Your decision',
       choices: view.options.map((o) => ({
         value: o.id,
