@@ -98,6 +98,7 @@ function randomId(): string {
  */
 async function connect(client: typeof ClientModule, url: string, opts: DemoOpts): Promise<EmitterConnection> {
   let onRefused: (status: number) => void = () => {};
+  let refused = false;
   const refusal = new Promise<number>((resolve) => { onRefused = resolve; });
   let conn: EmitterConnection;
   try {
@@ -106,9 +107,9 @@ async function connect(client: typeof ClientModule, url: string, opts: DemoOpts)
       control: { accepts: ACCEPTS }, emits: ['session', 'run', 'attention', 'control', 'progress'],
       ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
       log: (l) => {
+        if (refused) return; // the one line below says it all; the socket's own close is noise
         const m = /refused the socket: HTTP (\d{3})/.exec(l);
-        if (m && Number(m[1]) >= 400 && Number(m[1]) < 500) onRefused(Number(m[1]));
-        else progress(l);
+        if (m && Number(m[1]) >= 400 && Number(m[1]) < 500) { refused = true; onRefused(Number(m[1])); } else progress(l);
       },
     });
   } catch (err) {

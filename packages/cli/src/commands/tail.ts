@@ -51,7 +51,7 @@ export function register(program: Command): void {
 Resume: positions are kept per relay URL + filter in the state dir; the next run with the same
 filter replays what it missed (from=all, skipping every position already printed) then
 follows live. Events are deduplicated on (source, id). Ctrl-C stops.
-Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
+Exit codes: 0 ok, 2 usage (bad filter), 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unreachable.`);
   addRelayOptions(cmd).action(action(async (opts: TailOpts) => {
     const url = relayUrl(opts.relay);
     const filter = buildFilter(opts);
