@@ -155,7 +155,8 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     };
     out({ event: 'rejected', id: subject, issues: [{ rule: issue.rule, path: issue.path, message: issue.message }] });
     progress('refused an allowing answer without a valid approval proof; the permission request stays pending');
-    return { status: 'rejected', reason: 'invalid', issues: [issue], capture: 'metadata' };
+    // Our own message (it never repeats what was submitted): readable wherever the request was.
+    return { status: 'rejected', reason: 'invalid', issues: [issue], capture: opts.capture };
   };
   const port: AttentionPort = {
     ceiling: conn.ceiling,
@@ -188,12 +189,12 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     const data = cmd.data !== null && typeof cmd.data === 'object' ? cmd.data as Record<string, unknown> : {};
     const scope = data['scope'];
     if (scope !== 'run' && scope !== 'session') {
-      return { status: 'rejected', reason: 'invalid', capture: 'metadata', issues: [{ rule: 'control.cancel.scope', path: '/data/scope', message: 'scope must be "run" or "session"', section: 'AEP-0004 §5' }] };
+      return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.scope', path: '/data/scope', message: 'scope must be "run" or "session"', section: 'AEP-0004 §5' }] };
     }
     if (scope === 'run' && cmd.run !== run) {
-      return { status: 'rejected', reason: 'invalid', capture: 'metadata', issues: [{ rule: 'control.cancel.run', path: '/run', message: 'a run-scoped cancel names the run of this session in the envelope attribute run', section: 'AEP-0004 §5' }] };
+      return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.run', path: '/run', message: 'a run-scoped cancel names the run of this session in the envelope attribute run', section: 'AEP-0004 §5' }] };
     }
-    if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: 'metadata' };
+    if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: opts.capture };
     cancelled = { scope, command: cmd.id };
     return {
       status: 'accepted',
@@ -209,7 +210,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     };
   });
   const steer = (phase: 'paused' | 'resumed') => ({ event: cmd }: IncomingCommand): CommandDecision => {
-    if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: 'metadata' };
+    if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: opts.capture };
     return {
       status: 'accepted',
       after: () => {
