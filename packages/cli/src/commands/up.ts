@@ -142,7 +142,11 @@ Examples:
       if (storePath !== null) {
         const { mkdir } = await import('node:fs/promises');
         const { dirname } = await import('node:path');
-        await mkdir(dirname(storePath), { recursive: true, mode: 0o700 });
+        try {
+          await mkdir(dirname(storePath), { recursive: true, mode: 0o700 });
+        } catch (err) {
+          throw new CliError('AEP_CLI_RELAY_START_FAILED', `cannot create the store directory ${dirname(storePath)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (pass --store PATH in a writable directory, or --memory)`);
+        }
       }
       const built = existsSync(join(webRoot, 'index.html'));
       let relay;
