@@ -53,7 +53,7 @@ test('aep pause holds the demo agent (answers still recorded), aep resume lets i
 
   const wrongRun = await aep('cancel', '--session', S, '--run', 'r-other');
   assert.equal(wrongRun.code, 3);
-  assert.match(wrongRun.stdout, /^rejected: invalid\n {2}- control\.cancel\.run at \/run: /);
+  assert.match(wrongRun.stdout, /^rejected: invalid\n {2}- control\.cancel\.unknown-run at \/run: /);
   const cancel = await aep('cancel', '--session', S, '--run', 'r-steer', '--reason', 'wrong branch', '--json');
   assert.equal(cancel.code, 0, cancel.stdout + cancel.stderr);
   const cancelId = (JSON.parse(cancel.stdout) as { command: string }).command;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type * as ClientModule from '@aep/client';
-import type { AttentionPort, CommandDecision, EmitterConnection, FieldSpec, IncomingCommand, WireEvent } from '@aep/client';
+import type { CommandDecision, EmitterConnection, FieldSpec, IncomingCommand, WireEvent } from '@aep/client';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 import { addRelayOptions, mapClientError, positiveInt, refusedError, relayUrl } from '../util/relay.js';
@@ -133,45 +133,9 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
   const run = opts.run ?? `run-${randomId()}`;
   const conn = await connect(client, url, opts);
 
-  // Approvals (contract C1): the permission request's prompt is its approval text and carries
-  // `approvaldigest`; an allowing answer must carry the matching `approvalproof`. The engine
-  // takes a port, so the demo wraps the connection: digest on the way out, proof check first on
-  // the way in (the engine still validates everything else).
-  const approvals = new Map<string, string>();
-  let nextApproval: string | undefined;
-  const checkProof = ({ event }: IncomingCommand): CommandDecision | undefined => {
-    const subject = typeof event.subject === 'string' ? event.subject : undefined;
-    const text = subject !== undefined ? approvals.get(subject) : undefined;
-    if (subject === undefined || text === undefined) return undefined;
-    const answer = event.data !== null && typeof event.data === 'object' ? (event.data as Record<string, unknown>)['answer'] : undefined;
-    const a = answer !== null && typeof answer === 'object' ? answer as Record<string, unknown> : {};
-    const option = typeof a['option'] === 'string' ? a['option']
-      : typeof a['text'] === 'string' ? protocol.mapTextAnswer({ kind: 'permission', options: PERMISSION_OPTIONS }, a['text']).option : undefined;
-    if (option === undefined || protocol.optionEffect(option) !== 'allow') return undefined;
-    if (protocol.checkApprovalProof(subject, text, (event as unknown as Record<string, unknown>)[protocol.APPROVAL_PROOF_ATTR])) return undefined;
-    const issue = {
-      rule: 'control.respond.approval-proof', path: `/${protocol.APPROVAL_PROOF_ATTR}`, section: 'docs/decisions.md "Approvals"',
-      message: 'an allowing answer needs the approvalproof computed from the complete approval text; the answerer did not show that it held it',
-    };
-    out({ event: 'rejected', id: subject, issues: [{ rule: issue.rule, path: issue.path, message: issue.message }] });
-    progress('refused an allowing answer without a valid approval proof; the permission request stays pending');
-    // Our own message (it never repeats what was submitted): readable wherever the request was.
-    return { status: 'rejected', reason: 'invalid', issues: [issue], capture: opts.capture };
-  };
-  const port: AttentionPort = {
-    ceiling: conn.ceiling,
-    options: conn.options,
-    emit: (s, type, data, attrs) => {
-      if (type !== 'attention.requested' || nextApproval === undefined) return conn.emit(s, type, data, attrs);
-      const text = nextApproval;
-      nextApproval = undefined;
-      const e = conn.emit(s, type, data, { ...attrs, extensions: { ...(attrs?.extensions ?? {}), [protocol.APPROVAL_DIGEST_ATTR]: protocol.approvalDigest(text) } });
-      approvals.set(e.id, text);
-      return e;
-    },
-    onCommand: (type, handler) => conn.onCommand(type, type !== 'control.attention.respond' ? handler : (cmd) => checkProof(cmd) ?? handler(cmd)),
-  };
-  const engine = new client.AttentionEngine(port, { capture: opts.capture });
+  // Approvals (contract C1) are the engine's: the permission request passes its approval text,
+  // the engine sets approvaldigest and nacks an allowing answer without the matching proof.
+  const engine = new client.AttentionEngine(conn, { capture: opts.capture });
 
   // ---- steering (contract C8) ------------------------------------------------------------
   let stopping = false;
@@ -192,7 +156,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
       return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.scope', path: '/data/scope', message: 'scope must be "run" or "session"', section: 'AEP-0004 §5' }] };
     }
     if (scope === 'run' && cmd.run !== run) {
-      return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.run', path: '/run', message: 'a run-scoped cancel names the run of this session in the envelope attribute run', section: 'AEP-0004 §5' }] };
+      return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.unknown-run', path: '/run', message: 'a run-scoped cancel names the run of this session in the envelope attribute run', section: 'AEP-0004 §5' }] };
     }
     if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: opts.capture };
     cancelled = { scope, command: cmd.id };
@@ -284,9 +248,8 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
 
   if (stopping) return new Promise<void>(() => { /* the signal handler ends the session and exits */ });
   if ((opts.only === 'permission' || opts.only === 'both') && await proceed()) {
-    nextApproval = opts.command;
     const p = engine.requestAttention({
-      session, run, kind: 'permission', prompt: opts.command, subject: 'Bash',
+      session, run, kind: 'permission', approvalText: opts.command, subject: 'Bash',
       options: PERMISSION_OPTIONS,
       ...(timeoutMs !== undefined ? { expiresInMs: timeoutMs } : {}),
       onRejected: (issues) => {
