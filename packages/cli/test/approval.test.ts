@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { approvalDigest } from '@aep/protocol';
-import { CommandSender, EmitterConnection } from '@aep/client';
+import { CommandSender, EmitterConnection } from '@aep/client/node';
 import { runAep, spawnDemo, startRelayProcess, type JsonLine } from '../../../test/support/cli.js';
 
 const TOKEN = 'test-token-approval';

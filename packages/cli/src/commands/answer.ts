@@ -71,7 +71,7 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
     ].join('\n'));
     throw new CliError('AEP_CLI_NOT_A_TTY', 'stdin is not a terminal; use aep respond');
   }
-  const [{ listPending }, render] = await Promise.all([import('@aep/client'), import('../util/render.js')]);
+  const [{ listPending }, render] = await Promise.all([import('@aep/client/node'), import('../util/render.js')]);
   let pending: PendingAttention[];
   try {
     pending = await listPending({ url, ...(opts.token ? { token: opts.token } : {}) });

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type * as ClientModule from '@aep/client';
-import type { CommandDecision, EmitterConnection, FieldSpec, IncomingCommand, WireEvent } from '@aep/client';
+import type * as ClientModule from '@aep/client/node';
+import type { CommandDecision, EmitterConnection, FieldSpec, IncomingCommand, WireEvent } from '@aep/client/node';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { addRelayOptions, mapClientError, positiveInt, refusedError, relayUrl } from '../util/relay.js';
+import { addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
 import { selfCommand } from '../util/self.js';
 
 interface DemoOpts {
@@ -93,13 +93,11 @@ function randomId(): string {
 }
 
 /**
- * Connects, and fails at once with one line when the relay refuses the token (the SDK would
- * retry a 401 forever and report only "did not complete hello", issue 14 item 5).
+ * Connects; a refused token fails at once with one line (the SDK rejects with
+ * `AEP_CLIENT_REFUSED` and does not retry, issue 14 item 5), without the SDK's own log lines.
  */
 async function connect(client: typeof ClientModule, url: string, opts: DemoOpts): Promise<EmitterConnection> {
-  let onRefused: (status: number) => void = () => {};
   let refused = false;
-  const refusal = new Promise<number>((resolve) => { onRefused = resolve; });
   let conn: EmitterConnection;
   try {
     conn = new client.EmitterConnection({
@@ -107,27 +105,25 @@ async function connect(client: typeof ClientModule, url: string, opts: DemoOpts)
       control: { accepts: ACCEPTS }, emits: ['session', 'run', 'attention', 'control', 'progress'],
       ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
       log: (l) => {
-        if (refused) return; // the one line below says it all; the socket's own close is noise
-        const m = /refused the socket: HTTP (\d{3})/.exec(l);
-        if (m && Number(m[1]) >= 400 && Number(m[1]) < 500) { refused = true; onRefused(Number(m[1])); } else progress(l);
+        if (refused) return; // the one coded line says it all; the socket's own close is noise
+        if (/refused the (?:emitter connection|socket)/.test(l)) { refused = true; return; }
+        progress(l);
       },
     });
   } catch (err) {
     mapClientError(err, url);
   }
-  const status = await Promise.race([conn.waitReady(5_000).then(() => 0), refusal]).catch(async (err: unknown) => {
+  try {
+    await conn.waitReady(5_000);
+  } catch (err) {
     await conn.close(0);
-    return mapClientError(err, url);
-  });
-  if (status !== 0) {
-    await conn.close(0);
-    throw refusedError(url, status);
+    mapClientError(err, url);
   }
   return conn;
 }
 
 async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | undefined): Promise<void> {
-  const [client, protocol] = await Promise.all([import('@aep/client'), import('@aep/protocol')]);
+  const [client, protocol] = await Promise.all([import('@aep/client/node'), import('@aep/protocol')]);
   const aep = selfCommand();
   const session = opts.session ?? `demo-${new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14)}-${randomId()}`;
   const run = opts.run ?? `run-${randomId()}`;

@@ -37,7 +37,7 @@ Exit codes: 0 ok, 2 usage, 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unre
   addRelayOptions(cmd).action(action(async (opts: InboxOpts) => {
     const url = relayUrl(opts.relay);
     const timeoutMs = positiveInt('--timeout', opts.timeout);
-    const [{ listPending }, render, { approvalView }] = await Promise.all([import('@aep/client'), import('../util/render.js'), import('@aep/protocol')]);
+    const [{ listPending }, render, { approvalView }] = await Promise.all([import('@aep/client/node'), import('../util/render.js'), import('@aep/protocol')]);
     let pending: PendingAttention[];
     try {
       pending = await listPending({

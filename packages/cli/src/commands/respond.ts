@@ -106,7 +106,7 @@ Examples:
 /** `respond --show`: the request complete, with its approval digest and how to answer it. */
 async function show(url: string, token: string | undefined, requestId: string, json: boolean): Promise<void> {
   const [{ requireRequest }, render, { approvalView }, { listPending }] = await Promise.all([
-    import('../util/request.js'), import('../util/render.js'), import('@aep/protocol'), import('@aep/client'),
+    import('../util/request.js'), import('../util/render.js'), import('@aep/protocol'), import('@aep/client/node'),
   ]);
   const event = await requireRequest(url, token, requestId);
   let pending: boolean;

@@ -129,7 +129,7 @@ export interface SendOptions {
 
 /** Sends one command and waits for its ack (or a cause-matched refusal); SDK failures become CLI errors. */
 export async function sendCommand(o: SendOptions, command: WireEvent): Promise<CommandResult> {
-  const client = await import('@aep/client');
+  const client = await import('@aep/client/node');
   let sender: InstanceType<typeof client.CommandSender> | undefined;
   try {
     sender = await client.CommandSender.connect({

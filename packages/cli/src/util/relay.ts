@@ -97,14 +97,17 @@ export function refusedError(url: string, status: number, detail?: string): CliE
 }
 
 /**
- * Maps SDK errors (`ClientError`) to CLI errors: a refused credential → `AEP_CLI_RELAY_REFUSED`
- * (exit 3), an unreachable relay → `AEP_CLI_RELAY_UNREACHABLE` (exit 5). Anything else is
- * rethrown (and reported as an internal fault).
+ * Maps SDK errors (`ClientError`) to CLI errors: a refused credential (`AEP_CLIENT_REFUSED`,
+ * or an HTTP 4xx reported in the message) → `AEP_CLI_RELAY_REFUSED` (exit 3), an unreachable
+ * relay → `AEP_CLI_RELAY_UNREACHABLE` (exit 5). Anything else is rethrown (and reported as an
+ * internal fault).
  */
 export function mapClientError(err: unknown, url?: string): never {
   if (err instanceof CliError) throw err;
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
   const msg = err instanceof Error ? err.message : String(err);
+  const status = (err as { status?: unknown })?.status;
+  if (code === 'AEP_CLIENT_REFUSED') throw refusedError(url ?? '', typeof status === 'number' ? status : 401, refusalOf(err)?.detail);
   const refused = refusalOf(err);
   if (refused && refused.status >= 400 && refused.status < 500) throw refusedError(url ?? msg.match(/https?:\/\/[^\s/]+/)?.[0] ?? '', refused.status, refused.detail);
   if (code === 'AEP_CLIENT_UNREACHABLE' || code === 'AEP_CLIENT_CLOSED') throw new CliError('AEP_CLI_RELAY_UNREACHABLE', msg);

@@ -11,7 +11,7 @@ import { oneLine, incompleteReason } from './render.js';
  * replay-only SSE read: `from=all`, `live=0`, filter type+id), or `undefined`.
  */
 export async function findRequest(url: string, token: string | undefined, requestId: string): Promise<WireEvent | undefined> {
-  const client = await import('@aep/client');
+  const client = await import('@aep/client/node');
   let found: WireEvent | undefined;
   try {
     const sub = client.subscribe({
