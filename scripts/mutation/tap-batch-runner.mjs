@@ -106,7 +106,7 @@ export function orderForKill(files, mutatedFile, times) {
 }
 
 // node:test reports `location: '<abs path>:line:col'` for each failing test.
-function killingFiles(files, failedTests) {
+export function killingFiles(files, failedTests) {
   const found = new Set();
   for (const f of failedTests) {
     const loc = f.diag && typeof f.diag.location === 'string' ? f.diag.location : '';
