@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { initialize, resolve } from './sandbox-resolve-hooks.mjs';
-import { orderForKill, killingFiles } from './tap-batch-runner.mjs';
+import { orderForKill, killingFiles } from './batch-order.mjs';
 
 test('sandbox hook: @aep/<pkg> resolves to the sandbox copy; other bare imports as from the original file', async () => {
   const base = mkdtempSync(join(tmpdir(), 'aep-mut-'));

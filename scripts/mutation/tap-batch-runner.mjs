@@ -20,6 +20,7 @@ import { commonTokens, declareFactoryPlugin, PluginKind, tokens } from '@stryker
 import { INSTRUMENTER_CONSTANTS } from '@stryker-mutator/api/core';
 import { determineHitLimitReached, DryRunStatus, MutantRunStatus } from '@stryker-mutator/api/test-runner';
 import { TapTestRunner } from '@stryker-mutator/tap-runner';
+import { killingFiles, orderForKill } from './batch-order.mjs';
 
 // Internal helpers of the tap runner (not in its `exports`): TAP capture with bail, and the
 // `{{hookFile}}`/`{{testFile}}` substitution. Pinned to the exact tap-runner version.
@@ -93,30 +94,6 @@ export class TapBatchTestRunner extends TapTestRunner {
     const failureMessage = tap.failedTests.map((f) => `${f.fullname}: ${f.name}`).join(', ') || 'Unknown issue';
     return { status: MutantRunStatus.Killed, killedBy, failureMessage, nrOfTests: files.length };
   }
-}
-
-// Bail stops at the first failing file, so the order decides how much runs for a killed mutant:
-// first the files named after the mutated source file (src/redact.ts -> redact.test.ts,
-// redact-digest.test.ts), then the rest, fastest first. A survivor runs them all anyway.
-export function orderForKill(files, mutatedFile, times) {
-  const stem = path.basename(mutatedFile ?? '').replace(/\.[cm]?[jt]sx?$/, '');
-  const named = (f) => (stem && path.basename(f).startsWith(stem) ? 0 : 1);
-  const time = (f) => times.get(f) ?? Number.MAX_SAFE_INTEGER;
-  return [...files].sort((a, b) => named(a) - named(b) || time(a) - time(b) || (a < b ? -1 : a > b ? 1 : 0));
-}
-
-// node:test reports `location: '<abs path>:line:col'` for each failing test.
-export function killingFiles(files, failedTests) {
-  const found = new Set();
-  for (const f of failedTests) {
-    const loc = f.diag && typeof f.diag.location === 'string' ? f.diag.location : '';
-    for (const file of files) {
-      if (loc.startsWith(path.resolve(file) + ':')) found.add(file);
-    }
-  }
-  // A failure outside any test file (a helper, a hook): credit every file of the batch, so
-  // incremental mode re-runs the mutant when any of them changes.
-  return found.size ? [...found] : [...files];
 }
 
 function createTapBatchTestRunner(injector) {

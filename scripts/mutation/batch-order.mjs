@@ -1,0 +1,27 @@
+// Pure helpers of the tap-batch runner (tap-batch-runner.mjs), apart so a test can import them
+// without loading Stryker (tap-parser's `source` export condition breaks under --conditions=source).
+import path from 'node:path';
+
+// Bail stops at the first failing file, so the order decides how much runs for a killed mutant:
+// first the files named after the mutated source file (src/redact.ts -> redact.test.ts,
+// redact-digest.test.ts), then the rest, fastest first. A survivor runs them all anyway.
+export function orderForKill(files, mutatedFile, times) {
+  const stem = path.basename(mutatedFile ?? '').replace(/\.[cm]?[jt]sx?$/, '');
+  const named = (f) => (stem && path.basename(f).startsWith(stem) ? 0 : 1);
+  const time = (f) => times.get(f) ?? Number.MAX_SAFE_INTEGER;
+  return [...files].sort((a, b) => named(a) - named(b) || time(a) - time(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+// node:test reports `location: '<abs path>:line:col'` for each failing test.
+export function killingFiles(files, failedTests) {
+  const found = new Set();
+  for (const f of failedTests) {
+    const loc = f.diag && typeof f.diag.location === 'string' ? f.diag.location : '';
+    for (const file of files) {
+      if (loc.startsWith(path.resolve(file) + ':')) found.add(file);
+    }
+  }
+  // A failure outside any test file (a helper, a hook): credit every file of the batch, so
+  // incremental mode re-runs the mutant when any of them changes.
+  return found.size ? [...found] : [...files];
+}
