@@ -4,10 +4,11 @@ import path from 'node:path';
 
 // Bail stops at the first failing file, so the order decides how much runs for a killed mutant:
 // first the files named after the mutated source file (src/redact.ts -> redact.test.ts,
-// redact-digest.test.ts), then the rest, fastest first. A survivor runs them all anyway.
+// redact-digest.test.ts, mutation-redact.test.ts), then the rest, fastest first. A survivor runs
+// them all anyway.
 export function orderForKill(files, mutatedFile, times) {
   const stem = path.basename(mutatedFile ?? '').replace(/\.[cm]?[jt]sx?$/, '');
-  const named = (f) => (stem && path.basename(f).startsWith(stem) ? 0 : 1);
+  const named = (f) => (stem && path.basename(f).replace(/^mutation-/, '').startsWith(stem) ? 0 : 1);
   const time = (f) => times.get(f) ?? Number.MAX_SAFE_INTEGER;
   return [...files].sort((a, b) => named(a) - named(b) || time(a) - time(b) || (a < b ? -1 : a > b ? 1 : 0));
 }

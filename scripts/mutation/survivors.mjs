@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Prints the score per file and the surviving (and uncovered) mutants of a Stryker JSON report
+// (mutation-testing-elements schema) as Markdown, for docs/testing.md.
+//
+//   node scripts/mutation/survivors.mjs [reports/mutation/protocol/mutation.json] [--all]
+//
+// Without --all only the score table and the survivor count per file and mutator are printed.
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+const args = process.argv.slice(2);
+const all = args.includes('--all');
+const file = args.find((a) => !a.startsWith('--')) ?? 'reports/mutation/protocol/mutation.json';
+const report = JSON.parse(readFileSync(file, 'utf8'));
+
+const UNDETECTED = new Set(['Survived', 'NoCoverage']);
+const rows = [];
+const survivors = [];
+const total = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0 };
+for (const [name, f] of Object.entries(report.files)) {
+  const c = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0 };
+  const lines = f.source.split('\n');
+  for (const m of f.mutants) {
+    const key = { Killed: 'killed', Timeout: 'timeout', Survived: 'survived', NoCoverage: 'noCoverage', CompileError: 'compileError', RuntimeError: 'runtimeError', Ignored: 'ignored' }[m.status];
+    c[key]++;
+    total[key]++;
+    if (UNDETECTED.has(m.status)) {
+      const line = m.location.start.line;
+      survivors.push({ file: relative(process.cwd(), name), line, col: m.location.start.column, mutator: m.mutatorName, status: m.status, replacement: m.replacement, code: (lines[line - 1] ?? '').trim() });
+    }
+  }
+  rows.push([relative(process.cwd(), name), c]);
+}
+
+// Stryker's score: detected / (detected + undetected); runtime errors count as detected.
+const score = (c) => {
+  const detected = c.killed + c.timeout + c.runtimeError;
+  const valid = detected + c.survived + c.noCoverage;
+  return valid === 0 ? 100 : (100 * detected) / valid;
+};
+
+console.log('| file | score | killed | timeout | survived | no coverage | compile errors |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const [name, c] of rows.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+  console.log(`| ${name} | ${score(c).toFixed(2)} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.compileError} |`);
+}
+console.log(`| **all** | **${score(total).toFixed(2)}** | ${total.killed} | ${total.timeout} | ${total.survived} | ${total.noCoverage} | ${total.compileError} |`);
+console.log();
+const byMutator = {};
+for (const s of survivors) byMutator[s.mutator] = (byMutator[s.mutator] ?? 0) + 1;
+console.log(`Undetected: ${survivors.length} (${Object.entries(byMutator).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+if (all) {
+  console.log();
+  console.log('| where | mutator | status | original | mutant |');
+  console.log('|---|---|---|---|---|');
+  const cell = (s) => '`' + String(s).replace(/\|/g, '\\|').replace(/`/g, "'").slice(0, 90) + '`';
+  for (const s of survivors.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line))) {
+    console.log(`| ${s.file}:${s.line} | ${s.mutator} | ${s.status} | ${cell(s.code)} | ${cell(s.replacement ?? '')} |`);
+  }
+}
