@@ -1,0 +1,1 @@
+export const PLACEHOLDER = 1;
