@@ -12,6 +12,7 @@ interface UpOptions {
   token?: string;
   demo?: boolean;
   open: boolean;
+  notify?: string[];
 }
 
 /** `$XDG_DATA_HOME/aep` (absolute only), else `~/.local/share/aep`: where `aep up` keeps its token. */
@@ -85,6 +86,7 @@ export function register(program: Command): void {
     .option('--token <t>', 'bearer token for every endpoint (default: $AEP_TOKEN, else the token saved in the state dir, else a new random one saved there with mode 0600)')
     .option('--demo', 'also start `aep demo agent` against this relay, so the inbox has a form to answer', false)
     .option('--no-open', 'do not open the inbox in a browser (default: open it when stdout is a terminal)')
+    .option('--notify <spec>', 'also run a notifier (repeatable): push, ntfy:URL (e.g. ntfy:https://ntfy.sh/TOPIC), webhook:URL, or a rules file *.json (see aep notify --help, docs/phone.md)', (v: string, prev: string[] = []) => [...prev, v])
     .addHelpText('after', `
 The inbox is served at the relay's origin (http://HOST:PORT/). Paste the printed token into it
 once; the browser keeps it in local storage (never in the page address).
@@ -107,10 +109,13 @@ Examples:
         await mkdir(dirname(storePath), { recursive: true });
       }
       const built = existsSync(join(webRoot, 'index.html'));
+      // Web Push keys (generated once, 0600, in the state dir) and the --notify specs (issue 17).
+      const notify = await import('@aep/notify').then(async (n) => n.prepareUpNotify(await stateDir(), opts.notify ?? []))
+        .catch((e: Error & { code?: string }) => { throw new CliError(e.code === 'AEP_NOTIFY_RULES_INVALID' ? e.code : 'AEP_CLI_STATE_DIR', e.message, EXIT.USAGE); });
       let relay;
       try {
         relay = await startRelay({
-          port, host: opts.host, token, storePath, staticDir: webRoot,
+          port, host: opts.host, token, storePath, staticDir: webRoot, push: notify.push,
           log: (line) => process.stderr.write(`relay: ${line}\n`),
         });
       } catch (err) {
@@ -153,6 +158,8 @@ Examples:
         demo.on('error', (err) => process.stderr.write(`aep: warning: the demo agent did not start: ${err.message}\n`));
         demo.on('exit', (code) => { process.stdout.write(`demo: exited (${code ?? 'signal'})\n`); demo = null; });
       }
+      const notifiers = await notify.start(relay.url, token, (l) => process.stderr.write(`notify: ${l}\n`));
+      for (const d of notify.describe) process.stdout.write(`notify: ${d}\n`);
       if (opts.open && process.stdout.isTTY) await openBrowser(inbox);
 
       await new Promise<void>((resolve) => {
@@ -161,7 +168,7 @@ Examples:
           if (stopping) return;
           stopping = true;
           demo?.kill('SIGTERM');
-          relay.close().then(resolve, resolve);
+          notifiers.close().finally(() => relay.close()).then(resolve, resolve);
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
