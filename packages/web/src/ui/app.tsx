@@ -270,11 +270,14 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
     <div class={`app view-${route.view}`}>
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
-        <h1><a href="#/">AEP inbox</a></h1>
+        <h1><a href="#/">AEP<span class="wide-only"> inbox</span></a></h1>
         <nav aria-label="Views">
           <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox <span class="count" data-testid="pending-count">{pendingCount}</span></a>
           <a href="#/sessions" aria-current={route.view === 'sessions' || route.view === 'session' ? 'page' : undefined}>Sessions</a>
-          <a href="#/notify" aria-current={route.view === 'notify' ? 'page' : undefined}>Notify<span class="wide-only"> me</span></a>
+          <a href="#/notify" aria-current={route.view === 'notify' ? 'page' : undefined} aria-label="Notifications" title="Notifications">
+            <svg class="bell" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"/></svg>
+            <span class="wide-only"> Notify me</span>
+          </a>
         </nav>
         <Status state={conn.state} detail={conn.detail} />
         <button type="button" class="link" onClick={() => props.onUnauthorized('')}><span class="wide-only">Change </span>token</button>
