@@ -30,7 +30,7 @@ const env = () => ({ env: { ...process.env, AEP_TOKEN: TOKEN, AEP_RELAY: relay.u
 test('aep notify --help documents every flag', async () => {
   const r = await runAep(['notify', '--help']);
   assert.equal(r.code, 0, r.stderr);
-  for (const f of ['--rules', '--filter', '--capture', '--after', '--repeat', '--max-repeats', '--quiet', '--tz', '--server', '--topic', '--priority', '--token-file', '--url', '--secret-file', '--format', '--vapid-file', '--allow-http-loopback', '--actions-listen', '--actions-url', '--action-ttl', '--inbox-url', '--dry-run', '--json', '--verbose', '--relay', '--token']) {
+  for (const f of ['--rules', '--filter', '--capture', '--after', '--repeat', '--max-repeats', '--quiet', '--tz', '--server', '--topic', '--priority', '--ntfy-token-file', '--url', '--secret-file', '--format', '--vapid-file', '--allow-http-loopback', '--actions-listen', '--actions-url', '--action-ttl', '--inbox-url', '--dry-run', '--json', '--verbose', '--relay', '--token', '--token-file']) {
     assert.match(r.stdout, new RegExp(`${f}\\b`), `missing ${f}`);
   }
 });
@@ -45,11 +45,14 @@ test('--dry-run prints each planned send with its time, text and buttons, and se
   assert.match(lines[0]!, new RegExp(`\\(now\\) ntfy \\[ntfy\\] first s_dry/${req.id}$`));
   assert.match(r.stdout, /claude-code asks permission: Bash/);
   assert.match(r.stdout, /buttons: Deny\n/);
-  assert.match(r.stdout, /\(in 600 s\) ntfy \[ntfy\] reminder/);
+  assert.match(r.stdout, /\(in \d+ s\) ntfy \[ntfy\] reminder/);
   assert.doesNotMatch(r.stdout, /rm -rf/, 'metadata ceiling: the command is not shown');
   assert.equal(ntfy.got.length, 0, 'a dry run sends nothing');
-  const j = await runAep(['notify', 'ntfy', '--topic', 'aep-dry', '--server', ntfy.url, '--filter', '{"session":"s_dry"}', '--dry-run', '--json'], undefined, env());
-  const first = JSON.parse(j.stdout.split('\n')[0]!) as Record<string, unknown>;
+  const j = await runAep(['notify', 'ntfy', '--topic', 'aep-dry', '--server', ntfy.url, '--filter', '{"session":"s_dry"}', '--repeat', '10m', '--max-repeats', '1', '--dry-run', '--json'], undefined, env());
+  const items = j.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(items.map((i) => i['reason']), ['first', 'reminder']);
+  assert.equal(Date.parse(String(items[1]!['at'])) - Date.parse(String(req.time)), 600_000, 'the reminder is planned 10 minutes after the request');
+  const first = items[0]!;
   assert.equal(first['request'], req.id);
   assert.equal((first['request_preview'] as Record<string, unknown>)['url'], `${ntfy.url}/`);
   agent.dismiss('s_dry', req.id);

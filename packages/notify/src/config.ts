@@ -2,6 +2,7 @@
 // data (a JSON file, docs/phone.md "Rules file"); `parseConfig` validates one and every error
 // names the line, column and JSON pointer of what is wrong. `aep notify ntfy|webhook|push` with
 // flags builds the same structure for one channel and one rule.
+import { homedir } from 'node:os';
 import { CAPTURE_LEVELS, compileFilter } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import { JsonPosError, parseWithPositions } from './jsonpos.js';
@@ -153,6 +154,11 @@ export function parseQuietFlag(v: string, tz?: string): QuietWindow | undefined 
   return tz ? { from, to, tz } : { from, to };
 }
 
+/** A path from a rules file or flag: a leading `~/` is the home directory. */
+export function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? homedir() + p.slice(1) : p;
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -276,7 +282,7 @@ function channel(name: string, c: unknown, p: string, add: (p: string, m: string
     if (c['token_file'] !== undefined && typeof c['token_file'] !== 'string') add(`${p}/token_file`, 'token_file must be a path');
     const ch: NtfyChannel = { name, type: 'ntfy', capture: cap, server: String(server).replace(/\/+$/, ''), topic: String(topic) };
     if (typeof prio === 'number') ch.priority = prio;
-    if (typeof c['token_file'] === 'string') ch.tokenFile = c['token_file'];
+    if (typeof c['token_file'] === 'string') ch.tokenFile = expandHome(c['token_file']);
     return ch;
   }
   if (type === 'webhook') {
@@ -284,12 +290,12 @@ function channel(name: string, c: unknown, p: string, add: (p: string, m: string
     if (typeof c['secret_file'] !== 'string' || c['secret_file'] === '') add(`${p}/secret_file`, 'secret_file is required: a file holding the HMAC secret (never the secret itself)');
     const format = c['format'] ?? 'json';
     if (format !== 'json' && format !== 'slack') add(`${p}/format`, 'format must be "json" or "slack"');
-    return { name, type: 'webhook', capture: cap, url: String(c['url']), secretFile: String(c['secret_file']), format: format === 'slack' ? 'slack' : 'json' };
+    return { name, type: 'webhook', capture: cap, url: String(c['url']), secretFile: expandHome(String(c['secret_file'])), format: format === 'slack' ? 'slack' : 'json' };
   }
   if (c['vapid_file'] !== undefined && typeof c['vapid_file'] !== 'string') add(`${p}/vapid_file`, 'vapid_file must be a path');
   if (c['allow_http_loopback'] !== undefined && typeof c['allow_http_loopback'] !== 'boolean') add(`${p}/allow_http_loopback`, 'allow_http_loopback must be true or false');
   const ch: PushChannel = { name, type: 'push', capture: cap };
-  if (typeof c['vapid_file'] === 'string') ch.vapidFile = c['vapid_file'];
+  if (typeof c['vapid_file'] === 'string') ch.vapidFile = expandHome(c['vapid_file']);
   if (c['allow_http_loopback'] === true) ch.allowHttpLoopback = true;
   return ch;
 }

@@ -2,7 +2,7 @@
 // relay like the notifier does (same subscriptions, replay only), plans with the same
 // `planSends`, composes with the same `compose`, and sends nothing (no attention.routed, no
 // listener, no answer).
-import { subscribe } from '@aep/client';
+import { subscribe } from '@aep/client/node';
 import { downlevel } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import { channelSender } from './channels.js';

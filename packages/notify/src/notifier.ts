@@ -11,8 +11,8 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
-import { CommandSender, subscribe } from '@aep/client';
-import type { Subscription } from '@aep/client';
+import { CommandSender, subscribe } from '@aep/client/node';
+import type { Subscription } from '@aep/client/node';
 import { approvalProof, approvalView, createEmitter, downlevel, optionEffect, APPROVAL_PROOF_ATTR } from '@aep/protocol';
 import type { CaptureLevel, EventBuilder } from '@aep/protocol';
 import { channelSender } from './channels.js';

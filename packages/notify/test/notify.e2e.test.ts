@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CommandSender } from '@aep/client';
+import { CommandSender } from '@aep/client/node';
 import type { RelayHandle } from '@aep/relay';
 import { startNotifier } from '../src/index.js';
 import type { Notifier, NotifyConfig, SendRecord } from '../src/index.js';

@@ -3,8 +3,8 @@
 // receivers standing in for ntfy, a webhook endpoint and a push service.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import { EmitterConnection, subscribe } from '@aep/client';
-import type { IncomingCommand, WireEvent } from '@aep/client';
+import { EmitterConnection, subscribe } from '@aep/client/node';
+import type { IncomingCommand, WireEvent } from '@aep/client/node';
 import { approvalDigest, checkApprovalProof, optionEffect, APPROVAL_PROOF_ATTR } from '@aep/protocol';
 import { startRelay } from '@aep/relay';
 import type { RelayHandle } from '@aep/relay';

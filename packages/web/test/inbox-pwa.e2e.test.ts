@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { startRelay } from '@aep/relay';
 import type { RelayHandle } from '@aep/relay';
-import { CommandSender } from '@aep/client';
+import { CommandSender } from '@aep/client/node';
 import { ensureVapidKeys, startNotifier } from '@aep/notify';
 import type { SendRecord } from '@aep/notify';
 import { webRoot } from '@aep/web';

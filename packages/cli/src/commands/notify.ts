@@ -4,7 +4,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { addRelayOptions, clean, relayUrl } from './respond.js';
+import { addRelayOptions, relayUrl } from '../util/relay.js';
+import { oneLine as clean } from '../util/render.js';
 
 interface NotifyOpts {
   relay?: string;
@@ -20,7 +21,7 @@ interface NotifyOpts {
   server?: string;
   topic?: string;
   priority?: string;
-  tokenFile?: string;
+  ntfyTokenFile?: string;
   url?: string;
   secretFile?: string;
   format?: 'json' | 'slack';
@@ -60,7 +61,7 @@ export function register(program: Command): void {
     .option('--server <url>', 'ntfy: server root', 'https://ntfy.sh')
     .option('--topic <topic>', 'ntfy: topic (required for ntfy)')
     .option('--priority <1-5>', 'ntfy: base priority (default from the request\'s severity)')
-    .option('--token-file <file>', 'ntfy: file holding an access token')
+    .option('--ntfy-token-file <file>', 'ntfy: file holding an ntfy access token')
     .option('--url <url>', 'webhook: URL to POST to (required for webhook)')
     .option('--secret-file <file>', 'webhook: file holding the HMAC-SHA256 secret, at least 16 bytes (required for webhook)')
     .addOption(new Option('--format <f>', 'webhook: body format').choices(['json', 'slack']).default('json'))
@@ -120,7 +121,7 @@ Exit codes: 0 ok, 2 usage (bad rules, file unreadable), 5 relay unreachable or l
           type: channel, ...(filter !== undefined ? { filter } : {}), ...(opts.capture ? { capture: opts.capture } : {}),
           ...(opts.after !== undefined ? { after: opts.after } : {}), ...(opts.repeat !== undefined ? { repeat: opts.repeat } : {}),
           ...(maxRepeats !== undefined ? { maxRepeats } : {}), quiet, ...(opts.tz ? { tz: opts.tz } : {}),
-          ...(channel === 'ntfy' ? { server: opts.server ?? 'https://ntfy.sh', ...(opts.topic !== undefined ? { topic: opts.topic } : {}), ...(priority !== undefined ? { priority } : {}), ...(opts.tokenFile ? { tokenFile: opts.tokenFile } : {}) } : {}),
+          ...(channel === 'ntfy' ? { server: opts.server ?? 'https://ntfy.sh', ...(opts.topic !== undefined ? { topic: opts.topic } : {}), ...(priority !== undefined ? { priority } : {}), ...(opts.ntfyTokenFile ? { tokenFile: opts.ntfyTokenFile } : {}) } : {}),
           ...(channel === 'webhook' ? { ...(opts.url ? { url: opts.url } : {}), ...(opts.secretFile ? { secretFile: opts.secretFile } : {}), format: opts.format ?? 'json' } : {}),
           ...(channel === 'push' ? { ...(opts.vapidFile ? { vapidFile: opts.vapidFile } : {}), ...(opts.allowHttpLoopback ? { allowHttpLoopback: true } : {}) } : {}),
           ...(opts.actionsListen ? { actionsListen: opts.actionsListen } : {}), ...(opts.actionsUrl ? { actionsUrl: opts.actionsUrl } : {}),
