@@ -6,7 +6,7 @@
 // Every (rule, channel) pair is a *track* with its own subscription: the rule's attr-match filter
 // at that channel's capture ceiling, so a channel only ever holds what its ceiling allows (the
 // relay down-levels; the notifier down-levels again as defence in depth). One more subscription
-// at ceiling `none` follows the lifecycle (answered / resolved / timeout / routed) so reminders
+// at ceiling `metadata` (structure only: it needs `attention.routed.to`) follows the lifecycle (answered / resolved / timeout / routed) so reminders
 // stop and links are refused once a request is settled.
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -158,6 +158,8 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
   const tracks = tracksOf(config, senders);
   const requests = new Map<string, Req>();
   const closedEarly = new Set<string>();
+  /** Our own attention.routed seen before the request itself (replay order): channel -> time. */
+  const routedEarly = new Map<string, Map<string, number>>();
   const builder: EventBuilder = createEmitter({ source, agent });
   const signer = new LinkSigner(now);
   const startedAt = now();
@@ -280,6 +282,8 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
         closed: false, answered: false, expiresAt: Number.isFinite(exp) ? exp : Infinity,
         copies: new Map(), timers: new Map(), next: new Map(), routed: new Map(), sends: 0, linkAnswered: false,
       };
+      const early = routedEarly.get(key);
+      if (early) { for (const [ch, at2] of early) r.routed.set(ch, at2); routedEarly.delete(key); }
       requests.set(key, r);
       prune();
     }
@@ -315,10 +319,16 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     const key = reqKey(e.session, e.subject);
     const r = requests.get(key);
     if (e.type === 'attention.routed') {
-      if (r && e.source === source && typeof e.data?.['to'] === 'string') {
+      if (e.source === source && typeof e.data?.['to'] === 'string') {
         const at = typeof e.time === 'string' ? Date.parse(e.time) : now();
-        const prev = r.routed.get(e.data['to']) ?? -Infinity;
-        if (at > prev) r.routed.set(e.data['to'], at);
+        let m = r?.routed;
+        if (!m) {
+          m = routedEarly.get(key) ?? new Map<string, number>();
+          routedEarly.set(key, m);
+          if (routedEarly.size > KEEP_CLOSED) { const first = routedEarly.keys().next(); if (!first.done) routedEarly.delete(first.value); }
+        }
+        const prev = m.get(e.data['to']) ?? -Infinity;
+        if (at > prev) m.set(e.data['to'], at);
       }
       return;
     }
@@ -435,10 +445,10 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
   // Lifecycle first, replayed to its end, so requests already settled are not notified at start.
   const base = { url: relay, ...(opts.token ? { token: opts.token } : {}) };
   const lifecycleFilter = { type: LIFECYCLE };
-  await subscribe({ ...base, filter: lifecycleFilter, ceiling: 'none', from: 'all', live: false, onError }, (e) => { const x = asRequest(e); if (x) onLifecycle(x); }).done.catch((err: unknown) => {
+  await subscribe({ ...base, filter: lifecycleFilter, ceiling: 'metadata', from: 'all', live: false, onError }, (e) => { const x = asRequest(e); if (x) onLifecycle(x); }).done.catch((err: unknown) => {
     throw Object.assign(new Error(`cannot reach the relay at ${relay}: ${(err as Error).message}`), { code: 'AEP_NOTIFY_RELAY_UNAVAILABLE' });
   });
-  subs.push(subscribe({ ...base, filter: lifecycleFilter, ceiling: 'none', from: 'all', reconnect: {}, onError }, (e) => { const x = asRequest(e); if (x) onLifecycle(x); }));
+  subs.push(subscribe({ ...base, filter: lifecycleFilter, ceiling: 'metadata', from: 'all', reconnect: {}, onError }, (e) => { const x = asRequest(e); if (x) onLifecycle(x); }));
   const groups = new Map<string, Track[]>();
   for (const t of tracks) {
     const k = `${JSON.stringify(t.rule.filter)}|${t.channel.capture}`;

@@ -220,3 +220,29 @@ test('escalation: a request still pending reaches the second channel; the answer
   assert.equal(sends.filter((s) => s.request === answered.id).length, sentForAnswered, 'nothing more is sent once answered');
   agent.dismiss('s_esc', pending.id);
 });
+
+test('links die with the notifier: after a restart on the same address, an old link is refused as forged and sends nothing', async () => {
+  const ntfy = await new Receiver().start();
+  closers.push(() => ntfy.close());
+  const config = ntfyConfig(ntfy.url, 'metadata', { type: 'attention.requested', session: 's_restart' });
+  const first = await startNotifier({ url: relay.url, token: TOKEN, config, log: () => {} });
+  await first.ready;
+  const req = agent.request('s_restart', { kind: 'permission', prompt: 'ls', options: [{ id: 'deny', label: 'Deny' }] }, { subject: 'Bash', approval: true });
+  const m = await ntfy.wait((r) => r.text.includes(req.id), 'the first notification');
+  const link = ntfyActions(m)[0]!.url;
+  const port = new URL(link).port;
+  const routed = collect(relay.url, { type: 'attention.routed', session: 's_restart' });
+  closers.push(() => routed.close());
+  await routed.wait((e) => e.subject === req.id, 'the first notifier\'s attention.routed');
+  await first.close();
+  const second = await notifier({ ...config, actions: { ...config.actions, listen: `127.0.0.1:${port}` } });
+  assert.equal(second.actionsUrl, `http://127.0.0.1:${port}`);
+  const res = await act(link);
+  assert.equal(res.status, 403);
+  assert.equal(res.json['error'], 'AEP_NOTIFY_LINK_FORGED');
+  assert.equal(agent.commands.filter((c) => c.event.subject === req.id).length, 0);
+  // The restarted notifier read its own attention.routed and did not notify the same request again.
+  await until(() => second.request('s_restart', req.id), 'the second notifier to see the request');
+  assert.equal(second.request('s_restart', req.id)!.sends, 0);
+  agent.dismiss('s_restart', req.id);
+});
