@@ -14,6 +14,7 @@ import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
 import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
+import { register as notify } from './notify.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
 export function registerAll(program: Command): void {
@@ -34,4 +35,5 @@ export function registerAll(program: Command): void {
   demo(program);
   claudeCode(program);
   mcp(program);
+  notify(program);
 }
