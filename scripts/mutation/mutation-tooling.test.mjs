@@ -49,6 +49,7 @@ test('batch runner: files named after the mutated source run first, then the fas
     ['t/redact-digest.test.ts', 't/redact.test.ts', 't/b.test.ts', 't/a.test.ts']);
   assert.deepEqual(orderForKill(['t/a.test.ts', 't/b.test.ts'], undefined, new Map()), ['t/a.test.ts', 't/b.test.ts']);
   assert.deepEqual(orderForKill(['t/a.test.ts', 't/mutation-frames.test.ts', 't/x-frames.test.ts'], 'src/frames.ts', times), ['t/mutation-frames.test.ts', 't/a.test.ts', 't/x-frames.test.ts']);
+  assert.deepEqual(orderForKill(['t/mutation-frames.test.ts', 't/a.test.ts', 't/frames.test.ts'], 'src/frames.ts', times, 'mutation-'), ['t/frames.test.ts', 't/a.test.ts', 't/mutation-frames.test.ts'], 'files with the `last` prefix run after every other');
 });
 
 test('batch runner: the killing file is read from node:test\'s failure location; unknown -> every file of the batch', () => {

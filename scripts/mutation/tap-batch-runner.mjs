@@ -58,7 +58,7 @@ export class TapBatchTestRunner extends TapTestRunner {
     if (!this.fileTimes) {
       this.fileTimes = new Map(Object.entries(JSON.parse(await fs.readFile(TIMES_FILE, 'utf8').catch(() => '{}'))));
     }
-    const files = orderForKill(options.testFilter ?? this.testFiles, options.activeMutant.fileName, this.fileTimes);
+    const files = orderForKill(options.testFilter ?? this.testFiles, options.activeMutant.fileName, this.fileTimes, process.env.AEP_MUTATION_LAST ?? '');
     if (files.length === 0) return { status: MutantRunStatus.Survived, nrOfTests: 0 };
     const env = {
       ...process.env,
