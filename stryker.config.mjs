@@ -47,7 +47,7 @@ export default {
   // tap-batch (scripts/mutation/tap-batch-runner.mjs) = the tap runner with one process per
   // mutant instead of one per test file and mutant; `testRunner: 'tap'` also works, slower.
   testRunner: 'tap-batch',
-  plugins: ['@stryker-mutator/*', './scripts/mutation/tap-batch-runner.mjs'],
+  plugins: ['@stryker-mutator/*', './scripts/mutation/tap-batch-runner.mjs', './scripts/mutation/progress-reporter.mjs'],
   checkers: ['typescript'],
   tsconfigFile: target.tsconfigFile,
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
@@ -73,7 +73,10 @@ export default {
   timeoutFactor: 2,
   dryRunTimeoutMinutes: 15,
   incrementalFile: `${reportDir}/incremental.json`,
-  reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
+  // progress-jsonl (scripts/mutation/progress-reporter.mjs): one line per mutant as it is tested,
+  // so a run stopped early still leaves its results.
+  reporters: ['clear-text', 'progress-append-only', 'html', 'json', 'progress-jsonl'],
+  progressJsonl: { fileName: `${reportDir}/progress.jsonl` },
   htmlReporter: { fileName: `${reportDir}/index.html` },
   jsonReporter: { fileName: `${reportDir}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: true },
