@@ -2,7 +2,7 @@
 // Prints the score per file and the surviving (and uncovered) mutants of a Stryker JSON report
 // (mutation-testing-elements schema) as Markdown, for docs/testing.md.
 //
-//   node scripts/mutation/survivors.mjs [reports/mutation/protocol/mutation.json] [--all] [--without PREFIX]
+//   node scripts/mutation/survivors.mjs [reports/mutation/protocol/mutation.json | …/progress.jsonl] [--all] [--without PREFIX]
 //
 // Without --all only the score table and the survivor count per file and mutator are printed.
 // --without PREFIX: the score as if the test files whose name starts with PREFIX did not exist.
@@ -18,7 +18,19 @@ const all = args.includes('--all');
 const wi = args.indexOf('--without');
 const without = wi >= 0 ? args[wi + 1] : undefined;
 const file = args.find((a, i) => !a.startsWith('--') && (wi < 0 || i !== wi + 1)) ?? 'reports/mutation/protocol/mutation.json';
-const report = JSON.parse(readFileSync(file, 'utf8'));
+const report = file.endsWith('.jsonl') ? fromProgress(file) : JSON.parse(readFileSync(file, 'utf8'));
+
+// progress.jsonl (progress-reporter.mjs) -> the report's shape; sources read from the work tree.
+function fromProgress(path) {
+  const files = {};
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    files[m.fileName] ??= { source: readFileSync(m.fileName, 'utf8'), mutants: [] };
+    files[m.fileName].mutants.push(m);
+  }
+  return { files };
+}
 
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 const rows = [];
