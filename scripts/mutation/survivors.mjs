@@ -2,7 +2,9 @@
 // Prints the score per file and the surviving (and uncovered) mutants of a Stryker JSON report
 // (mutation-testing-elements schema) as Markdown, for docs/testing.md.
 //
-//   node scripts/mutation/survivors.mjs [reports/mutation/protocol/mutation.json | …/progress.jsonl] [--all] [--without PREFIX]
+//   node scripts/mutation/survivors.mjs [reports/mutation/protocol/mutation.json | …/progress.jsonl] [--all] [--without PREFIX] [--recheck RECHECK.jsonl]
+//
+// --recheck: statuses from recheck.mjs output override the run's (a mutant it killed is Killed).
 //
 // Without --all only the score table and the survivor count per file and mutator are printed.
 // --without PREFIX: the score as if the test files whose name starts with PREFIX did not exist.
@@ -17,7 +19,12 @@ const args = process.argv.slice(2);
 const all = args.includes('--all');
 const wi = args.indexOf('--without');
 const without = wi >= 0 ? args[wi + 1] : undefined;
-const file = args.find((a, i) => !a.startsWith('--') && (wi < 0 || i !== wi + 1)) ?? 'reports/mutation/protocol/mutation.json';
+const ri = args.indexOf('--recheck');
+const recheck = new Map();
+if (ri >= 0) {
+  for (const l of readFileSync(args[ri + 1], 'utf8').split('\n')) if (l.trim()) { const r = JSON.parse(l); recheck.set(r.id, r.after); }
+}
+const file = args.find((a, i) => !a.startsWith('--') && (wi < 0 || i !== wi + 1) && (ri < 0 || i !== ri + 1)) ?? 'reports/mutation/protocol/mutation.json';
 const report = file.endsWith('.jsonl') ? fromProgress(file) : JSON.parse(readFileSync(file, 'utf8'));
 
 // progress.jsonl (progress-reporter.mjs) -> the report's shape; sources read from the work tree.
@@ -40,7 +47,8 @@ for (const [name, f] of Object.entries(report.files)) {
   const c = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0 };
   const lines = f.source.split('\n');
   for (const m0 of f.mutants) {
-    const m = without ? asIfWithout(m0, report, without) : m0;
+    const m1 = recheck.get(m0.id) === 'Killed' ? { ...m0, status: 'Killed' } : m0;
+    const m = without ? asIfWithout(m1, report, without) : m1;
     const key = { Killed: 'killed', Timeout: 'timeout', Survived: 'survived', NoCoverage: 'noCoverage', CompileError: 'compileError', RuntimeError: 'runtimeError', Ignored: 'ignored' }[m.status];
     c[key]++;
     total[key]++;
