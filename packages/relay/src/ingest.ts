@@ -2,6 +2,7 @@
 // NDJSON (`application/x-ndjson`). Raw bytes are kept per Event for byte-identical replay.
 import { validateEnvelope, isCommandType } from '@aep/protocol';
 import type { Issue } from '@aep/protocol';
+import type { HttpErrorCode } from './errors.js';
 import type { AepEvent } from './hub.js';
 
 /** One parsed Event with the exact bytes it arrived as. */
@@ -30,7 +31,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Validate one parsed value as an ingestible Event (envelope only, §3.2; no commands on HTTP). */
-export function checkEvent(value: unknown, allowCommands: boolean): { ok: true } | { ok: false; status: number; error: string; detail: string; issues?: Issue[] } {
+export function checkEvent(value: unknown, allowCommands: boolean): { ok: true } | { ok: false; status: number; error: HttpErrorCode; detail: string; issues?: Issue[] } {
   const issues = validateEnvelope(value);
   if (issues.length > 0) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail(issues), issues };
   const type = (value as { type: string }).type;
@@ -43,7 +44,7 @@ export function checkEvent(value: unknown, allowCommands: boolean): { ok: true }
 /** Parse a body into Events; refuse the whole body on the first bad line (brief 05 §4.2 choice). */
 export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok: true; events: Incoming[] } | { ok: false; err: BodyError } {
   const out: Incoming[] = [];
-  const fail = (status: number, error: string, detail: string, line?: number, issues?: Issue[]): { ok: false; err: BodyError } => {
+  const fail = (status: number, error: HttpErrorCode, detail: string, line?: number, issues?: Issue[]): { ok: false; err: BodyError } => {
     const body: Record<string, unknown> = { error, detail };
     if (line !== undefined) body['line'] = line;
     if (issues) body['issues'] = issues.slice(0, 20);

@@ -1,0 +1,37 @@
+// Control routing (AEP-0004 §4; brief 06 §5.2): a command from a WebSocket reaches at most one
+// target, or the sender gets a connection-scoped refusal frame that never enters the history.
+import type { RelayCore } from './core.js';
+import type { FrameErrorCode } from './errors.js';
+import type { Incoming } from './ingest.js';
+import { isObject } from './util.js';
+import type { WsConn } from './ws.js';
+
+/** Routes commands received on WebSocket connections. */
+export class ControlRouter {
+  constructor(private readonly core: RelayCore) {}
+
+  /** Route one valid command Event (`text` = the received bytes, forwarded as is, §4.4). */
+  route(conn: WsConn, inc: Incoming, text: string): void {
+    const ev = inc.event;
+    const id = ev['id'] as string;
+    const type = ev['type'] as string;
+    const session = ev['session'] as string;
+    const refuse = (code: FrameErrorCode, detail: string) => {
+      this.core.counters.commandsRefused++;
+      conn.error(code, detail, { cause: id });
+    };
+    if (!this.core.auth.required) return refuse('unauthorized', 'this relay runs without a token (observe-only): commands are refused (AEP-0004 §4.1)');
+    if (!conn.authed) return refuse('unauthorized', 'commands need an authenticated connection (AEP-0004 §4.1)');
+    const claimants = this.core.claims.live(session) as WsConn[];
+    if (claimants.length === 0) return refuse('no-route', `no connected emitter claims session ${session.slice(0, 200)} (AEP-0004 §4.2)`);
+    if (claimants.length > 1) return refuse('ambiguous', `${claimants.length} live connections claim session ${session.slice(0, 200)} (AEP-0004 §4.5)`);
+    const target = claimants[0]!;
+    const control = target.hello?.capabilities['control'];
+    const accepts = isObject(control) && Array.isArray(control['accepts']) ? control['accepts'] : [];
+    if (!accepts.includes(type)) return refuse('unsupported', `the target of session ${session.slice(0, 200)} does not accept ${type} (AEP-0004 §4.2)`);
+    // Forward the received bytes (retransmits too: the target's recorded re-ack recovers a lost ack).
+    target.ws.send(text);
+    this.core.counters.commandsForwarded++;
+    this.core.ingest(inc, null); // persisted in the session history and fanned out (AEP-0004 §4.4)
+  }
+}
