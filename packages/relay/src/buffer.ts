@@ -23,8 +23,8 @@ export interface Entry {
   /** Exact bytes received (one JSON object, no newline). */
   readonly raw: string;
   readonly bytes: number;
-  /** Rank of the Event's `capture` (default metadata = 1), to skip down-levelling cheaply. */
-  readonly captureRank: number;
+  /** Lowest ceiling rank that receives the raw bytes (capture.ts `rawRank`), to skip gating cheaply. */
+  readonly rawRank: number;
 }
 
 /** Compare two positions lexicographically. */

@@ -1,13 +1,15 @@
 // The relay's shared state and its one write path: admission of an Event into the replay buffer
 // (dedupe, order, retention; AEP-0003 §5, §7) and live fan-out, plus rebuilding the buffer from
 // the durable store. Bindings (http.ts, sse.ts, ws.ts, control.ts) call into this.
-import { captureRank, severityRank } from '@aep/protocol';
+import { severityRank } from '@aep/protocol';
 import { Auth } from './auth.js';
+import { makeHonest, rawRank } from './capture.js';
 import { ReplayBuffer, type Entry, type Pos, type ReplayPart } from './buffer.js';
 import { Claims, type Claimant } from './claims.js';
 import { Hub, Outgoing, type SubscriptionSpec } from './hub.js';
 import type { Incoming } from './ingest.js';
 import type { ResolvedOptions } from './options.js';
+import { RequestIndex } from './requests.js';
 import type { SqliteStore } from './store.js';
 import { isObject } from './util.js';
 
@@ -15,7 +17,7 @@ import { isObject } from './util.js';
 export const SUPPORTED_VERSIONS = ['0.1'] as const;
 
 /** Routing attributes of one Event (AEP-0001 §5, §7). */
-export interface Described { source: string; id: string; session: string | null; pos: Pos; positioned: boolean; type: string; captureRank: number }
+export interface Described { source: string; id: string; session: string | null; pos: Pos; positioned: boolean; type: string; rawRank: number }
 
 /** Shared state of one relay. */
 export class RelayCore {
@@ -23,7 +25,8 @@ export class RelayCore {
   readonly hub: Hub;
   readonly auth: Auth;
   readonly claims = new Claims();
-  readonly counters = { ingested: 0, commandsForwarded: 0, commandsRefused: 0 };
+  readonly counters = { ingested: 0, regated: 0, commandsForwarded: 0, commandsRefused: 0 };
+  readonly requests: RequestIndex;
   private nextRowid = 1;
   /** Set when close() starts. */
   closing = false;
@@ -32,6 +35,8 @@ export class RelayCore {
     this.auth = new Auth(opts.token);
     this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, store);
     this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
+    // As many requests as the buffer can hold sessions of, times a generous per-session count.
+    this.requests = new RequestIndex(Math.max(10_000, opts.maxSessions * 100));
   }
 
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
@@ -42,11 +47,15 @@ export class RelayCore {
     const bad: number[] = [];
     for (const r of this.store.rows()) {
       max = Math.max(max, r.rowid);
-      let ev: unknown;
-      try { ev = JSON.parse(r.raw); } catch { ev = undefined; }
-      if (!isObject(ev)) { bad.push(r.rowid); continue; }
-      const entry: Entry = { rowid: r.rowid, raw: r.raw, bytes: Buffer.byteLength(r.raw), ...this.describe(ev) };
-      if (this.buffer.admit(entry, false) === 'duplicate') bad.push(r.rowid);
+      let parsed: unknown;
+      try { parsed = JSON.parse(r.raw); } catch { parsed = undefined; }
+      if (!isObject(parsed)) { bad.push(r.rowid); continue; }
+      // A row stored before capture enforcement may be dishonest: it is held honest (in memory).
+      const ev = makeHonest(parsed, this.requests.fieldsOf);
+      const raw = ev === parsed ? r.raw : JSON.stringify(ev);
+      const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), ...this.describe(ev) };
+      if (this.buffer.admit(entry, false) === 'duplicate') { bad.push(r.rowid); continue; }
+      this.requests.observe(ev);
     }
     if (bad.length) this.store.removeNow(bad);
     this.nextRowid = max + 1;
@@ -66,19 +75,30 @@ export class RelayCore {
       pos: positioned ? [epoch, seq as number, 0] : this.buffer.nextUnpositioned(session),
       positioned,
       type: String(ev['type']),
-      captureRank: captureRank(ev['capture'] ?? 'metadata'),
+      rawRank: rawRank(ev),
     };
   }
 
-  /** Admit one valid, non-command Event (or a routed command) and fan it out live. */
-  ingest(inc: Incoming, from: Claimant | null): void {
-    const ev = inc.event;
+  /**
+   * Admit one valid, non-command Event (or a routed command's history copy) and fan it out
+   * live. The Event is first made honest for the capture it declares (capture.ts): what is
+   * stored and fanned out never carries a member above that level.
+   */
+  ingest(received: Incoming, from: Claimant | null): void {
+    let inc = received;
+    const ev = makeHonest(inc.event, this.requests.fieldsOf);
+    if (ev !== inc.event) {
+      this.counters.regated++;
+      const raw = JSON.stringify(ev);
+      inc = { event: ev, raw, bytes: Buffer.byteLength(raw) };
+    }
     const d = this.describe(ev);
     this.counters.ingested++;
-    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, captureRank: d.captureRank }), () => this.nextRowid++);
+    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, rawRank: d.rawRank }), () => this.nextRowid++);
+    if (d.type === 'attention.requested') this.requests.observe(ev);
     if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
-    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.captureRank, severityRank(ev['severity'] ?? 'info'), ev));
+    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
   }
 
   /** The replay snapshot a subscription starts with (AEP-0003 §5, §7). */

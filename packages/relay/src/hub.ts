@@ -1,8 +1,9 @@
 // Fan-out: subscriptions, capture ceilings, replay-then-live ordering, backpressure
 // (AEP-0003 §5, §6.4, §7, §8.4; AEP-0001 §8.2(b)).
-import { captureRank, compileFilter, downlevel } from '@aep/protocol';
+import { captureRank, compileFilter } from '@aep/protocol';
 import type { CaptureLevel, Issue } from '@aep/protocol';
 import type { Entry, Pos, ReplayPart } from './buffer.js';
+import { gateFor } from './capture.js';
 
 /** A parsed Event as the relay handles it (routing reads attributes only, AEP-0001 §5). */
 export type AepEvent = Record<string, unknown>;
@@ -17,14 +18,15 @@ export class Outgoing {
     readonly session: string | null,
     readonly pos: Pos,
     readonly positioned: boolean,
-    readonly captureRank: number,
+    /** Lowest ceiling rank that receives `raw` unchanged (capture.ts `rawRank`). */
+    readonly rawRank: number,
     readonly severityRank: number,
     parsed?: AepEvent,
   ) { this.parsedEvent = parsed; }
 
   /** From a held buffer entry (replay). */
   static fromEntry(e: Entry): Outgoing {
-    return new Outgoing(e.raw, e.type, e.session, e.pos, e.positioned, e.captureRank, -1);
+    return new Outgoing(e.raw, e.type, e.session, e.pos, e.positioned, e.rawRank, -1);
   }
 
   get event(): AepEvent {
@@ -47,13 +49,13 @@ export class Outgoing {
     return f;
   }
 
-  /** Bytes to deliver under `ceiling`: the raw received line unless a down-level applies. */
+  /** Bytes to deliver under `ceiling`: the raw received line unless gating applies (capture.ts). */
   render(ceiling: CaptureLevel | undefined): string {
-    if (ceiling === undefined || captureRank(ceiling) >= this.captureRank) return this.raw;
+    if (ceiling === undefined || captureRank(ceiling) >= this.rawRank) return this.raw;
     const cached = this.rendered?.get(ceiling);
     if (cached !== undefined) return cached;
     const ev = this.event;
-    const out = downlevel(ev, ceiling);
+    const out = gateFor(ev, ceiling);
     const text = out === ev ? this.raw : JSON.stringify(out);
     (this.rendered ??= new Map()).set(ceiling, text);
     return text;

@@ -18,7 +18,7 @@ export { SUPPORTED_VERSIONS } from './core.js';
 
 /** Health counters (GET /healthz). */
 export interface RelayStats {
-  ingested: number; duplicates: number; held: number; heldBytes: number; sessions: number;
+  ingested: number; regated: number; duplicates: number; held: number; heldBytes: number; sessions: number;
   evicted: number; sessionsEvicted: number; consumers: number; subscriptions: number;
   delivered: number; dropped: number; slowDisconnects: number; maxQueuedBytes: number; sockets: number;
   commandsForwarded: number; commandsRefused: number; storeCommits: number; storeFailures: number;
@@ -59,7 +59,7 @@ export class Relay {
   stats(): RelayStats {
     const { buffer, hub, counters } = this.core;
     return {
-      ingested: counters.ingested, duplicates: buffer.stats.duplicates, held: buffer.heldEvents,
+      ingested: counters.ingested, regated: counters.regated, duplicates: buffer.stats.duplicates, held: buffer.heldEvents,
       heldBytes: buffer.heldBytes, sessions: buffer.sessionCount, evicted: buffer.stats.evicted,
       sessionsEvicted: buffer.stats.sessionsEvicted, consumers: hub.consumerCount, subscriptions: hub.stats.subscriptions,
       delivered: hub.stats.delivered, dropped: hub.stats.dropped, slowDisconnects: hub.stats.slowDisconnects,
