@@ -9,13 +9,45 @@ export interface Claimant {
   readonly hello: HelloInfo | null;
   /** Sessions this connection claims. */
   readonly sessions: Set<string>;
+  /** sha256 (hex) of the `claim` presented in `hello` (contract C3), or of a relay-generated one. Never the claim itself. */
+  readonly claim: string;
+  /** Order of arrival (the newest of several connections presenting one claim wins). */
+  readonly serial: number;
   /** True while the connection can receive frames. */
   live(): boolean;
 }
 
-/** Session → live claimants. A claim starts with a sequenced Event on the connection and ends with it. */
+/**
+ * Session → live claimants (a session claim starts with a sequenced Event on the connection and
+ * ends with it), and claim digest → connections presenting it (contract C3).
+ */
 export class Claims {
   private readonly bySession = new Map<string, Set<Claimant>>();
+  private readonly byClaim = new Map<string, Set<Claimant>>();
+
+  /** Called with (claim, null) when a claim gets its first live connection, (claim, now) when it loses its last. */
+  onClaimState: (claim: string, offlineSince: number | null) => void = () => {};
+
+  /** A connection said `hello` presenting (the digest of) `conn.claim`. */
+  present(conn: Claimant): void {
+    let set = this.byClaim.get(conn.claim);
+    if (!set) this.byClaim.set(conn.claim, (set = new Set()));
+    set.add(conn);
+    if (set.size === 1) this.onClaimState(conn.claim, null);
+  }
+
+  /** True when a live connection presents this claim digest. */
+  liveClaim(claim: string): boolean {
+    for (const c of this.byClaim.get(claim) ?? []) if (c.live()) return true;
+    return false;
+  }
+
+  /** The newest live connection presenting this claim digest. */
+  newest(claim: string): Claimant | undefined {
+    let best: Claimant | undefined;
+    for (const c of this.byClaim.get(claim) ?? []) if (c.live() && (!best || c.serial > best.serial)) best = c;
+    return best;
+  }
 
   /** Record that `conn` claims `session` (idempotent). */
   claim(conn: Claimant, session: string): void {
@@ -32,6 +64,11 @@ export class Claims {
       const set = this.bySession.get(s);
       set?.delete(conn);
       if (set && set.size === 0) this.bySession.delete(s);
+    }
+    const set = this.byClaim.get(conn.claim);
+    if (set?.delete(conn) && set.size === 0) {
+      this.byClaim.delete(conn.claim);
+      this.onClaimState(conn.claim, Date.now());
     }
   }
 

@@ -22,13 +22,26 @@ export class ControlRouter {
     };
     if (!this.core.auth.required) return refuse('unauthorized', 'this relay runs without a token (observe-only): commands are refused (AEP-0004 §4.1)');
     if (!conn.authed) return refuse('unauthorized', 'commands need an authenticated connection (AEP-0004 §4.1)');
+    // Contract C3: an answer to a request the relay holds goes only to the connection that raised
+    // it (the newest presenting its claim), never to whoever claims the session now.
+    const bound = type === 'control.attention.respond' ? this.core.requests.get(session, ev['subject']) : undefined;
+    if (bound) {
+      const asker = this.core.claims.newest(bound.claim) as WsConn | undefined;
+      if (!asker) return refuse('no-route', `the emitter that raised request ${String(ev['subject']).slice(0, 200)} is offline`);
+      return this.forward(asker, inc, text, refuse);
+    }
     const claimants = this.core.claims.live(session) as WsConn[];
     if (claimants.length === 0) return refuse('no-route', `no connected emitter claims session ${session.slice(0, 200)} (AEP-0004 §4.2)`);
     if (claimants.length > 1) return refuse('ambiguous', `${claimants.length} live connections claim session ${session.slice(0, 200)} (AEP-0004 §4.5)`);
-    const target = claimants[0]!;
+    this.forward(claimants[0]!, inc, text, refuse);
+  }
+
+  /** The target's declared `control.accepts` is authoritative (AEP-0004 §4.2); then forward. */
+  private forward(target: WsConn, inc: Incoming, text: string, refuse: (code: FrameErrorCode, detail: string) => void): void {
+    const type = inc.event['type'] as string;
     const control = target.hello?.capabilities['control'];
     const accepts = isObject(control) && Array.isArray(control['accepts']) ? control['accepts'] : [];
-    if (!accepts.includes(type)) return refuse('unsupported', `the target of session ${session.slice(0, 200)} does not accept ${type} (AEP-0004 §4.2)`);
+    if (!accepts.includes(type)) return refuse('unsupported', `the target of session ${String(inc.event['session']).slice(0, 200)} does not accept ${type} (AEP-0004 §4.2)`);
     // Forward the received bytes (retransmits too: the target's recorded re-ack recovers a lost ack).
     target.ws.send(text);
     this.core.counters.commandsForwarded++;

@@ -1,6 +1,7 @@
 // The relay's shared state and its one write path: admission of an Event into the replay buffer
 // (dedupe, order, retention; AEP-0003 §5, §7) and live fan-out, plus rebuilding the buffer from
 // the durable store. Bindings (http.ts, sse.ts, ws.ts, control.ts) call into this.
+import { randomBytes } from 'node:crypto';
 import { severityRank } from '@aep/protocol';
 import { Auth } from './auth.js';
 import { makeHonest, rawRank } from './capture.js';
@@ -15,6 +16,14 @@ import { isObject } from './util.js';
 
 /** The AEP versions this relay speaks (AEP-0001 §11). */
 export const SUPPORTED_VERSIONS = ['0.1'] as const;
+
+/** Types that change what the request index knows. */
+const ATTENTION_STATE = new Set(['attention.requested', 'attention.resolved', 'attention.timeout']);
+
+/** A claim digest no connection can present (its preimage is never known). */
+export function unpresentableClaim(): string {
+  return randomBytes(32).toString('hex');
+}
 
 /** Routing attributes of one Event (AEP-0001 §5, §7). */
 export interface Described { source: string; id: string; session: string | null; pos: Pos; positioned: boolean; type: string; rawRank: number }
@@ -35,14 +44,17 @@ export class RelayCore {
     this.auth = new Auth(opts.token);
     this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, store);
     this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
-    // As many requests as the buffer can hold sessions of, times a generous per-session count.
-    this.requests = new RequestIndex(Math.max(10_000, opts.maxSessions * 100));
+    // Bounded with the buffer: ten requests per session the buffer may hold (at least 1 000).
+    this.requests = new RequestIndex(Math.max(1000, opts.maxSessions * 10), store, (c) => this.claims.liveClaim(c));
+    this.claims.onClaimState = (claim, since) => this.requests.claimState(claim, since);
   }
 
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
   async load(): Promise<void> {
     if (!this.store) return;
+    const now = Date.now();
     for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);
+    for (const b of this.store.bindings()) this.requests.restore(b.session, b.request, b.claim, b.offline, now);
     let max = 0;
     const bad: number[] = [];
     for (const r of this.store.rows()) {
@@ -55,7 +67,8 @@ export class RelayCore {
       const raw = ev === parsed ? r.raw : JSON.stringify(ev);
       const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), ...this.describe(ev) };
       if (this.buffer.admit(entry, false) === 'duplicate') { bad.push(r.rowid); continue; }
-      this.requests.observe(ev);
+      // A request stored without a binding (an older store) gets a claim nobody holds: fail closed.
+      if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, unpresentableClaim(), now, false);
     }
     if (bad.length) this.store.removeNow(bad);
     this.nextRowid = max + 1;
@@ -95,7 +108,9 @@ export class RelayCore {
     const d = this.describe(ev);
     this.counters.ingested++;
     this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, rawRank: d.rawRank }), () => this.nextRowid++);
-    if (d.type === 'attention.requested') this.requests.observe(ev);
+    // Contract C3: a request is bound to the claim of the connection that raised it (HTTP: a
+    // claim nobody holds, so no one can receive its answers through the relay).
+    if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? unpresentableClaim(), Date.now());
     if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
     if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));

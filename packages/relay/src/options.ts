@@ -42,6 +42,8 @@ export interface RelayOptions {
    * `normal` survives a process crash but not a power loss; the bench measures both.
    */
   storeSync?: 'full' | 'normal';
+  /** How long a pending request whose asker is gone stays in the roster's `offline` list (default 24 h; contract C4). */
+  offlineTtlMs?: number;
   /** Directory served at `/` (the web inbox). */
   staticDir?: string;
   /** Log sink (one line per call); tokens and query strings are never passed to it. */
@@ -54,7 +56,7 @@ export interface ResolvedOptions {
   bufferDepth: number; maxSessions: number; totalBytes: number; maxBodyBytes: number;
   maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
   slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
-  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined; storeSync: 'full' | 'normal';
+  requestTimeoutMs: number; heartbeatMs: number; offlineTtlMs: number; staticDir: string | undefined; storeSync: 'full' | 'normal';
   log: (line: string) => void;
 }
 
@@ -73,6 +75,7 @@ export const RELAY_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   heartbeatMs: 15_000,
+  offlineTtlMs: 24 * 60 * 60 * 1000,
 } as const;
 
 /** Default store path: `$XDG_DATA_HOME/aep/relay.sqlite`, else `~/.local/share/aep/relay.sqlite`. */
@@ -114,6 +117,7 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, RELAY_DEFAULTS.headersTimeoutMs, 100),
     requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, RELAY_DEFAULTS.requestTimeoutMs, 100),
     heartbeatMs: int('heartbeatMs', o.heartbeatMs, RELAY_DEFAULTS.heartbeatMs, 10),
+    offlineTtlMs: int('offlineTtlMs', o.offlineTtlMs, RELAY_DEFAULTS.offlineTtlMs, 0),
     staticDir: o.staticDir,
     storeSync: o.storeSync ?? 'full',
     log: o.log ?? (() => {}),

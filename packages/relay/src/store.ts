@@ -19,6 +19,8 @@ import type { BufferSink, Entry, Pos } from './buffer.js';
  *   remove  1, rowid
  *   evicted 2, epoch, seq, sub       + session
  *   forget  3                        + session
+ *   bind    4, offline (-1 = none)   + session, request, claim   (contract C3: survives a restart)
+ *   unbind  5                        + session, request
  * This replaces a structured clone of an array of arrays of strings per commit, and lets the
  * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
  * instead of converting a JS string per row.
@@ -61,9 +63,12 @@ interface Db {
 
 // Rows hold only the raw bytes: session, position and dedupe key are read back from them on
 // load (in rowid = arrival order, which also reproduces the positions of seq-less Events).
+// `bindings` (version 2): which claim (sha256 of the hello `claim`, never the claim) raised which
+// attention request, and since when its asker is offline (ms, NULL while connected).
 const SCHEMA = `CREATE TABLE IF NOT EXISTS held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);
-PRAGMA user_version = 1;`;
+CREATE TABLE IF NOT EXISTS bindings (session TEXT NOT NULL, request TEXT NOT NULL, claim TEXT NOT NULL, offline INTEGER, PRIMARY KEY (session, request));
+PRAGMA user_version = 2;`;
 
 // The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
 const WORKER = `(() => {
@@ -87,6 +92,8 @@ const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, CAST(? AS TEXT)
 const del = db.prepare('DELETE FROM held WHERE rowid = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
+const bind = db.prepare('INSERT INTO bindings (session, request, claim, offline) VALUES (?, ?, ?, ?) ON CONFLICT(session, request) DO UPDATE SET claim = excluded.claim, offline = excluded.offline');
+const unbind = db.prepare('DELETE FROM bindings WHERE session = ? AND request = ?');
 // Multi-row inserts: one statement per MULTI (then per 8) consecutive rows, fewer VM round trips.
 const MULTI = 128;
 const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, CAST(? AS TEXT))').join(', '));
@@ -119,6 +126,8 @@ const tx = db.transaction((nums, bytes, lens) => {
     } else if (k === 1) { del.run(nums[i + 1]); i += 2; }
     else if (k === 2) { up.run(text(), nums[i + 1], nums[i + 2], nums[i + 3]); i += 4; }
     else if (k === 3) { forget.run(text()); i += 1; }
+    else if (k === 4) { const off = nums[i + 1]; bind.run(text(), text(), text(), off < 0 ? null : off); i += 2; }
+    else if (k === 5) { unbind.run(text(), text()); i += 1; }
     else throw new Error('bad store op ' + k);
   }
 });
@@ -171,6 +180,11 @@ export class SqliteStore implements BufferSink {
   evictedMarks(): Array<{ session: string; pos: Pos }> {
     return (this.db.prepare('SELECT session, epoch, seq, sub FROM evicted').all() as Array<{ session: string; epoch: number; seq: number; sub: number }>)
       .map((r) => ({ session: r.session, pos: [r.epoch, r.seq, r.sub] as const }));
+  }
+
+  /** Every persisted request binding (contract C3). */
+  bindings(): Array<{ session: string; request: string; claim: string; offline: number | null }> {
+    return this.db.prepare('SELECT session, request, claim, offline FROM bindings').all() as Array<{ session: string; request: string; claim: string; offline: number | null }>;
   }
 
   /** Remove rows now (used while loading, when limits shrank since the last run). */
@@ -230,6 +244,24 @@ export class SqliteStore implements BufferSink {
     const q = this.ops;
     if (pos) q.nums.push(2, pos[0], pos[1], pos[2]); else q.nums.push(3);
     q.strs.push(session); q.chars += session.length; q.count++;
+    this.schedule();
+  }
+
+  /** Persist (or update) the binding of a request to a claim digest; `offline` in ms or null. */
+  bind(session: string, request: string, claim: string, offline: number | null): void {
+    if (this.dead) return;
+    const q = this.ops;
+    q.nums.push(4, offline ?? -1);
+    q.strs.push(session, request, claim); q.chars += session.length + request.length + claim.length; q.count++;
+    this.schedule();
+  }
+
+  /** Forget a binding. */
+  unbind(session: string, request: string): void {
+    if (this.dead) return;
+    const q = this.ops;
+    q.nums.push(5);
+    q.strs.push(session, request); q.chars += session.length + request.length; q.count++;
     this.schedule();
   }
 

@@ -1,5 +1,6 @@
 // WebSocket binding: `/socket` (AEP-0003 §3.5, §4, §6.5; brief 05 §7, §12): upgrade, `hello`,
 // frames in arrival order, Events from emitters, subscriptions, roster, liveness, `closing`.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -7,7 +8,7 @@ import { isCommandType } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import type { Claimant, HelloInfo } from './claims.js';
 import type { ControlRouter } from './control.js';
-import { SUPPORTED_VERSIONS, type RelayCore } from './core.js';
+import { SUPPORTED_VERSIONS, unpresentableClaim, type RelayCore } from './core.js';
 import { errorFrame, rawError, type FrameErrorCode } from './errors.js';
 import { Subscription, compileSpec, type AepEvent, type ConsumerSink, type Outgoing } from './hub.js';
 import { checkEvent, type Incoming } from './ingest.js';
@@ -15,6 +16,9 @@ import { corkForTick, errText, hostName, isObject, parseUrl } from './util.js';
 
 const WS_PING_MS = 30_000;      // AEP-0003 §3.5.5 RECOMMENDED interval
 const WS_IDLE_MS = 90_000;      // and timeout
+/** Contract C3: a `claim` is a random base64url string of 22 to 64 characters. */
+const CLAIM = /^[A-Za-z0-9_-]{22,64}$/;
+let serials = 0;
 
 /** One WebSocket connection: a consumer sink, a claimant, a command sender. */
 export class WsConn implements ConsumerSink, Claimant {
@@ -24,6 +28,9 @@ export class WsConn implements ConsumerSink, Claimant {
   hello: HelloInfo | null = null;
   readonly sessions = new Set<string>();
   readonly subs = new Map<string, Subscription>();
+  /** Digest of the hello `claim` (set at hello; until then one nobody holds). */
+  claim = unpresentableClaim();
+  readonly serial = ++serials;
   lastSeen = Date.now();
   lastPing = Date.now();
   constructor(readonly ws: WebSocket, readonly authed: boolean, private readonly socket: Duplex) {}
@@ -174,6 +181,10 @@ export class WsBinding {
       identity: isObject(msg['identity']) ? msg['identity'] : {},
       capabilities: isObject(msg['capabilities']) ? msg['capabilities'] : {},
     };
+    // Only the digest is kept: the claim itself is never stored, logged or sent (contract C3).
+    const claim = msg['claim'];
+    if (typeof claim === 'string' && CLAIM.test(claim)) conn.claim = createHash('sha256').update(claim).digest('hex');
+    this.core.claims.present(conn);
     conn.frame({ type: 'hello', versions: [pick], role: 'both', capabilities: this.core.capabilities() });
   }
 
@@ -222,7 +233,8 @@ export class WsBinding {
     const id = msg['id'];
     if (typeof id !== 'string' || id === '') { conn.error('invalid-frame', 'roster needs a non-empty string id (AEP-0003 §4.1)', { id }); return; }
     if (conn.hello?.role === 'emitter') { conn.error('unauthorized', 'an emitter-role connection may not ask for the roster (AEP-0003 §4.1)', { id }); return; }
-    conn.frame({ type: 'roster', id, entries: this.core.claims.roster() });
+    // `offline` (contract C4): pending requests whose asker has no live connection.
+    conn.frame({ type: 'roster', id, entries: this.core.claims.roster(), offline: this.core.requests.offline(Date.now(), this.core.opts.offlineTtlMs) });
   }
 
   /** Liveness: AEP `ping` + protocol ping every 30 s, terminate after 90 s of silence. */
