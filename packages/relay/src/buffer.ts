@@ -262,6 +262,17 @@ export class ReplayBuffer {
     }
   }
 
+  /** The newest held sequenced Event of a session (commands and other seq-less Events skipped). */
+  lastPositioned(session: string): Entry | undefined {
+    const buf = this.sessions.get(session);
+    if (!buf) return undefined;
+    for (let i = buf.entries.length - 1; i >= buf.head && i >= buf.entries.length - 64; i--) {
+      const e = buf.entries[i]!;
+      if (e.positioned) return e;
+    }
+    return undefined;
+  }
+
   /** Snapshot for resume from positions (strictly after each; marker when evicted, AEP-0003 §5, §7). */
   snapshotFrom(positions: ReadonlyArray<{ session: string; epoch: number; seq: number }>): ReplayPart[] {
     const out: ReplayPart[] = [];

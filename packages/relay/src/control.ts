@@ -21,10 +21,25 @@ export class ControlRouter {
       conn.error(code, detail, { cause: id });
     };
     if (!this.core.auth.required) return refuse('unauthorized', 'this relay runs without a token (observe-only): commands are refused (AEP-0004 §4.1)');
-    if (!conn.authed) return refuse('unauthorized', 'commands need an authenticated connection (AEP-0004 §4.1)');
+    const principal = conn.principal;
+    if (!principal.authenticated) return refuse('unauthorized', 'commands need an authenticated connection (AEP-0004 §4.1)');
+    if (!principal.valid()) return refuse('unauthorized', 'the token was revoked or has expired');
+    const isRespond = type === 'control.attention.respond';
+    const bound = isRespond ? this.core.requests.get(session, ev['subject']) : undefined;
+    // Deployment ACL (AEP-0004 §4.3, contract C7): answers need `answer`, permission answers
+    // `permit` (the relay knows the kind from the request it holds; unknown: both), steering `steer`.
+    const agent = bound?.agent ?? this.core.sessionAgent(session);
+    const ctx = { agent, session, kind: bound?.kind };
+    const needs: Array<'answer' | 'permit' | 'steer'> = !isRespond ? ['steer'] : bound?.kind === 'permission' ? ['permit'] : bound?.kind !== undefined ? ['answer'] : ['answer', 'permit'];
+    for (const n of needs) {
+      const missing = principal.check(n, ctx);
+      if (missing) {
+        const why = isRespond && bound?.kind === undefined && n === 'permit' ? ` (the relay does not hold request ${String(ev['subject']).slice(0, 200)}: it may be a permission request)` : '';
+        return refuse('unauthorized', `token lacks scope ${missing}${why}`);
+      }
+    }
     // Contract C3: an answer to a request the relay holds goes only to the connection that raised
     // it (the newest presenting its claim), never to whoever claims the session now.
-    const bound = type === 'control.attention.respond' ? this.core.requests.get(session, ev['subject']) : undefined;
     if (bound) {
       const asker = this.core.claims.newest(bound.claim) as WsConn | undefined;
       if (!asker) return refuse('no-route', `the emitter that raised request ${String(ev['subject']).slice(0, 200)} is offline`);

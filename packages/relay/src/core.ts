@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { severityRank } from '@aep/protocol';
 import { Auth } from './auth.js';
+import { Tokens } from './tokens.js';
 import { makeHonest, rawRank } from './capture.js';
 import { ReplayBuffer, type Entry, type Pos, type ReplayPart } from './buffer.js';
 import { Claims, type Claimant } from './claims.js';
@@ -41,7 +42,7 @@ export class RelayCore {
   closing = false;
 
   constructor(readonly opts: ResolvedOptions, readonly store: SqliteStore | null) {
-    this.auth = new Auth(opts.token);
+    this.auth = new Auth(opts.token, new Tokens(store, store?.tokens() ?? []));
     this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, store);
     this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
     // Bounded with the buffer: ten requests per session the buffer may hold (at least 1 000).
@@ -114,6 +115,16 @@ export class RelayCore {
     if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
     if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
+  }
+
+  /** The `agent` of a session's newest held sequenced Event (scope constraints on commands). */
+  sessionAgent(session: string): string | undefined {
+    const e = this.buffer.lastPositioned(session);
+    if (!e) return undefined;
+    try {
+      const a = (JSON.parse(e.raw) as { agent?: unknown }).agent;
+      return typeof a === 'string' ? a : undefined;
+    } catch { return undefined; }
   }
 
   /** The replay snapshot a subscription starts with (AEP-0003 §5, §7). */

@@ -17,6 +17,7 @@ export const HTTP_ERRORS = {
   'unsupported-media-type': { status: [415], message: 'content type is neither application/json nor application/x-ndjson' },
   'payload-too-large': { status: [413], message: 'body or batch over its limit' },
   'unauthorized': { status: [401, 403], message: 'missing or wrong token (401); a command over HTTP (403)' },
+  'forbidden': { status: [403], message: 'the token lacks the scope this request needs (the detail names it)' },
   'forbidden-host': { status: [403], message: 'a loopback relay asked under a non-loopback Host' },
   'method-not-allowed': { status: [405], message: 'wrong method for the path' },
   'not-found': { status: [404], message: 'unknown path' },

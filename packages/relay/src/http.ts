@@ -2,15 +2,22 @@
 // `POST /events`, `/stream` (handed to the SSE binding), `/healthz`, static files.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { scrubUrl } from './auth.js';
+import { scrubUrl, type Principal } from './auth.js';
 import { SUPPORTED_VERSIONS, type RelayCore } from './core.js';
 import { rawError, sendError, sendJson } from './errors.js';
 import { parseBody } from './ingest.js';
 import type { SseBinding } from './sse.js';
 import { serveStatic } from './static.js';
+import { TokenRequestError } from './tokens.js';
 import { errText, hostName, parseUrl } from './util.js';
 
-const PROTOCOL_PATHS = new Set(['/events', '/stream', '/socket', '/.well-known/aep', '/healthz']);
+const PROTOCOL_PATHS = new Set(['/events', '/stream', '/socket', '/.well-known/aep', '/healthz', '/tokens']);
+const TOKEN_PATH = /^\/tokens\/([^/]{1,64})$/;
+const MAX_ADMIN_BODY = 64 * 1024;
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
 
 /** The HTTP side of the relay. */
 export class HttpRoutes {
@@ -20,6 +27,9 @@ export class HttpRoutes {
     private readonly stats: () => Record<string, unknown>,
     private readonly loopbackHosts: Set<string> | null,
   ) {}
+
+  /** Called after a token is revoked (live connections using it are closed). */
+  onRevoke: (id: string) => void = () => {};
 
   /** A malformed or timed-out request that never became a ServerResponse (node:http `clientError`). */
   static clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
@@ -52,33 +62,43 @@ export class HttpRoutes {
     }
     if (req.method === 'OPTIONS') {
       res.writeHead(204, auth.required ? {
-        'Access-Control-Allow-Methods': 'GET, POST, HEAD, OPTIONS',
+        'Access-Control-Allow-Methods': 'GET, POST, DELETE, HEAD, OPTIONS',
         'Access-Control-Allow-Headers': 'authorization, content-type, aep-version, last-event-id',
         'Access-Control-Max-Age': '600',
       } : {});
       res.end();
       return;
     }
-    const authed = auth.authenticated(req, url);
-    if (PROTOCOL_PATHS.has(path) && path !== '/healthz' && auth.required && !authed) {
+    const principal = auth.principal(req, url);
+    const tokenPath = TOKEN_PATH.exec(path);
+    if ((PROTOCOL_PATHS.has(path) || tokenPath) && path !== '/healthz' && principal === null) {
       req.resume();
       return sendError(res, 'unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)', { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } });
     }
+    if (tokenPath) return this.tokensApi(req, res, principal!, tokenPath[1]!);
     switch (path) {
       case '/events':
         if (req.method === 'GET' || req.method === 'HEAD') return sendJson(res, 200, this.core.discovery());
-        if (req.method === 'POST') return this.post(req, res);
+        if (req.method === 'POST') return this.post(req, res, principal!);
         return sendError(res, 'method-not-allowed', 'use GET (discovery) or POST (ingest)', { headers: { Allow: 'GET, POST' } });
       case '/.well-known/aep':
         if (req.method === 'GET' || req.method === 'HEAD') return sendJson(res, 200, this.core.discovery());
         return sendError(res, 'method-not-allowed', 'use GET', { headers: { Allow: 'GET' } });
       case '/stream':
-        if (req.method === 'GET') return this.sse.open(req, res, url);
+        if (req.method === 'GET') {
+          if (!principal!.readCeiling()) return sendError(res, 'forbidden', 'token lacks scope read');
+          return this.sse.open(req, res, url, principal!);
+        }
         return sendError(res, 'method-not-allowed', 'use GET', { headers: { Allow: 'GET' } });
       case '/socket':
         return sendError(res, 'upgrade-required', 'the WebSocket binding needs an Upgrade request (AEP-0003 §3.5)', { headers: { Upgrade: 'websocket' } });
-      case '/healthz':
-        return sendJson(res, 200, !auth.required || authed ? { ok: true, ...this.stats() } : { ok: true });
+      case '/healthz': {
+        // Topology counts only for a reader or an administrator (brief 05 §8.1).
+        const counters = principal !== null && (principal.check('read') === null || principal.check('admin') === null);
+        return sendJson(res, 200, counters ? { ok: true, ...this.stats() } : { ok: true });
+      }
+      case '/tokens':
+        return this.tokensApi(req, res, principal!, undefined);
       default:
         if ((req.method === 'GET' || req.method === 'HEAD') && this.core.opts.staticDir !== undefined) {
           if (await serveStatic(this.core.opts.staticDir, path, req, res)) return;
@@ -87,8 +107,66 @@ export class HttpRoutes {
     }
   }
 
-  /** `POST /events` (brief 05 §4): version → media type → size → parse/validate → admit → commit → 202. */
-  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Token management (contract C7), owner or `admin`: `POST /tokens` → 201 (the token is shown
+   * once), `GET /tokens`, `DELETE /tokens/{id}`. Answered after the store committed.
+   */
+  private async tokensApi(req: IncomingMessage, res: ServerResponse, principal: Principal, id: string | undefined): Promise<void> {
+    if (!principal.authenticated) { req.resume(); return sendError(res, 'forbidden', 'this relay runs without a token: scoped tokens need an owner token (--token)'); }
+    const missing = principal.check('admin');
+    if (missing) { req.resume(); return sendError(res, 'forbidden', `token lacks scope ${missing}`); }
+    const tokens = this.core.auth.tokens;
+    if (id === undefined && req.method === 'GET') return sendJson(res, 200, { tokens: tokens.list() });
+    if (id === undefined && req.method === 'POST') {
+      const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (ct !== 'application/json') { req.resume(); return sendError(res, 'unsupported-media-type', 'Content-Type must be application/json'); }
+      const body = await readBody(req, MAX_ADMIN_BODY);
+      if (body === 'too-large') return this.tooLarge(req, res, MAX_ADMIN_BODY);
+      if (body === null) return;
+      let parsed: unknown;
+      try { parsed = JSON.parse(body.toString('utf8')); } catch { return sendError(res, 'bad-request', 'the body is not valid JSON'); }
+      let made;
+      try { made = tokens.create(parsed, new Date()); } catch (err) {
+        if (err instanceof TokenRequestError) return sendError(res, 'bad-request', err.message);
+        throw err;
+      }
+      if (!(await this.commit(res))) return;
+      this.core.opts.log(`token ${made.view.id} created (${made.view.scopes.join(' ')})`);
+      return sendJson(res, 201, { id: made.view.id, token: made.token, name: made.view.name, scopes: made.view.scopes, created: made.view.created, ...(made.view.expires ? { expires: made.view.expires } : {}) });
+    }
+    if (id !== undefined && req.method === 'DELETE') {
+      const rec = tokens.revoke(id, new Date());
+      if (!rec) return sendError(res, 'not-found', `no token ${id}`);
+      if (!(await this.commit(res))) return;
+      this.core.opts.log(`token ${id} revoked`);
+      this.onRevoke(id);
+      return sendJson(res, 200, { id, revoked: true });
+    }
+    req.resume();
+    return sendError(res, 'method-not-allowed', id === undefined ? 'use GET (list) or POST (create)' : 'use DELETE (revoke)', { headers: { Allow: id === undefined ? 'GET, POST' : 'DELETE' } });
+  }
+
+  /** Wait for the store to commit what was queued; false (after a 503) when it cannot. */
+  private async commit(res: ServerResponse): Promise<boolean> {
+    try {
+      await this.core.store?.durable();
+      return true;
+    } catch (err) {
+      this.core.opts.log(`store write failed: ${errText(err)}`);
+      sendError(res, 'store-unavailable', 'the durable store could not commit; retry with the same Event ids');
+      return false;
+    }
+  }
+
+  /** 413, then drain what the client still sends for a moment so it can read the answer, then cut. */
+  private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
+    sendError(res, 'payload-too-large', `body exceeds maxBodyBytes=${max}`, { headers: { Connection: 'close' } });
+    req.on('data', () => {});
+    setTimeout(() => req.socket.destroy(), 2000).unref();
+  }
+
+  /** `POST /events` (brief 05 §4): version → media type → size → parse/validate → scope → admit → commit → 202. */
+  private async post(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
     // Version gate before reading the body (AEP-0003 §3.2.2).
     const version = req.headers['aep-version'];
     if (version !== '0.1') {
@@ -101,38 +179,38 @@ export class HttpRoutes {
       return sendError(res, 'unsupported-media-type', 'Content-Type must be application/json or application/x-ndjson (AEP-0003 §3.2)');
     }
     const max = this.core.opts.maxBodyBytes;
-    const tooLarge = () => {
-      sendError(res, 'payload-too-large', `body exceeds maxBodyBytes=${max}`, { headers: { Connection: 'close' } });
-      // Drain what the client is still sending for a moment so it can read the answer, then cut.
-      req.on('data', () => {});
-      setTimeout(() => req.socket.destroy(), 2000).unref();
-    };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) return tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const body = await new Promise<Buffer | null>((resolve) => {
-      const onData = (c: Buffer) => {
-        size += c.length;
-        if (size > max) { req.off('data', onData); resolve(null); return; }
-        chunks.push(c);
-      };
-      req.on('data', onData);
-      req.on('end', () => resolve(Buffer.concat(chunks)));
-      req.on('error', () => resolve(Buffer.alloc(0)));
-      req.on('close', () => resolve(Buffer.concat(chunks)));
-    });
-    if (body === null) return tooLarge();
-    if (req.destroyed && !req.complete) return;
+    const body = await readBody(req, max);
+    if (body === 'too-large') return this.tooLarge(req, res, max);
+    if (body === null) return;
     const parsed = parseBody(body, ct === 'application/x-ndjson', this.core.opts.maxBatchEvents);
     if (!parsed.ok) return sendJson(res, parsed.err.status, parsed.err.body);
-    for (const inc of parsed.events) this.core.ingest(inc, null);
-    try {
-      await this.core.store?.durable();
-    } catch (err) {
-      this.core.opts.log(`store write failed: ${errText(err)}`);
-      return sendError(res, 'store-unavailable', 'the durable store could not commit; retry with the same Event ids');
+    // Scope (contract C7): the whole batch is refused when one Event is outside the token's emit scope.
+    for (let i = 0; i < parsed.events.length; i++) {
+      const e = parsed.events[i]!.event;
+      const missing = principal.check('emit', { agent: str(e['agent']), session: str(e['session']) });
+      if (missing) return sendError(res, 'forbidden', `token lacks scope ${missing}`, { more: { line: i } });
     }
+    for (const inc of parsed.events) this.core.ingest(inc, null);
+    if (!(await this.commit(res))) return;
     sendJson(res, 202, { accepted: parsed.events.length });
   }
+}
+
+/** Read a request body up to `max` bytes: the bytes, 'too-large', or null when the client went away. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-large' | null> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve('too-large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return new Promise((resolve) => {
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > max) { req.off('data', onData); resolve('too-large'); return; }
+      chunks.push(c);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', () => resolve(null));
+    req.on('close', () => resolve(req.complete ? Buffer.concat(chunks) : null));
+  });
 }

@@ -42,6 +42,7 @@ export class Relay {
     this.sse = new SseBinding(this.core);
     this.ws = new WsBinding(this.core, new ControlRouter(this.core), loopbackHosts);
     this.http = new HttpRoutes(this.core, this.sse, () => ({ ...this.stats() }), loopbackHosts);
+    this.http.onRevoke = (id) => { this.sse.revoke(id); this.ws.revoke(id); };
     this.server = createServer({ headersTimeout: opts.headersTimeoutMs, requestTimeout: opts.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs) }, (req, res) => this.http.request(req, res));
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => HttpRoutes.clientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

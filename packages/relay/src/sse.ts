@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CaptureLevel } from '@aep/protocol';
 import { parseResumeToken } from '@aep/protocol';
+import type { Principal } from './auth.js';
 import type { RelayCore } from './core.js';
 import { sendError } from './errors.js';
 import { Subscription, compileSpec, type ConsumerSink, type Outgoing } from './hub.js';
@@ -12,7 +13,7 @@ export class SseSink implements ConsumerSink {
   readonly kind = 'sse' as const;
   closed = false;
   corked = false;
-  constructor(readonly res: ServerResponse) {}
+  constructor(readonly res: ServerResponse, readonly principal: Principal) {}
   buffered(): number { return this.res.writableLength; }
   deliver(_sub: Subscription, o: Outgoing, ceiling: CaptureLevel | undefined): void {
     if (this.closed) return;
@@ -56,7 +57,7 @@ export class SseBinding {
   constructor(private readonly core: RelayCore) {}
 
   /** `GET /stream`: refusals before the 200 (brief 05 §6.2), then replay and live. */
-  open(req: IncomingMessage, res: ServerResponse, url: URL): void {
+  open(req: IncomingMessage, res: ServerResponse, url: URL, principal: Principal): void {
     const q = url.searchParams;
     const fail = (code: 'invalid-filter' | 'limit-exceeded', detail: string) => sendError(res, code, detail);
     let filter: unknown; let from: unknown;
@@ -77,10 +78,11 @@ export class SseBinding {
     const capture = q.get('capture') ?? undefined;
     const c = compileSpec(filter, from, capture, this.core.opts.maxFromPositions);
     if (!c.ok) return fail(c.code, c.detail);
+    c.spec.ceiling = principal.cap(c.spec.ceiling); // never above the token's read level (C7)
     const live = q.get('live') !== '0';
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
-    const sink = new SseSink(res);
+    const sink = new SseSink(res, principal);
     const sub = new Subscription('sse', c.spec, sink, live);
     const hub = this.core.hub;
     this.sinks.add(sink);
@@ -92,9 +94,18 @@ export class SseBinding {
     hub.replay(sub, parts, () => sink.drained()).catch(() => res.destroy());
   }
 
-  /** Heartbeats for every open stream. */
+  /** Heartbeats for every open stream; streams whose token expired end. */
   tick(): void {
-    for (const s of this.sinks) s.ping(this.core.opts.slowConsumerBytes);
+    const now = Date.now();
+    for (const s of this.sinks) {
+      if (!s.principal.valid(now)) { s.end(); continue; }
+      s.ping(this.core.opts.slowConsumerBytes);
+    }
+  }
+
+  /** End every stream authenticated with token `id`. */
+  revoke(id: string): void {
+    for (const s of this.sinks) if (s.principal.tokenId === id) s.end();
   }
 
   /** End every stream (shutdown). */

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
+import type { StoredToken } from './tokens.js';
 
 /**
  * Queued operations, encoded for one cheap hand-off to the writer thread: numbers in `nums`
@@ -21,6 +22,7 @@ import type { BufferSink, Entry, Pos } from './buffer.js';
  *   forget  3                        + session
  *   bind    4, offline (-1 = none)   + session, request, claim   (contract C3: survives a restart)
  *   unbind  5                        + session, request
+ *   token   6                        + id, name, hash, scopes (JSON), created, expires, revoked ('' = none)
  * This replaces a structured clone of an array of arrays of strings per commit, and lets the
  * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
  * instead of converting a JS string per row.
@@ -63,12 +65,14 @@ interface Db {
 
 // Rows hold only the raw bytes: session, position and dedupe key are read back from them on
 // load (in rowid = arrival order, which also reproduces the positions of seq-less Events).
+// `tokens` (version 3): scoped tokens, the secret's sha256 only (contract C7).
 // `bindings` (version 2): which claim (sha256 of the hello `claim`, never the claim) raised which
 // attention request, and since when its asker is offline (ms, NULL while connected).
 const SCHEMA = `CREATE TABLE IF NOT EXISTS held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS bindings (session TEXT NOT NULL, request TEXT NOT NULL, claim TEXT NOT NULL, offline INTEGER, PRIMARY KEY (session, request));
-PRAGMA user_version = 2;`;
+CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, scopes TEXT NOT NULL, created TEXT NOT NULL, expires TEXT, revoked TEXT);
+PRAGMA user_version = 3;`;
 
 // The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
 const WORKER = `(() => {
@@ -94,6 +98,7 @@ const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?,
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
 const bind = db.prepare('INSERT INTO bindings (session, request, claim, offline) VALUES (?, ?, ?, ?) ON CONFLICT(session, request) DO UPDATE SET claim = excluded.claim, offline = excluded.offline');
 const unbind = db.prepare('DELETE FROM bindings WHERE session = ? AND request = ?');
+const tok = db.prepare('INSERT INTO tokens (id, name, hash, scopes, created, expires, revoked) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, expires = excluded.expires, revoked = excluded.revoked');
 // Multi-row inserts: one statement per MULTI (then per 8) consecutive rows, fewer VM round trips.
 const MULTI = 128;
 const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, CAST(? AS TEXT))').join(', '));
@@ -128,6 +133,7 @@ const tx = db.transaction((nums, bytes, lens) => {
     else if (k === 3) { forget.run(text()); i += 1; }
     else if (k === 4) { const off = nums[i + 1]; bind.run(text(), text(), text(), off < 0 ? null : off); i += 2; }
     else if (k === 5) { unbind.run(text(), text()); i += 1; }
+    else if (k === 6) { const a = [text(), text(), text(), text(), text(), text(), text()]; tok.run(a[0], a[1], a[2], a[3], a[4], a[5] || null, a[6] || null); i += 1; }
     else throw new Error('bad store op ' + k);
   }
 });
@@ -185,6 +191,30 @@ export class SqliteStore implements BufferSink {
   /** Every persisted request binding (contract C3). */
   bindings(): Array<{ session: string; request: string; claim: string; offline: number | null }> {
     return this.db.prepare('SELECT session, request, claim, offline FROM bindings').all() as Array<{ session: string; request: string; claim: string; offline: number | null }>;
+  }
+
+  /** Every stored scoped token. */
+  tokens(): StoredToken[] {
+    const rows = this.db.prepare('SELECT id, name, hash, scopes, created, expires, revoked FROM tokens ORDER BY created, id').all() as Array<{ id: string; name: string; hash: string; scopes: string; created: string; expires: string | null; revoked: string | null }>;
+    const out: StoredToken[] = [];
+    for (const r of rows) {
+      let scopes: unknown;
+      try { scopes = JSON.parse(r.scopes); } catch { continue; }
+      if (!Array.isArray(scopes) || !scopes.every((x) => typeof x === 'string')) continue;
+      out.push({ id: r.id, name: r.name, hash: r.hash, scopes: scopes as string[], created: r.created, ...(r.expires ? { expires: r.expires } : {}), ...(r.revoked ? { revoked: r.revoked } : {}) });
+    }
+    return out;
+  }
+
+  /** Persist a scoped token (created or revoked). */
+  token(t: StoredToken): void {
+    if (this.dead) return;
+    const q = this.ops;
+    const strs = [t.id, t.name, t.hash, JSON.stringify(t.scopes), t.created, t.expires ?? '', t.revoked ?? ''];
+    q.nums.push(6);
+    for (const x of strs) { q.strs.push(x); q.chars += x.length; }
+    q.count++;
+    this.schedule();
   }
 
   /** Remove rows now (used while loading, when limits shrank since the last run). */

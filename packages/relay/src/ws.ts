@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { isCommandType } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
+import type { Principal } from './auth.js';
 import type { Claimant, HelloInfo } from './claims.js';
 import type { ControlRouter } from './control.js';
 import { SUPPORTED_VERSIONS, unpresentableClaim, type RelayCore } from './core.js';
@@ -20,6 +21,10 @@ const WS_IDLE_MS = 90_000;      // and timeout
 const CLAIM = /^[A-Za-z0-9_-]{22,64}$/;
 let serials = 0;
 
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
 /** One WebSocket connection: a consumer sink, a claimant, a command sender. */
 export class WsConn implements ConsumerSink, Claimant {
   readonly kind = 'ws' as const;
@@ -33,7 +38,7 @@ export class WsConn implements ConsumerSink, Claimant {
   readonly serial = ++serials;
   lastSeen = Date.now();
   lastPing = Date.now();
-  constructor(readonly ws: WebSocket, readonly authed: boolean, private readonly socket: Duplex) {}
+  constructor(readonly ws: WebSocket, readonly principal: Principal, private readonly socket: Duplex) {}
   live(): boolean { return !this.closed && this.ws.readyState === 1; }
   buffered(): number { return this.ws.bufferedAmount; }
   frame(f: Record<string, unknown>): void {
@@ -103,14 +108,13 @@ export class WsBinding {
       socket.end(rawError('forbidden-host', 403, 'Forbidden', 'this relay listens on loopback and only answers loopback Host names'));
       return;
     }
-    const auth = this.core.auth;
-    const authed = auth.authenticated(req, url);
-    if (auth.required && !authed) { socket.end(rawError('unauthorized', 401, 'Unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)')); return; }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, authed, socket));
+    const principal = this.core.auth.principal(req, url);
+    if (!principal) { socket.end(rawError('unauthorized', 401, 'Unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)')); return; }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, principal, socket));
   }
 
-  private connection(ws: WebSocket, authed: boolean, socket: Duplex): void {
-    const conn = new WsConn(ws, authed, socket);
+  private connection(ws: WebSocket, principal: Principal, socket: Duplex): void {
+    const conn = new WsConn(ws, principal, socket);
     this.sockets.add(conn);
     ws.on('error', () => {});
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -132,6 +136,7 @@ export class WsBinding {
   private frame(conn: WsConn, data: RawData, isBinary: boolean): void {
     conn.lastSeen = Date.now();
     if (conn.closed) return;
+    if (!conn.principal.valid()) return this.revoked(conn);
     if (isBinary) {
       // Binary frames are reserved in 0.1 (AEP-0003 §3.5): error, then close 1003.
       conn.error('invalid-frame', 'binary frames are reserved in AEP 0.1 (AEP-0003 §3.5)');
@@ -190,9 +195,14 @@ export class WsBinding {
 
   private event(conn: WsConn, msg: Record<string, unknown>, text: string): void {
     const c = checkEvent(msg, true);
+    const cause = typeof msg['id'] === 'string' ? msg['id'] : undefined;
     if (!c.ok) {
-      conn.error('invalid-event', c.detail, { cause: typeof msg['id'] === 'string' ? msg['id'] : undefined });
+      conn.error('invalid-event', c.detail, { cause });
       return;
+    }
+    if (!isCommandType(msg['type'] as string)) {
+      const missing = conn.principal.check('emit', { agent: str(msg['agent']), session: str(msg['session']) });
+      if (missing) { conn.error('unauthorized', `token lacks scope ${missing}`, { cause }); return; }
     }
     const trimmed = text.trim();
     const raw = /[\r\n]/.test(trimmed) ? JSON.stringify(msg) : trimmed;
@@ -206,11 +216,13 @@ export class WsBinding {
     const err = (code: FrameErrorCode, detail: string) => conn.error(code, detail, { id });
     if (typeof id !== 'string' || id === '') return err('invalid-filter', 'subscribe needs a non-empty string id (AEP-0003 §6.5)');
     if (conn.hello?.role === 'emitter') return err('unauthorized', 'an emitter-role connection may not subscribe (AEP-0003 §6.5)');
+    if (!conn.principal.readCeiling()) return err('unauthorized', 'token lacks scope read');
     if (conn.subs.has(id)) return err('invalid-filter', `subscription id ${id.slice(0, 100)} is already in use on this connection`);
     const max = this.core.opts.maxSubscriptions;
     if (conn.subs.size >= max) return err('limit-exceeded', `maxSubscriptions=${max} per connection`);
     const c = compileSpec(msg['filter'], msg['from'], msg['capture'], this.core.opts.maxFromPositions);
     if (!c.ok) return err(c.code, c.detail);
+    c.spec.ceiling = conn.principal.cap(c.spec.ceiling); // never above the token's read level (C7)
     const sub = new Subscription(id, c.spec, conn, true);
     conn.subs.set(id, sub);
     conn.frame({ type: 'subscribed', id });
@@ -233,14 +245,29 @@ export class WsBinding {
     const id = msg['id'];
     if (typeof id !== 'string' || id === '') { conn.error('invalid-frame', 'roster needs a non-empty string id (AEP-0003 §4.1)', { id }); return; }
     if (conn.hello?.role === 'emitter') { conn.error('unauthorized', 'an emitter-role connection may not ask for the roster (AEP-0003 §4.1)', { id }); return; }
+    if (!conn.principal.readCeiling()) { conn.error('unauthorized', 'token lacks scope read', { id }); return; }
     // `offline` (contract C4): pending requests whose asker has no live connection.
     conn.frame({ type: 'roster', id, entries: this.core.claims.roster(), offline: this.core.requests.offline(Date.now(), this.core.opts.offlineTtlMs) });
+  }
+
+  /** A connection whose token was revoked or expired: `closing`, then close 1008. */
+  private revoked(conn: WsConn): void {
+    conn.closingFrame('revoked');
+    conn.closed = true;
+    conn.ws.close(1008, 'token revoked or expired');
+    setTimeout(() => conn.ws.terminate(), 1000).unref();
+  }
+
+  /** Close every connection authenticated with token `id`. */
+  revoke(id: string): void {
+    for (const c of this.sockets) if (!c.closed && c.principal.tokenId === id) this.revoked(c);
   }
 
   /** Liveness: AEP `ping` + protocol ping every 30 s, terminate after 90 s of silence. */
   tick(): void {
     const now = Date.now();
     for (const c of this.sockets) {
+      if (!c.closed && !c.principal.valid(now)) { this.revoked(c); continue; }
       if (now - c.lastSeen > WS_IDLE_MS) { c.closed = true; c.ws.terminate(); continue; }
       if (c.hello && now - c.lastPing >= WS_PING_MS) {
         c.lastPing = now;
