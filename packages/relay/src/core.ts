@@ -134,6 +134,9 @@ export class RelayCore {
     return live ? [] : this.buffer.snapshotAll();
   }
 
+  /** Reads a snapshot part (bound, for the hub's replay loop). */
+  readonly read = (part: ReplayPart, cursor: Pos | null, max: number): { entries: Entry[]; gap: boolean } => this.buffer.read(part, cursor, max);
+
   /** The discovery document (AEP-0003 §3.4). */
   discovery(): Record<string, unknown> {
     return {

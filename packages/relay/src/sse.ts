@@ -91,7 +91,7 @@ export class SseBinding {
     if (live) hub.add(sub);
     const parts = this.core.snapshot(c.spec, live);
     if (parts.length === 0 && live) return;
-    hub.replay(sub, parts, () => sink.drained()).catch(() => res.destroy());
+    hub.replay(sub, parts, () => sink.drained(), this.core.read).catch(() => res.destroy());
   }
 
   /** Heartbeats for every open stream; streams whose token expired end. */

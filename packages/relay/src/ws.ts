@@ -68,12 +68,20 @@ export class WsConn implements ConsumerSink, Claimant {
     this.ws.close(1013, 'slow consumer');
     setTimeout(() => this.ws.terminate(), 1000).unref();
   }
+  /** Resolves once everything queued reached the socket (or the connection ended); event driven, no polling loop. */
   drained(): Promise<void> {
     return new Promise((resolve) => {
-      const tick = () => {
-        if (this.closed || this.ws.bufferedAmount === 0) resolve(); else setTimeout(tick, 5);
+      const done = () => this.closed || this.ws.readyState !== 1 || this.ws.bufferedAmount === 0;
+      if (done()) return resolve();
+      let timer: NodeJS.Timeout | undefined;
+      const check = () => {
+        if (timer) clearTimeout(timer);
+        if (!done()) { timer = setTimeout(check, 250); timer.unref(); return; } // ws may still hold a frame after 'drain'
+        this.socket.off('drain', check); this.socket.off('close', check);
+        resolve();
       };
-      tick();
+      this.socket.on('drain', check);
+      this.socket.on('close', check);
     });
   }
   /** Close the handshake way (shutdown), resolving when closed or after 1 s. */
@@ -230,14 +238,14 @@ export class WsBinding {
     hub.add(sub);
     const parts = this.core.snapshot(c.spec, true);
     if (parts.length === 0) return;
-    hub.replay(sub, parts, () => conn.drained()).catch(() => conn.ws.terminate());
+    hub.replay(sub, parts, () => conn.drained(), this.core.read).catch(() => conn.ws.terminate());
   }
 
   private unsubscribe(conn: WsConn, msg: Record<string, unknown>): void {
     const id = msg['id'];
     if (typeof id !== 'string') { conn.error('invalid-filter', 'unsubscribe needs the subscription id', { id }); return; }
     const sub = conn.subs.get(id);
-    if (sub) { conn.subs.delete(id); this.core.hub.remove(sub); sub.cancelled = true; sub.pending = []; }
+    if (sub) { conn.subs.delete(id); this.core.hub.remove(sub); sub.cancelled = true; sub.pending = []; sub.pendingHead = 0; sub.pendingBytes = 0; }
     conn.frame({ type: 'unsubscribed', id });
   }
 

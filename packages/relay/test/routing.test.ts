@@ -154,28 +154,36 @@ describe('answers go to their asker', () => {
     await relay.close();
   });
 
-  it('an entry leaves the offline list when the request resolves, when expires_at passes, and after --offline-ttl', async () => {
-    const relay = await startRelay({ port: 0, storePath: null, token: TOKEN, offlineTtlMs: 400 });
-    const S = `off-${ulid()}`;
-    const e = await Emitter.connect(relay, S, { claim: claim() });
-    e.emit('session.started');
-    const resolved = e.request();
-    const expired = e.request({ expires_at: new Date(Date.now() + 200).toISOString() });
-    const kept = e.request();
-    e.emit('attention.resolved', { subject: resolved, data: { resolution: 'dismissed' } });
-    await settle(relay, S);
-    await sleep(50);
-    e.ws.close();
-    const s = await sender(relay);
-    await sleep(50);
-    const ids = async () => ((await roster(s))['offline'] as Array<Record<string, unknown>>).filter((o) => o['session'] === S).map((o) => o['request']);
-    assert.deepEqual(await ids(), [expired, kept]);
-    await sleep(250);
-    assert.deepEqual(await ids(), [kept], 'expires_at passed');
-    await sleep(250);
-    assert.deepEqual(await ids(), [], '--offline-ttl passed');
-    s.close();
-    await relay.close();
+  it('an entry leaves the offline list when the request resolves, when expires_at has passed, and after --offline-ttl', async () => {
+    // Without timing: expiry is pinned by a past expires_at, the ttl by a relay whose ttl is 0.
+    const offlineOf = async (ttl: number | undefined): Promise<{ ids: unknown[]; want: Record<string, string> }> => {
+      const relay = await startRelay({ port: 0, storePath: null, token: TOKEN, ...(ttl !== undefined ? { offlineTtlMs: ttl } : {}) });
+      const S = `off-${ulid()}`;
+      const e = await Emitter.connect(relay, S, { claim: claim() });
+      e.emit('session.started');
+      const resolved = e.request();
+      const expired = e.request({ expires_at: new Date(Date.now() - 1000).toISOString() });
+      const future = e.request({ expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+      const kept = e.request();
+      e.emit('attention.resolved', { subject: resolved, data: { resolution: 'dismissed' } });
+      e.emit('attention.timeout', { subject: kept, data: { after_ms: 1 } });
+      const plain = e.request();
+      await settle(relay, S);
+      await sleep(50);
+      const s = await sender(relay);
+      const before = ((await roster(s))['offline'] as Array<Record<string, unknown>>).filter((o) => o['session'] === S);
+      assert.deepEqual(before, [], 'nothing is offline while the asker is connected');
+      e.ws.close();
+      await sleep(50);
+      const ids = ((await roster(s))['offline'] as Array<Record<string, unknown>>).filter((o) => o['session'] === S).map((o) => o['request']);
+      s.close();
+      await relay.close();
+      return { ids, want: { resolved, expired, future, kept, plain } };
+    };
+    const normal = await offlineOf(undefined);
+    assert.deepEqual(normal.ids, [normal.want['future'], normal.want['plain']], 'resolved, timed out and expired requests are not listed');
+    const ttl0 = await offlineOf(0);
+    assert.deepEqual(ttl0.ids, [], 'offline for longer than --offline-ttl');
   });
 
   it('bindings survive a restart: after it, an intruder gets nothing and the asker presenting its claim gets the answer', async () => {
