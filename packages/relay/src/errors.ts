@@ -19,11 +19,13 @@ export const HTTP_ERRORS = {
   'unauthorized': { status: [401, 403], message: 'missing or wrong token (401); a command over HTTP (403)' },
   'forbidden': { status: [403], message: 'the token lacks the scope this request needs (the detail names it)' },
   'forbidden-host': { status: [403], message: 'a loopback relay asked under a non-loopback Host' },
+  'forbidden-origin': { status: [403], message: 'a WebSocket upgrade from a browser origin that is not allowed' },
   'method-not-allowed': { status: [405], message: 'wrong method for the path' },
   'not-found': { status: [404], message: 'unknown path' },
   'request-timeout': { status: [408], message: 'headers or body not received in time' },
   'bad-request': { status: [400, 431], message: 'malformed HTTP request or request target' },
   'upgrade-required': { status: [426], message: '/socket without a WebSocket upgrade' },
+  'shutting-down': { status: [503], message: 'the relay is draining before it stops' },
   'store-unavailable': { status: [503], message: 'the durable store could not commit' },
   'internal': { status: [500], message: 'a relay fault' },
 } as const satisfies Record<string, HttpErrorSpec>;

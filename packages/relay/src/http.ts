@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { scrubUrl, type Principal } from './auth.js';
 import { SUPPORTED_VERSIONS, type RelayCore } from './core.js';
 import { rawError, sendError, sendJson } from './errors.js';
+import { securityHeaders } from './headers.js';
 import { parseBody } from './ingest.js';
 import type { SseBinding } from './sse.js';
 import { serveStatic } from './static.js';
@@ -14,6 +15,8 @@ import { errText, hostName, parseUrl } from './util.js';
 const PROTOCOL_PATHS = new Set(['/events', '/stream', '/socket', '/.well-known/aep', '/healthz', '/tokens']);
 const TOKEN_PATH = /^\/tokens\/([^/]{1,64})$/;
 const MAX_ADMIN_BODY = 64 * 1024;
+/** Bytes of an oversize body read and discarded before the 413 (at least 4x the limit). */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -62,12 +65,18 @@ export class HttpRoutes {
     }
     if (req.method === 'OPTIONS') {
       res.writeHead(204, auth.required ? {
+        ...securityHeaders(),
         'Access-Control-Allow-Methods': 'GET, POST, DELETE, HEAD, OPTIONS',
         'Access-Control-Allow-Headers': 'authorization, content-type, aep-version, last-event-id',
         'Access-Control-Max-Age': '600',
-      } : {});
+      } : securityHeaders());
       res.end();
       return;
+    }
+    // Draining (contract C5): the connections kept may still deliver Events; nothing else starts.
+    if (this.core.closing && !(path === '/events' && req.method === 'POST')) {
+      req.resume();
+      return sendError(res, 'shutting-down', 'the relay is stopping', { headers: { Connection: 'close' } });
     }
     const principal = auth.principal(req, url);
     const tokenPath = TOKEN_PATH.exec(path);
@@ -158,11 +167,24 @@ export class HttpRoutes {
     }
   }
 
-  /** 413, then drain what the client still sends for a moment so it can read the answer, then cut. */
+  /**
+   * 413 reliably (issue 12 item 6): read and discard the rest of the body first, then answer and
+   * close. Answering first and closing with unread bytes in the socket makes the kernel send a
+   * reset, which the client may see before the answer. Bounded: past `DRAIN_LIMIT` more bytes
+   * (or the request timeout) the answer goes out and the connection is cut.
+   */
   private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
-    sendError(res, 'payload-too-large', `body exceeds maxBodyBytes=${max}`, { headers: { Connection: 'close' } });
-    req.on('data', () => {});
-    setTimeout(() => req.socket.destroy(), 2000).unref();
+    const answer = () => { if (!res.headersSent) sendError(res, 'payload-too-large', `body exceeds maxBodyBytes=${max}`, { headers: { Connection: 'close' } }); };
+    if (req.complete || req.readableEnded) { answer(); return; }
+    let drained = 0;
+    const limit = Math.max(DRAIN_LIMIT, 4 * max);
+    req.on('data', (c: Buffer) => {
+      drained += c.length;
+      if (drained > limit) { req.removeAllListeners('data'); req.pause(); answer(); res.on('finish', () => req.socket.destroy()); }
+    });
+    req.on('end', answer);
+    req.on('error', () => req.socket.destroy());
+    req.resume();
   }
 
   /** `POST /events` (brief 05 §4): version → media type → size → parse/validate → scope → admit → commit → 202. */

@@ -34,11 +34,28 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function checkEvent(value: unknown, allowCommands: boolean): { ok: true } | { ok: false; status: number; error: HttpErrorCode; detail: string; issues?: Issue[] } {
   const issues = validateEnvelope(value);
   if (issues.length > 0) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail(issues), issues };
+  const unsafe = unsafeInteger(value as Record<string, unknown>);
+  if (unsafe) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail([unsafe]), issues: [unsafe] };
   const type = (value as { type: string }).type;
   if (!allowCommands && isCommandType(type)) {
     return { ok: false, status: 403, error: 'unauthorized', detail: 'commands require the WebSocket binding (AEP-0004 §4.1)' };
   }
   return { ok: true };
+}
+
+/**
+ * Numeric envelope attributes are exact integers (decided, docs/decisions.md "Relay authority"):
+ * `seq`, `epoch` and integer extension attributes must not exceed Number.MAX_SAFE_INTEGER, or
+ * positions and resume ids stop being exact (`epoch: 1e300` passes "is an integer").
+ */
+function unsafeInteger(ev: Record<string, unknown>): Issue | null {
+  for (const k of Object.keys(ev)) {
+    const v = ev[k];
+    if (typeof v !== 'number' || Number.isSafeInteger(v)) continue;
+    const rule = k === 'seq' ? 'envelope.seq' : k === 'epoch' ? 'envelope.epoch' : 'envelope.ext-value';
+    return { rule, path: `/${k}`, section: 'AEP-0001 §5.1', message: `${k} must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${String(v).slice(0, 30)} is not` };
+  }
+  return null;
 }
 
 /** Parse a body into Events; refuse the whole body on the first bad line (brief 05 §4.2 choice). */

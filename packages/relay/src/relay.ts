@@ -34,6 +34,8 @@ export class Relay {
   private readonly ws: WsBinding;
   private readonly http: HttpRoutes;
   private ticker: NodeJS.Timeout | undefined;
+  private drainDeadline = 0;
+  private drainSet = false;
 
   constructor(readonly opts: ResolvedOptions, private readonly store: SqliteStore | null) {
     this.core = new RelayCore(opts, store);
@@ -82,17 +84,37 @@ export class Relay {
     return typeof addr === 'object' && addr ? addr.port : this.opts.port;
   }
 
-  /** Graceful shutdown (AEP-0003 §3.5.4): stop accepting, `closing` + 1001 on sockets, end SSE, flush the store. */
+  /** Set (or shorten) the end of the drain period of a coming or running `close()` (contract C5). */
+  drainUntil(deadline: number): void {
+    if (!this.drainSet || deadline < this.drainDeadline) this.drainDeadline = deadline;
+    this.drainSet = true;
+  }
+
+  /**
+   * Graceful shutdown (AEP-0003 §3.5.4; contract C5): stop accepting connections (and, on the
+   * ones kept, every request but `POST /events`, answered 503 `shutting-down`); until the drain
+   * deadline, or as soon as no emitter is connected, keep ingesting what connected emitters send;
+   * commit it; then `closing` + 1001 on sockets, end SSE, flush and close the store.
+   */
   async close(): Promise<void> {
-    if (this.core.closing) return;
     this.core.closing = true;
-    if (this.ticker) clearInterval(this.ticker);
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    while (Date.now() < this.drainDeadline && this.ws.emitters() > 0) await new Promise((r) => setTimeout(r, 20));
+    try { await this.store?.durable(); } catch (err) { this.opts.log(`store write failed while closing: ${errText(err)}`); }
+    if (this.ticker) clearInterval(this.ticker);
     this.sse.closeAll();
     await this.ws.closeAll();
     this.server.closeIdleConnections();
     setTimeout(() => this.server.closeAllConnections(), 1000).unref();
     await closed;
+    await this.store?.close();
+  }
+
+  /** Undo a start that failed after the store was opened. */
+  async abort(): Promise<void> {
+    this.core.closing = true;
+    if (this.ticker) clearInterval(this.ticker);
+    if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await this.store?.close();
   }
 }

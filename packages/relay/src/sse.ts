@@ -5,6 +5,7 @@ import { parseResumeToken } from '@aep/protocol';
 import type { Principal } from './auth.js';
 import type { RelayCore } from './core.js';
 import { sendError } from './errors.js';
+import { securityHeaders } from './headers.js';
 import { Subscription, compileSpec, type ConsumerSink, type Outgoing } from './hub.js';
 import { corkForTick, sseSafe } from './util.js';
 
@@ -80,7 +81,7 @@ export class SseBinding {
     if (!c.ok) return fail(c.code, c.detail);
     c.spec.ceiling = principal.cap(c.spec.ceiling); // never above the token's read level (C7)
     const live = q.get('live') !== '0';
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+    res.writeHead(200, { ...securityHeaders(), 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
     const sink = new SseSink(res, principal);
     const sub = new Subscription('sse', c.spec, sink, live);

@@ -5,12 +5,55 @@
 // whatever was queued during one commit goes into the next one (natural group commit).
 // The in-memory ReplayBuffer is the index; the store mirrors its inserts, evictions and
 // tombstones, and rebuilds it on start.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
 import type { StoredToken } from './tokens.js';
+import { RelayStartError } from './options.js';
+
+/** The store's files besides the database (SQLite's WAL and shared memory). */
+const SIDE_FILES = ['-wal', '-shm', '-journal'];
+
+/**
+ * Make the store's directory (mode 0700, each missing level created without recursion: a
+ * recursive mkdir spins forever under /proc) and its file (0600, so SQLite gives its WAL and
+ * shared-memory files the same mode). `ours` = the default store directory, tightened even
+ * when it exists. Fails with `AEP_RELAY_STORE_UNAVAILABLE` naming the path and the cause.
+ */
+export function prepareStorePath(path: string, ours: boolean): void {
+  const file = resolve(path);
+  const dir = dirname(file);
+  const fail = (what: string, err: unknown): never => {
+    throw new RelayStartError('AEP_RELAY_STORE_UNAVAILABLE', `store ${path}: ${what}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  };
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    let st;
+    try { st = statSync(d); } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fail(`cannot inspect ${d}`, err);
+      missing.unshift(d);
+      if (dirname(d) === d) fail(`no existing ancestor of ${dir}`, err);
+      continue;
+    }
+    if (!st.isDirectory()) fail(`${d} is not a directory`, new Error('ENOTDIR'));
+    break;
+  }
+  for (const d of missing) {
+    try { mkdirSync(d, { mode: 0o700 }); chmodSync(d, 0o700); } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') fail(`cannot create directory ${d}`, err);
+    }
+  }
+  if (ours && missing.length === 0) { try { chmodSync(dir, 0o700); } catch { /* not ours after all */ } }
+  try { closeSync(openSync(file, 'a', 0o600)); } catch (err) { fail('cannot create the store file', err); }
+  restrictFiles(file);
+}
+
+/** 0600 on the database and whichever side files exist. */
+function restrictFiles(file: string): void {
+  for (const f of [file, ...SIDE_FILES.map((x) => file + x)]) { try { chmodSync(f, 0o600); } catch { /* absent */ } }
+}
 
 /**
  * Queued operations, encoded for one cheap hand-off to the writer thread: numbers in `nums`
@@ -161,20 +204,30 @@ export class SqliteStore implements BufferSink {
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
 
-  private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db) {}
+  private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db, private readonly commitHook: (() => void | Promise<void>) | undefined) {}
 
-  /** Open (creating directories and schema as needed). Reads happen here; writes go to the worker after `startWriter()`. */
-  static async open(path: string, sync: 'full' | 'normal' = 'full'): Promise<SqliteStore> {
+  /**
+   * Open (creating directories and schema as needed; see `prepareStorePath`). Reads happen here;
+   * writes go to the worker after `startWriter()`. A database another process holds is refused
+   * with `AEP_RELAY_STORE_LOCKED` by the caller; other failures throw.
+   */
+  static async open(path: string, sync: 'full' | 'normal' = 'full', opts: { ours?: boolean; commitHook?: () => void | Promise<void> } = {}): Promise<SqliteStore> {
+    prepareStorePath(path, opts.ours === true);
     const mod = await import('better-sqlite3');
     const Database = (mod as unknown as { default: new (p: string, o?: { timeout?: number }) => Db }).default;
-    mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { timeout: 200 });
-    db.pragma('journal_mode = WAL');
-    // FULL: the WAL is fsynced at every commit, so a 202 survives a crash of the process *and*
-    // of the machine. NORMAL would survive kill -9 but not a power loss.
-    db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
-    db.exec(SCHEMA);
-    return new SqliteStore(path, sync, db);
+    try {
+      db.pragma('journal_mode = WAL');
+      // FULL: the WAL is fsynced at every commit, so a 202 survives a crash of the process *and*
+      // of the machine. NORMAL would survive kill -9 but not a power loss.
+      db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+      db.exec(SCHEMA);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    restrictFiles(resolve(path));
+    return new SqliteStore(path, sync, db, opts.commitHook);
   }
 
   /** Every stored row in arrival order. */
@@ -312,11 +365,32 @@ export class SqliteStore implements BufferSink {
     }
     const ops = this.ops; const waiters = this.waiters;
     this.ops = emptyQueue(); this.waiters = [];
-    this.inflight = { batch: ++this.batchNo, ops, waiters };
+    const f = { batch: ++this.batchNo, ops, waiters };
+    this.inflight = f;
+    if (this.commitHook) {
+      // Test seam (options.ts `storeCommitHook`): a held hook holds the commit (and every 202
+      // waiting on it); a throw fails it like a disk error.
+      const hook = this.commitHook;
+      void (async () => { await hook(); })().then(() => this.post(f), (err: unknown) => {
+        if (this.inflight !== f) return;
+        this.inflight = null;
+        this.failBatch(f, err instanceof Error ? err : new Error(String(err)));
+        setTimeout(() => this.send(), 100).unref();
+        for (const cb of this.onIdle.splice(0)) cb();
+      });
+      return;
+    }
+    this.post(f);
+  }
+
+  /** Hand one batch to the writer thread. */
+  private post(f: { batch: number; ops: OpQueue }): void {
+    if (!this.worker || this.inflight?.batch !== f.batch) return;
+    const ops = f.ops;
     const nums = new Float64Array(ops.nums);
     const { buf, lens } = encodeStrings(ops.strs, ops.chars);
     // Transferred, not copied (allocUnsafeSlow: the buffer owns its ArrayBuffer, no shared pool).
-    this.worker.postMessage({ batch: this.batchNo, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
+    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
   }
 
   private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }): void {

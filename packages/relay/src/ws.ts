@@ -11,6 +11,7 @@ import type { Claimant, HelloInfo } from './claims.js';
 import type { ControlRouter } from './control.js';
 import { SUPPORTED_VERSIONS, unpresentableClaim, type RelayCore } from './core.js';
 import { errorFrame, rawError, type FrameErrorCode } from './errors.js';
+import { securityHeaders } from './headers.js';
 import { Subscription, compileSpec, type AepEvent, type ConsumerSink, type Outgoing } from './hub.js';
 import { checkEvent, type Incoming } from './ingest.js';
 import { corkForTick, errText, hostName, isObject, parseUrl } from './util.js';
@@ -104,6 +105,8 @@ export class WsBinding {
 
   constructor(private readonly core: RelayCore, private readonly control: ControlRouter, private readonly loopbackHosts: Set<string> | null) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: core.opts.maxBodyBytes, clientTracking: false });
+    // The 101 answer carries the same headers as every other response (contract C9).
+    this.wss.on('headers', (headers: string[]) => { for (const [k, v] of Object.entries(securityHeaders())) headers.push(`${k}: ${v}`); });
   }
 
   /** `upgrade` on the HTTP server. Refusals are plain HTTP answers on the socket. */
@@ -111,14 +114,30 @@ export class WsBinding {
     socket.on('error', () => socket.destroy());
     const url = parseUrl(req.url);
     if (!url) { socket.end(rawError('bad-request', 400, 'Bad Request', 'the request target is not a valid path')); return; }
-    if (url.pathname !== '/socket' || this.core.closing) { socket.end(rawError('not-found', 404, 'Not Found', `no WebSocket endpoint at ${url.pathname.slice(0, 200)}`)); return; }
+    if (url.pathname !== '/socket') { socket.end(rawError('not-found', 404, 'Not Found', `no WebSocket endpoint at ${url.pathname.slice(0, 200)}`)); return; }
+    if (this.core.closing) { socket.end(rawError('shutting-down', 503, 'Service Unavailable', 'the relay is stopping')); return; }
     if (this.loopbackHosts && !this.loopbackHosts.has(hostName(req.headers.host))) {
       socket.end(rawError('forbidden-host', 403, 'Forbidden', 'this relay listens on loopback and only answers loopback Host names'));
+      return;
+    }
+    // A browser page of another origin must not drive the relay (no CORS on WebSockets): only the
+    // relay's own origin (the inbox it serves) and --allow-origin ones; clients without Origin pass.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.originAllowed(origin, req.headers.host)) {
+      socket.end(rawError('forbidden-origin', 403, 'Forbidden', 'WebSocket upgrades from this browser origin are refused (allow it with --allow-origin)'));
       return;
     }
     const principal = this.core.auth.principal(req, url);
     if (!principal) { socket.end(rawError('unauthorized', 401, 'Unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)')); return; }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, principal, socket));
+  }
+
+  private originAllowed(origin: string, host: string | undefined): boolean {
+    const allowed = this.core.opts.allowOrigins;
+    if (allowed.includes('*')) return true;
+    const o = origin.toLowerCase();
+    if (host !== undefined && (o === `http://${host.toLowerCase()}` || o === `https://${host.toLowerCase()}`)) return true;
+    return allowed.includes(o);
   }
 
   private connection(ws: WebSocket, principal: Principal, socket: Duplex): void {
@@ -283,6 +302,13 @@ export class WsBinding {
         try { c.ws.ping(); } catch { /* closing */ }
       }
     }
+  }
+
+  /** Live connections of emitters (hello role emitter/both, or claiming a session): a drain waits for them. */
+  emitters(): number {
+    let n = 0;
+    for (const c of this.sockets) if (c.live() && (c.hello?.role === 'emitter' || c.hello?.role === 'both' || c.sessions.size > 0)) n++;
+    return n;
   }
 
   /** `closing` + 1001 on every socket (AEP-0003 §3.5.4). */

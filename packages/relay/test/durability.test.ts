@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { startRelay } from '@aep/relay';
+import { RelayStartError, startRelay } from '@aep/relay';
 import { spawnAep } from '../../../test/support/cli.js';
 import { WsClient, ev, http, post, ulid } from './helpers.js';
 
@@ -122,7 +122,14 @@ describe('durable store', () => {
   it('a second relay on the same store refuses to start (one writer per store)', async () => {
     const path = join(tmp(), 'relay.sqlite');
     const r1 = await startRelay({ port: 0, storePath: path });
-    await assert.rejects(startRelay({ port: 0, storePath: path }), /cannot be opened/);
+    await assert.rejects(startRelay({ port: 0, storePath: path }), (e: unknown) => {
+      assert.ok(e instanceof RelayStartError);
+      assert.equal(e.code, 'AEP_RELAY_STORE_LOCKED');
+      assert.equal(e.holder?.pid, process.pid);
+      assert.equal(e.holder?.url, r1.url);
+      assert.match(e.message, /--store PATH .* or --memory/);
+      return true;
+    });
     assert.equal((await post(r1.url, ev('session.started', 'lock', 0))).status, 202);
     await r1.close();
     const r2 = await startRelay({ port: 0, storePath: path });
