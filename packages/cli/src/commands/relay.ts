@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { Option } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 
@@ -50,7 +51,8 @@ export function register(program: Command): void {
     .option('--headers-timeout <ms>', 'time to receive request headers (slowloris guard)', String(D.headersTimeoutMs))
     .option('--request-timeout <ms>', 'time to receive a whole request', String(D.requestTimeoutMs))
     .option('--static <dir>', 'serve this directory at / (the web inbox)')
-    .option('--allow-origin <origin>', 'a browser origin (scheme://host[:port], or *) allowed to open /socket besides the relay\'s own; repeatable (default: only the relay\'s own origin)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .addOption(new Option('--allow-origin <origin>', 'a browser origin (scheme://host[:port], or *) allowed to open /socket besides the relay\'s own; repeatable')
+      .argParser((v: string, prev: string[]) => [...prev, v]).default([] as string[], 'only the relay\'s own origin'))
     .option('--insecure-no-auth', 'allow a non-loopback --host without a token (anyone who can reach it may read and write)', false)
     .option('--offline-ttl <ms>', 'how long a pending request whose emitter is gone stays in the roster\'s offline list', String(D.offlineTtlMs))
     .option('--drain <ms>', 'on SIGINT/SIGTERM: how long connected emitters may still send before the relay stops', String(DRAIN_MS))
