@@ -46,24 +46,55 @@ function withData(ev: Record<string, unknown>, data: unknown): Record<string, un
   return out;
 }
 
+/** Set an own property (also `__proto__`, which plain assignment would not create). */
+function put(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * Rebuild an object only when a member changes: `next(key, value)` returns the new value, or
+ * undefined to drop the member. Returns `value` itself (no allocation) when nothing changed.
+ */
+function mapMembers(value: Record<string, unknown>, next: (key: string, v: unknown) => unknown): Record<string, unknown> {
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = value[k];
+    const nv = next(k, v);
+    if (out === null) {
+      if (nv === v) continue;
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+    }
+    if (nv !== undefined) put(out, k, nv);
+  }
+  return out ?? value;
+}
+
+/** `arr.map(f)`, but `arr` itself (no allocation) when every element maps to itself. */
+function mapItems(arr: readonly unknown[], f: (v: unknown) => unknown): unknown[] {
+  let out: unknown[] | null = null;
+  for (let i = 0; i < arr.length; i++) {
+    const v = arr[i];
+    const nv = f(v);
+    if (out === null) {
+      if (nv === v) continue;
+      out = arr.slice(0, i);
+    }
+    out.push(nv);
+  }
+  return out ?? (arr as unknown[]);
+}
+
 /** Run the §9.4 text pipeline over every string in a value (keys untouched); same reference when nothing changed. */
 function redactStrings(v: unknown): unknown {
   if (typeof v === 'string') return redact(v);
   if (Array.isArray(v)) {
-    let changed = false;
-    const out = v.map((x) => { const y = redactStrings(x); if (y !== x) changed = true; return y; });
-    return changed ? out : v;
+    return mapItems(v, redactStrings);
   }
-  if (isObject(v)) {
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v)) {
-      const y = redactStrings(v[k]);
-      if (y !== v[k]) changed = true;
-      Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
-    }
-    return changed ? out : v;
-  }
+  if (isObject(v)) return mapMembers(v, (_k, x) => redactStrings(x));
   return v;
 }
 
@@ -75,23 +106,17 @@ function valuesAtRedacted(values: unknown, fields: readonly unknown[] | undefine
     if (!isObject(f) || typeof f['id'] !== 'string' || f['type'] !== 'select' || !Array.isArray(f['choices'])) continue;
     ids.set(f['id'], new Set((f['choices'] as unknown[]).filter(isObject).map((c) => c['id']).filter((x): x is string => typeof x === 'string')));
   }
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(values)) {
-    const v = values[k];
+  return mapMembers(values, (k, v) => {
     const choices = ids.get(k);
     const isChoice = (x: unknown) => typeof x === 'string' && choices !== undefined && choices.has(x);
-    let y: unknown = v;
-    if (typeof v === 'string' && !isChoice(v)) y = redact(v);
-    else if (Array.isArray(v)) {
+    if (typeof v === 'string') return isChoice(v) ? v : redact(v);
+    if (Array.isArray(v)) {
       let arrChanged = false;
       const arr = v.map((x) => { if (isChoice(x)) return x; const r = redactStrings(x); if (r !== x) arrChanged = true; return r; });
-      if (arrChanged) y = arr;
+      return arrChanged ? arr : v;
     }
-    if (y !== v) changed = true;
-    Object.defineProperty(out, k, { value: y, enumerable: true, writable: true, configurable: true });
-  }
-  return changed ? out : values;
+    return v;
+  });
 }
 
 interface HonestCtx { declared: number; fields: readonly unknown[] | undefined }
@@ -100,36 +125,45 @@ interface HonestCtx { declared: number; fields: readonly unknown[] | undefined }
 function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown {
   if (Array.isArray(value)) {
     if (!tree.items) return value;
-    let changed = false;
-    const out = value.map((v) => { const p = honestValue(v, tree.items!, ctx); if (p !== v) changed = true; return p; });
-    return changed ? out : value;
+    const items = tree.items;
+    return mapItems(value, (v) => honestValue(v, items, ctx));
   }
   if (!isObject(value) || !tree.properties) return value;
+  // The hot ingest path: an inlined lazy copy (no closure, no allocation for an honest object).
   const props = tree.properties;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const v = value[key];
     const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
-    let nv: unknown = v;
-    if (child) {
-      const lvl = levelOf(child);
-      if (lvl > ctx.declared) nv = undefined; // annotated above what the Event claims: the lie
-      else if (child.exception === 'values') {
-        nv = ctx.declared < REDACTED
-          ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v))
-          : valuesAtRedacted(v, ctx.fields);
-        // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
-        if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => (nv as Record<string, unknown>)[k] === v[k])) nv = v;
-      } else if (child.exception) nv = ctx.declared === REDACTED ? redactStrings(v) : v;
-      else if (lvl === REDACTED && ctx.declared === REDACTED) nv = redactStrings(v);
-      else nv = honestValue(v, child, ctx);
+    const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
+    if (out === null) {
+      if (nv === v) continue;
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
     }
-    if (nv === undefined) { changed = true; continue; }
-    if (nv !== v) changed = true;
-    Object.defineProperty(out, key, { value: nv, enumerable: true, writable: true, configurable: true });
+    if (nv !== undefined) put(out, key, nv);
   }
-  return changed ? out : value;
+  return out ?? value;
+}
+
+/** One annotated member at the declared level: itself, a gated copy, or undefined (removed). */
+function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
+  const lvl = levelOf(child);
+  if (lvl > ctx.declared) return undefined; // annotated above what the Event claims: the lie
+  if (child.exception === 'values') {
+    const nv = ctx.declared < REDACTED
+      ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v))
+      : valuesAtRedacted(v, ctx.fields);
+    // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
+    if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => nv[k] === v[k])) return v;
+    return Object.keys(nv as object).length === 0 && !isObject(v) ? undefined : nv;
+  }
+  if (child.exception) return ctx.declared === REDACTED ? redactStrings(v) : v;
+  if (lvl === REDACTED && ctx.declared === REDACTED) return redactStrings(v);
+  if (child.properties === undefined && child.items === undefined) return v;
+  return honestValue(v, child, ctx);
 }
 
 /**
@@ -156,24 +190,27 @@ export function makeHonest(ev: Record<string, unknown>, fieldsOf?: FieldsOf): Re
 function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
   if (Array.isArray(value)) {
     if (!tree.items) return value;
-    let changed = false;
-    const out = value.map((v) => { const p = annotatedOnly(v, tree.items!); if (p !== v) changed = true; return p; });
-    return changed ? out : value;
+    const items = tree.items;
+    return mapItems(value, (v) => annotatedOnly(v, items));
   }
   // A node without `properties` annotates its whole value (a leaf, `answer.values`, free-form metadata).
   if (!isObject(value) || !tree.properties) return value;
   const props = tree.properties;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
-    if (!child) { changed = true; continue; }
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const v = value[key];
-    const nv = annotatedOnly(v, child);
-    if (nv !== v) changed = true;
-    Object.defineProperty(out, key, { value: nv, enumerable: true, writable: true, configurable: true });
+    const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    const nv = child === undefined ? undefined : child.properties === undefined && child.items === undefined ? v : annotatedOnly(v, child);
+    if (out === null) {
+      if (nv === v) continue;
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+    }
+    if (nv !== undefined) put(out, key, nv);
   }
-  return changed ? out : value;
+  return out ?? value;
 }
 
 /** `ev` without unannotated `data` members (a type without an annotated schema loses its whole `data`). */
