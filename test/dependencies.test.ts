@@ -13,7 +13,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'adapter-claude-code': ['protocol', 'client'],
   'mcp-bridge': ['protocol', 'client'],
   web: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web'],
+  notify: ['protocol', 'client'],
+  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

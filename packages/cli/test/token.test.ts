@@ -31,7 +31,7 @@ describe('aep token', () => {
     assert.equal(r.code, 0);
     for (const s of ['create', 'list', 'revoke', 'read[:LEVEL]', 'emit[', 'answer[', 'permit[', 'steer[', 'admin']) assert.ok(r.stdout.includes(s), s);
     const c = await runAep(['token', 'create', '--help']);
-    for (const o of ['--relay', '--token', '--json', '--scope', '--name', '--expires', '--timeout', 'default: "http://127.0.0.1:8787"']) assert.ok(c.stdout.includes(o), o);
+    for (const o of ['--relay', '--token', '--token-file', '--token-fd', '--json', '--scope', '--name', '--expires', '--timeout', 'default: "http://127.0.0.1:8787"', 'default: never']) assert.ok(c.stdout.replace(/\s+/g, ' ').includes(o), o);
   });
 
   it('create prints the token once; it works for its scopes; list shows no secret; revoke ends it', async () => {
@@ -66,7 +66,7 @@ describe('aep token', () => {
     assert.match(c.stdout, /^aep_[0-9a-f]{16}_\S+\n {2}id [0-9a-f]{16} · scopes read:metadata\n {2}shown once/);
   });
 
-  it('refusals are coded: bad scope 2, unknown token 2, wrong owner token 5, unreachable 5', async () => {
+  it('refusals are coded: bad scope 2, unknown token 2, wrong owner token 3, unreachable 5', async () => {
     const bad = await runAep(['token', 'create', '--relay', relay.url, '--token', OWNER, '--scope', 'read:toString'], undefined, { env: env() });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /AEP_CLI_BAD_OPTION: bad scope: read:toString: the level must be one of/);
@@ -74,8 +74,12 @@ describe('aep token', () => {
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /AEP_CLI_UNKNOWN_TOKEN/);
     const wrong = await runAep(['token', 'list', '--relay', relay.url, '--token', 'not-the-owner'], undefined, { env: env() });
-    assert.equal(wrong.code, 5);
-    assert.match(wrong.stderr, /AEP_CLI_RELAY_REFUSED/);
+    assert.equal(wrong.code, 3);
+    assert.match(wrong.stderr, /^aep: AEP_CLI_RELAY_REFUSED: the relay at http:\/\/127\.0\.0\.1:\d+ refused the token \(HTTP 401\)/);
+    const scoped = JSON.parse((await runAep(['token', 'create', '--relay', relay.url, '--token', OWNER, '--scope', 'read', '--json'], undefined, { env: env() })).stdout) as { token: string };
+    const notAdmin = await runAep(['token', 'list', '--relay', relay.url, '--token', scoped.token], undefined, { env: env() });
+    assert.equal(notAdmin.code, 3);
+    assert.match(notAdmin.stderr, /AEP_CLI_RELAY_REFUSED: .*HTTP 403.*token lacks scope admin/);
     assert.ok(!wrong.stderr.includes('not-the-owner'));
     const none = await runAep(['token', 'list', '--relay', 'http://127.0.0.1:9', '--token', OWNER], undefined, { env: env() });
     assert.equal(none.code, 5);

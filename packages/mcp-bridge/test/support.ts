@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { subscribe } from '@aep/client';
+import { subscribe } from '@aep/client/node';
 import type { WireEvent } from '@aep/client';
 import { aepArgv, repoRoot } from '../../../test/support/cli.js';
 
@@ -19,7 +19,7 @@ export interface Host {
   stderr: () => string;
   close: () => Promise<void>;
   /** Call `ask` with a variant; returns the parsed tool text (or the error text). */
-  ask: (variant: 'all' | 'unsupported' | 'url') => Promise<{ action?: string; content?: Record<string, unknown> | null; types?: Record<string, string>; error?: string }>;
+  ask: (variant: 'all' | 'unsupported' | 'url' | 'counts' | 'secret') => Promise<{ action?: string; content?: Record<string, unknown> | null; types?: Record<string, string>; error?: string }>;
 }
 
 /** Start a host (SDK Client) connected to `aep mcp wrap ARGS -- node server.mjs`. */

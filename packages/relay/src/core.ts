@@ -11,6 +11,7 @@ import { Claims, type Claimant } from './claims.js';
 import { Hub, Outgoing, type SubscriptionSpec } from './hub.js';
 import type { Incoming } from './ingest.js';
 import type { ResolvedOptions } from './options.js';
+import { PushRoutes } from './push.js';
 import { RequestIndex } from './requests.js';
 import type { SqliteStore } from './store.js';
 import { isObject } from './util.js';
@@ -40,6 +41,8 @@ export class RelayCore {
   private nextRowid = 1;
   /** Set when close() starts. */
   closing = false;
+  /** Web Push subscription routes (contract C10, push.ts), when configured. */
+  push: PushRoutes | null = null;
 
   constructor(readonly opts: ResolvedOptions, readonly store: SqliteStore | null) {
     this.auth = new Auth(opts.token, new Tokens(store, store?.tokens() ?? []));
@@ -52,6 +55,7 @@ export class RelayCore {
 
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
   async load(): Promise<void> {
+    if (this.opts.push) this.push = await PushRoutes.open(this.opts.storePath, this.opts.push);
     if (!this.store) return;
     const now = Date.now();
     for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);

@@ -2,7 +2,8 @@
 // `POST /events`, `/stream` (handed to the SSE binding), `/healthz`, static files.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { scrubUrl, type Principal } from './auth.js';
+import { Auth, scrubUrl, type Principal } from './auth.js';
+import { PushRoutes, tokenKey } from './push.js';
 import { SUPPORTED_VERSIONS, type RelayCore } from './core.js';
 import { rawError, sendError, sendJson } from './errors.js';
 import { securityHeaders } from './headers.js';
@@ -85,6 +86,16 @@ export class HttpRoutes {
       return sendError(res, 'unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)', { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } });
     }
     if (tokenPath) return this.tokensApi(req, res, principal!, tokenPath[1]!);
+    const push = this.core.push;
+    if (push && PushRoutes.handles(path)) {
+      // Contract C10 routes (push.ts): the owner lists and deletes everything; a scoped token is
+      // keyed by its id, needs `read`, and administers subscriptions only with `admin` (C7).
+      if (principal && principal.kind === 'scoped' && !principal.readCeiling()) { req.resume(); return sendError(res, 'forbidden', 'token lacks scope read'); }
+      const t = Auth.presented(req, url);
+      const who = principal === null || !principal.authenticated || t === undefined ? null
+        : principal.kind === 'owner' ? { key: tokenKey(t), owner: true } : { key: `token:${principal.tokenId ?? ''}`, owner: principal.check('admin') === null };
+      return push.handle(req, res, path, who, auth.required);
+    }
     switch (path) {
       case '/events':
         if (req.method === 'GET' || req.method === 'HEAD') return sendJson(res, 200, this.core.discovery());

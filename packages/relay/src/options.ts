@@ -2,6 +2,7 @@
 // options, a bad option fails fast and names itself).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { PushOptions } from './push.js';
 
 /** Options of `startRelay`. Every limit has a documented default (see `RELAY_DEFAULTS`). */
 export interface RelayOptions {
@@ -58,6 +59,8 @@ export interface RelayOptions {
   storeCommitHook?: () => void | Promise<void>;
   /** Directory served at `/` (the web inbox). */
   staticDir?: string;
+  /** Web Push subscriptions (contract C10, `src/push.ts`); absent => `/push/*` answers 404. */
+  push?: PushOptions;
   /** Log sink (one line per call); tokens and query strings are never passed to it. */
   log?: (line: string) => void;
 }
@@ -69,7 +72,7 @@ export interface ResolvedOptions {
   maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
   slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
   requestTimeoutMs: number; heartbeatMs: number; offlineTtlMs: number; allowOrigins: readonly string[]; insecureNoAuth: boolean;
-  storeCommitHook: (() => void | Promise<void>) | undefined; staticDir: string | undefined; storeSync: 'full' | 'normal';
+  storeCommitHook: (() => void | Promise<void>) | undefined; staticDir: string | undefined; storeSync: 'full' | 'normal'; push: PushOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -151,6 +154,7 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     insecureNoAuth: o.insecureNoAuth === true,
     storeCommitHook: o.storeCommitHook,
     staticDir: o.staticDir,
+    push: o.push,
     storeSync: o.storeSync ?? 'full',
     log: o.log ?? (() => {}),
   };

@@ -107,6 +107,7 @@ export class Relay {
     this.server.closeIdleConnections();
     setTimeout(() => this.server.closeAllConnections(), 1000).unref();
     await closed;
+    this.core.push?.close();
     await this.store?.close();
   }
 
@@ -115,6 +116,7 @@ export class Relay {
     this.core.closing = true;
     if (this.ticker) clearInterval(this.ticker);
     if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.core.push?.close();
     await this.store?.close();
   }
 }

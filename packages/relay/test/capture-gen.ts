@@ -10,13 +10,19 @@ export const rank = (l: Level | undefined): number => (l === undefined ? 3 : LEV
 
 const TYPES = ['run.started', 'tool.completed', 'tool.requested', 'attention.requested', 'attention.answered', 'progress.status', 'control.rejected', 'session.started', 'resource.retrieval.returned', 'x.acme.tool.done', 'control.accepted'] as const;
 
+// Arbitraries are built once (building a stringMatching arbitrary per sample is what is slow).
+const WORD = fc.stringMatching(/^[a-z0-9]{1,6}$/);
+const KEY = fc.stringMatching(/^[a-z]{1,4}$/);
+const leaves = new Map<string, fc.Arbitrary<unknown>>();
+
 /** A value for a member annotated at `level` (or unannotated). */
 function leaf(tag: string): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    fc.stringMatching(/^[a-z0-9]{1,6}$/).map((s) => `${tag}-${s}`),
-    fc.integer({ min: 0, max: 1000 }),
-    fc.boolean(),
-  );
+  let a = leaves.get(tag);
+  if (!a) {
+    a = fc.oneof(WORD.map((s) => `${tag}-${s}`), fc.integer({ min: 0, max: 1000 }), fc.boolean());
+    leaves.set(tag, a);
+  }
+  return a;
 }
 
 function canaryTag(t: CaptureTree): string {
@@ -28,7 +34,7 @@ function canaryTag(t: CaptureTree): string {
 /** Data for a tree, every string a canary of its member's level, plus unannotated extras. */
 function dataFor(t: CaptureTree, depth: number): fc.Arbitrary<unknown> {
   if (t.exception === 'values') {
-    return fc.dictionary(fc.stringMatching(/^[a-z]{1,4}$/), fc.oneof(fc.integer(), fc.boolean(), fc.stringMatching(/^[a-z0-9]{1,6}$/).map((s) => `Credacted-${s}`)), { maxKeys: 3 });
+    return fc.dictionary(KEY, fc.oneof(fc.integer(), fc.boolean(), WORD.map((s) => `Credacted-${s}`)), { maxKeys: 3 });
   }
   if (t.items && depth < 4) return fc.array(dataFor(t.items, depth + 1), { maxLength: 3 });
   if (t.properties && depth < 4) {
@@ -41,6 +47,17 @@ function dataFor(t: CaptureTree, depth: number): fc.Arbitrary<unknown> {
   return leaf(canaryTag(t));
 }
 
+const dataArbs = new Map<string, fc.Arbitrary<unknown>>();
+function dataOf(type: string): fc.Arbitrary<unknown> {
+  let a = dataArbs.get(type);
+  if (!a) {
+    const tree = CAPTURE_TREES[type];
+    a = fc.option(tree ? dataFor(tree, 0) : fc.record({ a: leaf('CU'), b: leaf('CU') }), { nil: undefined, freq: 6 });
+    dataArbs.set(type, a);
+  }
+  return a;
+}
+
 let n = 0;
 /** One random Event of session `session` at seq `seq`. */
 export function eventArb(session: string): fc.Arbitrary<{ ev: Record<string, unknown>; declared: Level }> {
@@ -49,9 +66,7 @@ export function eventArb(session: string): fc.Arbitrary<{ ev: Record<string, unk
     capture: fc.option(fc.constantFrom(...LEVELS), { nil: undefined }),
     severity: fc.constantFrom('info', 'notice', 'warning'),
   }).chain(({ type, capture, severity }) => {
-    const tree = CAPTURE_TREES[type];
-    const data: fc.Arbitrary<unknown> = tree ? dataFor(tree, 0) : fc.record({ a: leaf('CU'), b: leaf('CU') });
-    return fc.option(data, { nil: undefined, freq: 6 }).map((d) => {
+    return dataOf(type).map((d) => {
       const id = `01PROP${(n++).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 14).toUpperCase()}`.slice(0, 26);
       const ev: Record<string, unknown> = {
         aep: '0.1', id, type, time: '2026-01-01T00:00:00Z', source: `aep://prop/agent/p/session/${session}`, agent: 'p', session, seq: 0, severity,

@@ -13,6 +13,8 @@ import { register as answer } from './answer.js';
 import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
+import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
+import { register as notify } from './notify.js';
 import { register as token } from './token.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
@@ -28,8 +30,12 @@ export function registerAll(program: Command): void {
   inbox(program);
   respond(program);
   answer(program);
+  cancel(program);
+  pause(program);
+  resume(program);
   demo(program);
   claudeCode(program);
   mcp(program);
+  notify(program);
   token(program);
 }

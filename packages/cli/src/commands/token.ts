@@ -1,23 +1,22 @@
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import { action, CliError } from '../util/errors.js';
-import { EXIT } from '../util/exit.js';
-import { clean, positiveInt, relayUrl } from './respond.js';
+import { addRelayOptions, origin, positiveInt, refusedError, relayUrl } from '../util/relay.js';
 
 interface TokenOpts { relay?: string; token?: string; json?: boolean; timeout: string }
 interface CreateOpts extends TokenOpts { scope: string[]; name?: string; expires?: string }
 
-const DEFAULT_RELAY = 'http://127.0.0.1:8787';
+/** Untrusted text on one terminal line (token names come from whoever created them). */
+function clean(text: unknown): string {
+  return [...String(text)].map((c) => { const n = c.codePointAt(0)!; return n < 0x20 || (n >= 0x7f && n < 0xa0) || (n >= 0x202a && n <= 0x202e) || (n >= 0x2066 && n <= 0x2069) ? '?' : c; }).join('');
+}
 
 /**
- * The owner token to authenticate with: `--token`, else `AEP_TOKEN`, else the one `aep up`
- * saved (`$XDG_DATA_HOME/aep/token`, absolute only, else `~/.local/share/aep/token`; the same
- * place `aep up` writes it). Never printed.
+ * The owner token to authenticate with: `--token` / `--token-file` / `--token-fd` / `AEP_TOKEN`
+ * (the shared relay options), else the one `aep up` saved (`$XDG_DATA_HOME/aep/token`, absolute
+ * only, else `~/.local/share/aep/token`; the same place `aep up` writes it). Never printed.
  */
 async function ownerToken(given: string | undefined): Promise<string | undefined> {
   if (given) return given;
-  const env = process.env['AEP_TOKEN'];
-  if (env) return env;
   const [{ readFile }, { homedir }, { join }] = await Promise.all([import('node:fs/promises'), import('node:os'), import('node:path')]);
   const xdg = process.env['XDG_DATA_HOME'];
   const file = join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.local', 'share'), 'aep', 'token');
@@ -34,13 +33,13 @@ function expiresAt(v: string): string {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
     return new Date(Date.now() + Number(m[1]) * unit).toISOString();
   }
-  if (Number.isNaN(Date.parse(v))) throw new CliError('AEP_CLI_BAD_OPTION', `--expires must be a duration (30d, 12h, 15m, 45s) or an RFC 3339 date-time, got "${clean(v)}"`, EXIT.USAGE);
+  if (Number.isNaN(Date.parse(v))) throw new CliError('AEP_CLI_BAD_OPTION', `--expires must be a duration (30d, 12h, 15m, 45s) or an RFC 3339 date-time, got "${clean(v)}"`);
   return v;
 }
 
 /** One call of the relay's token API; relay errors become CLI errors with the relay's detail. */
 async function call(opts: TokenOpts, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const base = relayUrl(opts.relay ?? DEFAULT_RELAY);
+  const base = relayUrl(opts.relay);
   const token = await ownerToken(opts.token);
   const timeoutMs = positiveInt('--timeout', opts.timeout);
   const url = new URL(path, base.endsWith('/') ? base : `${base}/`);
@@ -53,25 +52,24 @@ async function call(opts: TokenOpts, method: string, path: string, body?: unknow
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (err) {
-    throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `cannot reach the relay at ${url.origin}: ${(err as Error).message}`, EXIT.UNAVAILABLE);
+    throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `cannot reach the relay at ${origin(base)}: ${(err as Error).message}`);
   }
   let json: Record<string, unknown> = {};
   try { json = (await res.json()) as Record<string, unknown>; } catch { /* not JSON */ }
   if (res.ok) return json;
-  const detail = typeof json['detail'] === 'string' ? clean(json['detail']) : `HTTP ${res.status}`;
-  if (res.status === 401) throw new CliError('AEP_CLI_RELAY_REFUSED', `the relay refused the token (${detail}); pass the owner token with --token or AEP_TOKEN, or run "aep up" once so it is saved`, EXIT.UNAVAILABLE);
-  if (res.status === 403) throw new CliError('AEP_CLI_RELAY_REFUSED', `the relay refused: ${detail}`, EXIT.UNAVAILABLE);
-  if (res.status === 404 && method === 'DELETE') throw new CliError('AEP_CLI_UNKNOWN_TOKEN', `the relay holds no token ${clean(path.split('/').pop())}`, EXIT.USAGE);
-  if (res.status === 400) throw new CliError('AEP_CLI_BAD_OPTION', detail, EXIT.USAGE);
-  throw new CliError('AEP_CLI_RELAY_REFUSED', `the relay answered ${res.status}: ${detail}`, EXIT.UNAVAILABLE);
+  const detail = typeof json['detail'] === 'string' ? clean(json['detail']) : undefined;
+  if (res.status === 404 && method === 'DELETE') throw new CliError('AEP_CLI_UNKNOWN_TOKEN', `the relay holds no token ${clean(path.split('/').pop())}`);
+  if (res.status === 400) throw new CliError('AEP_CLI_BAD_OPTION', detail ?? 'the relay refused the request (HTTP 400)');
+  if (res.status >= 500) throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `the relay answered ${res.status}${detail ? `: ${detail}` : ''}`);
+  // 401 (wrong token), 403 (not the owner nor admin) and anything else: one refusal line (exit 3).
+  throw refusedError(base, res.status, detail);
 }
 
 function withRelay(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--relay <url>', 'relay base URL').env('AEP_RELAY').default(DEFAULT_RELAY))
-    .addOption(new Option('--token <token>', 'owner (or admin-scoped) token (default: $AEP_TOKEN, else the token `aep up` saved); never printed'))
+  return addRelayOptions(cmd)
     .option('--json', 'print the relay\'s JSON answer')
-    .option('--timeout <ms>', 'bound on the request', '15000');
+    .option('--timeout <ms>', 'bound on the request', '15000')
+    .addHelpText('after', '\nThe token must be the owner token (or an admin-scoped one); without --token, --token-file, --token-fd\nor AEP_TOKEN, the token `aep up` saved is used.');
 }
 
 /** `aep token create|list|revoke`: scoped tokens of a relay (contract C7). */
@@ -88,7 +86,8 @@ Scopes (repeat --scope; a key repeated = any of its values):
   steer[:agent=A,session=S]          control.cancel, control.pause, control.resume, x.*.control.*
   admin                     manage tokens
 The owner token (the one \`aep up\` prints, or --token of \`aep relay\`) holds every scope.
-Exit codes: 0 ok, 2 usage (bad scope, unknown token), 5 relay unreachable or refused.
+Exit codes: 0 ok, 2 usage (bad scope, unknown token), 3 refused (AEP_CLI_RELAY_REFUSED: not the
+owner nor an admin token), 5 relay unreachable.
 
 Examples:
   aep token create --name phone --scope read:redacted --scope answer --expires 30d
@@ -125,7 +124,7 @@ Examples:
 
   withRelay(token.command('revoke').description('revoke a token: it stops working at once, its live connections are closed').argument('<id>', 'the token id (from `aep token list`)'))
     .action(action(async (id: string, opts: TokenOpts) => {
-      if (!/^[0-9a-f]{16}$/.test(id)) throw new CliError('AEP_CLI_BAD_OPTION', `a token id is 16 hex characters (see \`aep token list\`), got "${clean(id)}"`, EXIT.USAGE);
+      if (!/^[0-9a-f]{16}$/.test(id)) throw new CliError('AEP_CLI_BAD_OPTION', `a token id is 16 hex characters (see \`aep token list\`), got "${clean(id)}"`);
       const r = await call(opts, 'DELETE', `tokens/${id}`);
       if (opts.json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
       process.stdout.write(`revoked ${clean(r['id'])}\n`);

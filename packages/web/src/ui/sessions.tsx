@@ -3,9 +3,12 @@
 // the inbox receives.
 import { useMemo, useState } from 'preact/hooks';
 import { compileFilter } from '@aep/protocol';
-import type { InboxStore, SessionEntry, WireEvent } from '../store.js';
-import { captureOf } from '../store.js';
+import type { InboxStore, SessionEntry, SessionStatus, WireEvent } from '../store.js';
+import { captureOf, sessionStatus } from '../store.js';
+import { visibleText } from '@aep/protocol';
 import { Badge, formatTime, requestHref, sessionHref } from './common.js';
+import type { AnswerContext } from './request.js';
+import { SteerPanel } from './steer.js';
 
 const CATEGORIES = ['session', 'run', 'tool', 'attention', 'control', 'other'] as const;
 type Category = (typeof CATEGORIES)[number];
@@ -29,7 +32,8 @@ function Summary(props: { e: WireEvent }) {
   if (e.type === 'attention.requested') {
     const p = d['prompt'];
     parts.push(<span key="k"> {String(d['kind'] ?? '')} </span>);
-    if (typeof p === 'string') parts.push(<q key="p" class="agent-inline" dir="auto">{p.length > 140 ? `${p.slice(0, 140)}…` : p}</q>);
+    // A one-line preview (the request view shows it all): visible marks, never interpreted.
+    if (typeof p === 'string') { const v = visibleText(p); parts.push(<q key="p" class="agent-inline" dir="auto">{v.length > 140 ? `${v.slice(0, 140)}…` : v}</q>); }
   } else if (e.type.startsWith('attention.') || e.type === 'control.attention.respond') {
     if (typeof e.subject === 'string') parts.push(<span key="s" class="hint"> request <code>{e.subject.slice(-10)}</code></span>);
     const res = d['resolution'];
@@ -43,28 +47,48 @@ function Summary(props: { e: WireEvent }) {
   return <>{parts}</>;
 }
 
-/** All sessions seen, most recently active first. */
-export function SessionList(props: { store: InboxStore }) {
-  const list = [...props.store.sessions.values()].sort((a, b) => b.lastAt - a.lastAt);
-  const pendingBySession = new Map<string, number>();
-  for (const r of props.store.pending()) pendingBySession.set(r.event.session ?? '', (pendingBySession.get(r.event.session ?? '') ?? 0) + 1);
-  if (list.length === 0) return <p class="empty">No sessions yet. Events appear here as agents emit them.</p>;
+const STATUS_ORDER: Record<SessionStatus, number> = { waiting: 0, working: 1, finished: 2 };
+const STATUS_LABEL: Record<SessionStatus, string> = { waiting: 'waiting for you', working: 'working', finished: 'finished' };
+
+/**
+ * All sessions seen, with what each is doing (issue 17 item 5): sessions waiting for a person
+ * first (longest waiting first), then working, then finished, most recently active first.
+ */
+export function SessionList(props: { store: InboxStore; offline?: ReadonlySet<string> }) {
+  const waiting = new Map<string, { n: number; since: number }>();
+  for (const r of props.store.pending()) {
+    if (r.status !== 'pending') continue; // answered, not resolved yet: the agent has it
+    const k = r.event.session ?? '';
+    const w = waiting.get(k) ?? { n: 0, since: Infinity };
+    w.n++;
+    if (!Number.isNaN(r.at)) w.since = Math.min(w.since, r.at);
+    waiting.set(k, w);
+  }
+  const rows = [...props.store.sessions.values()].map((s) => ({ s, st: sessionStatus(s, waiting.get(s.session)?.n ?? 0), since: waiting.get(s.session)?.since ?? Infinity }));
+  rows.sort((a, b) => STATUS_ORDER[a.st.status] - STATUS_ORDER[b.st.status] || (a.st.status === 'waiting' ? a.since - b.since : b.s.lastAt - a.s.lastAt));
+  if (rows.length === 0) return <p class="empty">No sessions yet. Events appear here as agents emit them.</p>;
+  const counts = { waiting: 0, working: 0, finished: 0 };
+  for (const r of rows) counts[r.st.status]++;
   return (
-    <ul class="sessions">
-      {list.map((s) => (
-        <li key={s.session}>
-          <a href={sessionHref(s.session)}>
-            <span class="mono">{s.session}</span>
-            <span class="hint"> {[...s.agents].join(', ')} · {s.events.length} events{pendingBySession.get(s.session) ? ` · ${pendingBySession.get(s.session)} pending` : ''}</span>
-          </a>
-        </li>
-      ))}
-    </ul>
+    <>
+      <p class="hint" data-testid="session-counts">{counts.waiting} waiting for you · {counts.working} working · {counts.finished} finished</p>
+      <ul class="sessions" aria-label="Sessions by status">
+        {rows.map(({ s, st }) => (
+          <li key={s.session} data-session={s.session} data-status={st.status}>
+            <a href={sessionHref(s.session)}>
+              <span class={`status status-${st.status}`}>{STATUS_LABEL[st.status]}</span>
+              <span class="mono">{visibleText(s.session)}</span>
+              <span class="hint"> {visibleText([...s.agents].join(', '))}{st.detail ? ` · ${st.detail}` : ''} · {s.events.length} events</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 
 /** The live timeline of one session. */
-export function SessionTimeline(props: { session: SessionEntry | undefined; name: string }) {
+export function SessionTimeline(props: { session: SessionEntry | undefined; name: string; ctx: AnswerContext }) {
   const [off, setOff] = useState<Set<Category>>(new Set());
   const [q, setQ] = useState('');
   const [attr, setAttr] = useState('');
@@ -91,6 +115,7 @@ export function SessionTimeline(props: { session: SessionEntry | undefined; name
       <p class="back-inline"><a href="#/sessions">← All sessions</a></p>
       <h2 id="tl-h" tabIndex={-1}>Session <span class="mono">{props.name}</span></h2>
       {s ? <p class="hint">Agents: {[...s.agents].join(', ') || 'unknown'} · {events.length} events</p> : <p class="empty">No events for this session yet.</p>}
+      <SteerPanel session={props.name} ctx={props.ctx} />
       <fieldset class="filters">
         <legend>Show</legend>
         {CATEGORIES.map((c) => (
