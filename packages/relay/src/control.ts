@@ -40,7 +40,7 @@ export class ControlRouter {
     }
     // Contract C3: an answer to a request the relay holds goes only to the connection that raised
     // it (the newest presenting its claim), never to whoever claims the session now.
-    if (bound) {
+    if (bound && bound.claim !== null) {
       const asker = this.core.claims.newest(bound.claim) as WsConn | undefined;
       if (!asker) return refuse('no-route', `the emitter that raised request ${String(ev['subject']).slice(0, 200)} is offline`);
       return this.forward(asker, inc, text, refuse);

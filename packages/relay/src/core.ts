@@ -72,8 +72,9 @@ export class RelayCore {
       const raw = ev === parsed ? r.raw : JSON.stringify(ev);
       const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), ...this.describe(ev) };
       if (this.buffer.admit(entry, false) === 'duplicate') { bad.push(r.rowid); continue; }
-      // A request stored without a binding (an older store) gets a claim nobody holds: fail closed.
-      if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, unpresentableClaim(), now, false);
+      // A request without a stored binding (raised over HTTP, or stored before bindings existed)
+      // stays unbound: its answers follow the session claim.
+      if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, null, now, false);
     }
     if (bad.length) this.store.removeNow(bad);
     this.nextRowid = max + 1;
@@ -113,9 +114,9 @@ export class RelayCore {
     const d = this.describe(ev);
     this.counters.ingested++;
     this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, rawRank: d.rawRank }), () => this.nextRowid++);
-    // Contract C3: a request is bound to the claim of the connection that raised it (HTTP: a
-    // claim nobody holds, so no one can receive its answers through the relay).
-    if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? unpresentableClaim(), Date.now());
+    // Contract C3: a request is bound to the claim of the connection that raised it. Over HTTP
+    // there is no connection, hence no asker to bind to: it stays unbound (session routing).
+    if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? null, Date.now());
     if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
     if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));

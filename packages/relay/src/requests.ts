@@ -15,8 +15,12 @@ export interface RequestInfo {
   kind: string | undefined;
   fields: readonly unknown[] | undefined;
   expiresAt: number | undefined;
-  /** Digest of the claim of the connection that raised it. */
-  claim: string;
+  /**
+   * Digest of the claim of the connection that raised it; null for a request that arrived over
+   * HTTP (no connection, so no asker the relay could route to: its answers follow the session
+   * claim, AEP-0004 §4.2, and it is never listed offline).
+   */
+  claim: string | null;
   /** No `attention.resolved` / `attention.timeout` seen. */
   pending: boolean;
   /** Since when no connection presenting `claim` is live (ms), or null while one is. */
@@ -53,15 +57,19 @@ export class RequestIndex {
 
   private add(info: RequestInfo): void {
     this.byKey.set(RequestIndex.key(info.session, info.id), info);
-    let set = this.byClaim.get(info.claim);
-    if (!set) this.byClaim.set(info.claim, (set = new Set()));
-    set.add(info);
+    if (info.claim !== null) {
+      let set = this.byClaim.get(info.claim);
+      if (!set) this.byClaim.set(info.claim, (set = new Set()));
+      set.add(info);
+    }
     while (this.byKey.size > this.cap) {
       const oldest = this.byKey.values().next().value as RequestInfo;
       this.byKey.delete(RequestIndex.key(oldest.session, oldest.id));
-      this.byClaim.get(oldest.claim)?.delete(oldest);
-      if (this.byClaim.get(oldest.claim)?.size === 0) this.byClaim.delete(oldest.claim);
-      this.sink?.unbind(oldest.session, oldest.id);
+      if (oldest.claim !== null) {
+        this.byClaim.get(oldest.claim)?.delete(oldest);
+        if (this.byClaim.get(oldest.claim)?.size === 0) this.byClaim.delete(oldest.claim);
+        this.sink?.unbind(oldest.session, oldest.id);
+      }
     }
   }
 
@@ -72,10 +80,11 @@ export class RequestIndex {
   }
 
   /**
-   * An admitted Event: an `attention.requested` binds to `claim` (first binding wins); a
-   * resolution or timeout ends the request's pending state. `persist` is false while loading.
+   * An admitted Event: an `attention.requested` binds to `claim` (first binding wins; null: it
+   * came over HTTP, unbound); a resolution or timeout ends the request's pending state.
+   * `persist` is false while loading.
    */
-  observe(ev: Record<string, unknown>, claim: string, now: number, persist = true): void {
+  observe(ev: Record<string, unknown>, claim: string | null, now: number, persist = true): void {
     const type = ev['type'];
     if (type === 'attention.resolved' || type === 'attention.timeout') {
       const r = this.get(ev['session'], ev['subject']);
@@ -99,10 +108,10 @@ export class RequestIndex {
       if (known.source === undefined) { Object.assign(known, facts); known.pending = true; }
       return;
     }
-    const live = this.isLive(claim);
-    const info: RequestInfo = { session, id, ...facts, claim, pending: true, offlineSince: live ? null : now };
+    const live = claim !== null && this.isLive(claim);
+    const info: RequestInfo = { session, id, ...facts, claim, pending: true, offlineSince: live || claim === null ? null : now };
     this.add(info);
-    if (persist) this.sink?.bind(session, id, claim, info.offlineSince);
+    if (persist && claim !== null) this.sink?.bind(session, id, claim, info.offlineSince);
   }
 
   /** The last connection presenting `claim` went away (or the first one arrived: `now` = null). */
@@ -110,7 +119,7 @@ export class RequestIndex {
     for (const r of this.byClaim.get(claim) ?? []) {
       if (r.offlineSince === offlineSince) continue;
       r.offlineSince = offlineSince;
-      if (r.pending) this.sink?.bind(r.session, r.id, r.claim, offlineSince);
+      if (r.pending && r.claim !== null) this.sink?.bind(r.session, r.id, r.claim, offlineSince);
     }
   }
 
@@ -118,7 +127,7 @@ export class RequestIndex {
   offline(now: number, ttlMs: number): OfflineEntry[] {
     const out: OfflineEntry[] = [];
     for (const r of this.byKey.values()) {
-      if (!r.pending || r.source === undefined) continue;
+      if (!r.pending || r.source === undefined || r.claim === null) continue;
       if (this.isLive(r.claim)) continue;
       const since = r.offlineSince ?? now;
       if (now - since >= ttlMs) continue;

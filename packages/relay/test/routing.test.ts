@@ -134,22 +134,24 @@ describe('answers go to their asker', () => {
     await relay.close();
   });
 
-  it('a request POSTed over HTTP is bound to a claim nobody holds: its answers reach no one', async () => {
+  it('a request POSTed over HTTP has no connection to bind to: its answer follows the session claim; never listed offline', async () => {
     const relay = await startRelay({ port: 0, storePath: null, token: TOKEN });
     const S = `http-${ulid()}`;
     const R = ulid();
     const req = { aep: '0.1', id: R, type: 'attention.requested', time: new Date().toISOString(), source: 'aep://h/agent/x', agent: 'x', session: S, seq: 0, subject: 'q', data: { kind: 'question', prompt: 'x' } };
     assert.equal((await post(relay.url, req, TOKEN)).status, 202);
+    const s = await sender(relay);
+    const ro = await roster(s);
+    assert.equal((ro['offline'] as Array<Record<string, unknown>>).filter((o) => o['request'] === R).length, 0, 'not offline: the relay cannot know where its emitter listens');
+    const answer = cmd('control.attention.respond', S, { subject: R, data: { answer: { option: 'x' } } });
+    s.send(answer);
+    assert.equal((await s.waitFor((f) => f['cause'] === answer['id']))['code'], 'no-route', 'no session claimant yet');
     const claimant = await Emitter.connect(relay, S);
     claimant.emit('progress.status', { data: { percent: 1 } });
     await sleep(50);
-    const s = await sender(relay);
-    const answer = cmd('control.attention.respond', S, { subject: R, data: { answer: { option: 'x' } } });
-    s.send(answer);
-    assert.equal((await s.waitFor((f) => f['cause'] === answer['id']))['code'], 'no-route');
-    assert.equal(claimant.received(answer['id'] as string), false);
-    const ro = await roster(s);
-    assert.ok((ro['offline'] as Array<Record<string, unknown>>).some((o) => o['request'] === R));
+    const again = cmd('control.attention.respond', S, { subject: R, data: { answer: { option: 'x' } } });
+    s.send(again);
+    await claimant.ws.waitFor((f) => f['id'] === again['id']);
     claimant.ws.close(); s.close();
     await relay.close();
   });
