@@ -13,6 +13,9 @@ import { register as answer } from './answer.js';
 import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
+import { register as ce } from './ce.js';
+import { register as otlp } from './otlp.js';
+import { register as ocsf } from './ocsf.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
 export function registerAll(program: Command): void {
@@ -30,4 +33,7 @@ export function registerAll(program: Command): void {
   demo(program);
   claudeCode(program);
   mcp(program);
+  ce(program);
+  otlp(program);
+  ocsf(program);
 }
