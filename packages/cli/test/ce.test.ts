@@ -17,7 +17,7 @@ test('--help of ce and of each subcommand documents it with examples', async () 
   const top = await runAep(['ce', '--help']);
   for (const s of ['--sink <url>', '--mode <mode>', '--capture <level>', '--state <path>', '--relay <url>', 'encode', 'decode', 'serve']) assert.ok(top.stdout.includes(s), s);
   const serve = await runAep(['ce', 'serve', '--help']);
-  for (const s of ['--port <n>', '--host <addr>', '--max-body', '--max-batch', 'application/cloudevents-batch+json', 'AEP_CE_UNSUPPORTED_MODE']) assert.ok(serve.stdout.includes(s), s);
+  for (const s of ['--port <n>', '--host <addr>', '--max-body', '--max-batch', '--relay URL', 'application/cloudevents-batch+json', 'AEP_CE_UNSUPPORTED_MODE']) assert.ok(serve.stdout.includes(s), s);
 });
 
 test('aep ce alone is a usage error (exit 2) naming the choices', async () => {

@@ -44,9 +44,13 @@ export interface LiveBridgeOptions<T> {
   batchSize?: number;
   /** Longest wait for a batch to fill; default 200 ms. */
   flushMs?: number;
-  /** Events held unacknowledged before reading pauses; default 2048. */
+  /**
+   * Events held unacknowledged before reading pauses; default 10 000. Every resume re-reads the
+   * relay's buffer (from=all) and skips what is done, so a small bound makes a long catch-up cost
+   * about buffer² / maxQueue reads: keep it well above the batch size.
+   */
   maxQueue?: number;
-  /** Bytes of held events before reading pauses; default 16 MiB. */
+  /** Bytes of held events before reading pauses; default 32 MiB. */
   maxQueueBytes?: number;
   /** Retry backoff: first delay, cap (ms); defaults 250, 30 000. */
   retry?: { initialMs?: number; maxMs?: number };
@@ -116,6 +120,8 @@ class Runner<T> {
   private readonly stop = new AbortController();
   private fatal: BridgeNodeError | null = null;
   private lastRelayError = '';
+  /** True while the receiver's last answer was a failure (for log lines). */
+  private failing = false;
   readonly stats: LiveBridgeStats = { received: 0, skipped: 0, acknowledged: 0, delivered: 0, rejected: 0, unmappable: 0, pauses: 0, retries: 0, maxQueued: 0 };
 
   constructor(private readonly o: LiveBridgeOptions<T>) {
@@ -126,8 +132,8 @@ class Runner<T> {
     };
     this.batchSize = pos('batchSize', o.batchSize, 256);
     this.flushMs = pos('flushMs', o.flushMs, 200);
-    this.maxQueue = Math.max(pos('maxQueue', o.maxQueue, 2048), this.batchSize);
-    this.maxBytes = pos('maxQueueBytes', o.maxQueueBytes, 16 << 20);
+    this.maxQueue = Math.max(pos('maxQueue', o.maxQueue, 10_000), this.batchSize);
+    this.maxBytes = pos('maxQueueBytes', o.maxQueueBytes, 32 << 20);
     this.initialMs = pos('retry.initialMs', o.retry?.initialMs, 250);
     this.maxMs = Math.max(pos('retry.maxMs', o.retry?.maxMs, 30_000), this.initialMs);
   }
@@ -212,7 +218,8 @@ class Runner<T> {
   private pause(): void {
     this.paused = true;
     this.stats.pauses++;
-    this.o.log(`AEP_BRIDGE_PAUSED: ${this.queue.length} events held (limit ${this.maxQueue} events, ${this.maxBytes} bytes) while ${this.o.sender.target} is not accepting: reading from the relay paused; it continues from the last acknowledged position`);
+    const why = this.failing ? `${this.o.sender.target} is not accepting` : `the relay sends faster than ${this.o.sender.target} accepts`;
+    this.o.log(`AEP_BRIDGE_PAUSED: ${this.queue.length} events held (limit ${this.maxQueue} events, ${this.maxBytes} bytes) while ${why}: reading from the relay paused; it continues from the last acknowledged position`);
     const s = this.sub;
     this.sub = null;
     s?.close();
@@ -267,6 +274,7 @@ class Runner<T> {
         this.halt();
         break;
       }
+      this.failing = r.failure !== undefined;
       if (r.failure?.kind === 'retry') {
         this.stats.retries++;
         const base = Math.min(this.maxMs, this.initialMs * 2 ** Math.min(attempt, 20));

@@ -147,7 +147,7 @@ export function fromAnyValue(v: unknown): unknown {
 /** Decodes a KeyValue list back to a plain object. */
 export function fromKeyValues(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const kv of list as { key: string; value: unknown }[]) out[kv.key] = fromAnyValue(kv.value);
+  for (const kv of list as { key: string; value: unknown }[]) Object.defineProperty(out, kv.key, { value: fromAnyValue(kv.value), enumerable: true, writable: true, configurable: true });
   return out;
 }
 

@@ -16,7 +16,6 @@ export function register(program: Command): void {
   const ce = program
     .command('ce')
     .description('CloudEvents 1.0 bridge (AEP-0005 §1-2): `ce encode`/`ce decode` JSONL offline, `ce --sink URL` forwards the relay stream, `ce serve` ingests CloudEvents into a relay')
-    .enablePositionalOptions()
     .option('--sink <url>', 'forward the relay stream to this CloudEvents HTTP sink (structured mode: application/cloudevents+json)')
     .addOption(new Option('--mode <mode>', 'structured: one event per request; batch: application/cloudevents-batch+json').choices(['structured', 'batch']).default('structured'));
   addLiveOptions(ce, '64').addHelpText('after', `
@@ -122,8 +121,10 @@ Examples:
     .option('--host <addr>', 'interface to bind', '127.0.0.1')
     .option('--max-body <n>', 'largest request body in bytes (413 above)', String(1 << 20))
     .option('--max-batch <n>', 'most events in one batch (413 above)', '500')
-    .addOption(new Option('--relay <url>', 'relay base URL the events are POSTed to (/events)').env('AEP_RELAY').default('http://127.0.0.1:8787'))
     .addHelpText('after', `
+The relay is the --relay URL of "aep ce" (default $AEP_RELAY or http://127.0.0.1:8787; it may
+be given after "serve" too): the events are POSTed to its /events.
+
 POST / (or /ce) with Content-Type application/cloudevents+json (one event) or
 application/cloudevents-batch+json (a JSON array). Each CloudEvent must be AEP-typed (dev.aep.*)
 and carry a valid AEP envelope; the events are ingested with one POST /events (a batch is all or
@@ -141,7 +142,8 @@ Examples:
   aep ce serve --relay http://127.0.0.1:8787
   curl -H 'Content-Type: application/cloudevents+json' -H "Authorization: Bearer $AEP_TOKEN" \\
        --data @event.ce.json http://127.0.0.1:8788/`);
-  serve.action(action(async (opts: { port: string; host: string; maxBody: string; maxBatch: string; relay?: string }) => {
+  serve.action(action(async (_opts: unknown, cmd: Command) => {
+    const opts = cmd.optsWithGlobals<{ port: string; host: string; maxBody: string; maxBatch: string; relay?: string }>();
     const relay = relayUrl(opts.relay);
     const port = Number(opts.port);
     if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new CliError('AEP_CLI_BAD_OPTION', `--port must be 0-65535, got "${opts.port}"`, EXIT.USAGE);

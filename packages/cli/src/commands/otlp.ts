@@ -147,6 +147,7 @@ export interface LiveOpts {
   maxQueue: string;
   maxQueueBytes: string;
   timeout: string;
+  retryMaxMs: string;
   header?: string[];
   transport: 'sse' | 'ws';
 }
@@ -162,9 +163,10 @@ export function addLiveOptions(cmd: Command, batchDefault: string): Command {
     .option('--state <path>', 'resume state file, flushed after every acknowledged batch (default: $AEP_STATE_DIR/bridges/… or ~/.aep/bridges/…, one per relay + target + filter + ceiling)')
     .option('--batch-size <n>', 'most items per request', batchDefault)
     .option('--flush-ms <ms>', 'longest wait for a batch to fill', '200')
-    .option('--max-queue <n>', 'events held unacknowledged before reading from the relay pauses (bounded memory)', '2048')
-    .option('--max-queue-bytes <n>', 'bytes of held events before reading pauses', String(16 << 20))
+    .option('--max-queue <n>', 'events held unacknowledged before reading from the relay pauses (bounded memory; each resume re-reads the relay buffer, so keep it well above --batch-size)', '10000')
+    .option('--max-queue-bytes <n>', 'bytes of held events before reading pauses', String(32 << 20))
     .option('--timeout <ms>', 'per-request timeout', '10000')
+    .option('--retry-max-ms <ms>', 'longest backoff between retries (exponential from 250 ms, with jitter)', '30000')
     .option('--header <h>', 'extra request header for the receiver, "Name: value" (repeatable; never printed)', collect)
     .addOption(new Option('--transport <t>', 'how to subscribe to the relay').choices(['sse', 'ws']).default('sse'));
 }
@@ -181,6 +183,7 @@ export async function runLive<T>(
   const flushMs = positiveInt('--flush-ms', opts.flushMs);
   const maxQueue = positiveInt('--max-queue', opts.maxQueue);
   const maxQueueBytes = positiveInt('--max-queue-bytes', opts.maxQueueBytes);
+  const retryMaxMs = positiveInt('--retry-max-ms', opts.retryMaxMs);
   const statePath = opts.state ?? defaultStatePath(kind, relay, target, filter, capture);
   const { runLiveBridge, ResumeState, BridgeNodeError, displayUrl } = await import('@aep/bridges/node');
   let state: InstanceType<typeof ResumeState>;
@@ -201,7 +204,7 @@ export async function runLive<T>(
   try {
     const stats = await runLiveBridge({
       relay, ...(opts.token ? { token: opts.token } : {}), ...(filter ? { filter } : {}), capture, map, sender, state,
-      batchSize, flushMs, maxQueue, maxQueueBytes, transport: opts.transport, log, signal: ac.signal,
+      batchSize, flushMs, maxQueue, maxQueueBytes, retry: { initialMs: Math.min(250, retryMaxMs), maxMs: retryMaxMs }, transport: opts.transport, log, signal: ac.signal,
     });
     log(`AEP_BRIDGE_STOPPED: ${stats.acknowledged} events acknowledged (${stats.delivered} delivered, ${stats.rejected} refused by the receiver, ${stats.unmappable} unmappable), ${stats.skipped} skipped as already done, ${stats.retries} retries, ${stats.pauses} pauses`);
   } catch (err) {
