@@ -181,6 +181,7 @@ export function otlpAnyValue(v: unknown): OtlpAnyValue {
     case 'boolean': return { boolValue: v };
     case 'number':
       // Integers within int64 as intValue; everything else (fractions, |v| >= 2^63) as a double.
+      if (Number.isSafeInteger(v)) return { intValue: String(v === 0 ? 0 : v) }; // exact digits, no exponent
       if (Number.isInteger(v) && Math.abs(v) < TWO_63) return { intValue: BigInt(v).toString() };
       return { doubleValue: v };
     case 'object':
