@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { gateFormValues, validateFormAnswer, buildAttentionRequestData } from '@aep/protocol';
-import type { CaptureLevel, FieldSpec } from '@aep/protocol';
+import { gateFormValues, validateFormAnswer, buildAttentionRequestData, FORM_RULES } from '@aep/protocol';
+import type { CaptureLevel, FieldSpec, FormConstraints } from '@aep/protocol';
 import { runAep } from '../../test/support/cli.js';
 
 /** Runs `fn` over `items` with at most `n` subprocesses at a time (keeps CI time down on 2 cores). */
@@ -20,7 +20,7 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<
 const load = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../capture-gating/${name}`, import.meta.url), 'utf8')) as T;
 
 interface GateCase { id: string; rule: string; ceiling: CaptureLevel; fields: FieldSpec[]; values: Record<string, unknown>; expect: Record<string, unknown> }
-interface AnswerCase { id: string; fields: FieldSpec[]; values: unknown; strict: boolean; expect: { rule: string; path: string }[] }
+interface AnswerCase { id: string; fields: FieldSpec[]; values: unknown; strict: boolean; constraints?: FormConstraints; expect: { rule: string; path: string }[] }
 interface RequestCase { id: string; capture: CaptureLevel; agent: string; subject?: string; placeholder?: 'id' | 'index'; home?: string; input: never; expect: unknown }
 
 const gating = load<{ cases: GateCase[] }>('cases.json');
@@ -56,14 +56,20 @@ test('gate — CLI `aep form gate` on every case', async () => {
 
 for (const c of answers.cases) {
   test(`validate ${c.id} — library`, () => {
-    const issues = validateFormAnswer(c.fields, c.values, { strict: c.strict });
+    const issues = validateFormAnswer(c.fields, c.values, { strict: c.strict, ...(c.constraints ? { constraints: c.constraints } : {}) });
     assert.deepEqual(sortIssues(issues), sortIssues(c.expect));
     for (const i of issues) assert.ok(i.section.length > 0 && i.message.includes(i.rule), `${i.rule} has a section and a message naming it`);
   });
 }
 
+test('answers.json covers every rule of FORM_RULES', () => {
+  const seen = new Set(answers.cases.flatMap((c) => c.expect.map((i) => i.rule)));
+  assert.deepEqual(Object.keys(FORM_RULES).filter((r) => !seen.has(r)), []);
+});
+
 test('validate — CLI `aep form validate` on every case (exit 0 valid, 1 invalid)', async () => {
-  await pool(answers.cases, 3, async (c) => {
+  // `aep form validate` reads {fields, values}: constraint cases run through the library only.
+  await pool(answers.cases.filter((c) => c.constraints === undefined), 3, async (c) => {
     const args = ['form', 'validate', ...(c.strict ? [] : ['--must-only'])];
     const r = await runAep(args, JSON.stringify({ fields: c.fields, values: c.values }));
     assert.equal(r.code, c.expect.length === 0 ? 0 : 1, `${c.id}: ${r.stderr}`);

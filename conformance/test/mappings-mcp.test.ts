@@ -9,7 +9,7 @@ import type { CaptureLevel } from '@aep/protocol';
 
 interface MapCase {
   id: string; rule: string; agent: string; capture: CaptureLevel; params: unknown;
-  expect: { data?: unknown; fieldMap?: unknown; unsupported?: string };
+  expect: { data?: unknown; fieldMap?: unknown; constraints?: unknown; unsupported?: string };
 }
 interface ContentCase { id: string; rule: string; schema: unknown; values: unknown; content: unknown }
 
@@ -24,9 +24,15 @@ test('the MCP elicitation fixture is not empty and every case names a rule', () 
   assert.equal(new Set(fixture.cases.map((c) => c.id)).size, fixture.cases.length, 'case ids are unique');
 });
 
+test('both pinned schemas are pinned at full, redacted and metadata (Annex A: member for member at both levels)', () => {
+  for (const base of ['mcp-2025-06-18-all-kinds', 'mcp-2025-11-25-enums']) {
+    for (const level of ['full', 'redacted', 'metadata']) assert.ok(fixture.cases.some((c) => c.id === `${base}-${level}` && c.capture === level), `${base}-${level}`);
+  }
+});
+
 for (const c of fixture.cases) {
   test(`${c.id} (${c.rule})`, () => {
-    // At `redacted` the runner would need the pipeline; the fixture pins `full`, `metadata`, `none`.
+    // At `redacted` the mapping runs the protocol's default §9.4 pipeline (what the pins assume).
     const r = elicitationToForm(c.params, { agent: c.agent, capture: c.capture });
     if (c.expect.unsupported !== undefined) {
       assert.equal(r.ok, false, 'an unsupported shape is refused, never guessed');
@@ -35,8 +41,16 @@ for (const c of fixture.cases) {
     }
     assert.ok(r.ok, r.ok ? '' : r.reason);
     if (!r.ok) return;
+    // Member for member: deepStrictEqual fails on any extra member (even one set to undefined).
     assert.deepEqual(r.data, c.expect.data);
+    assert.deepEqual(Object.keys(r.data).sort(), ['fields', 'kind', 'prompt', 'respond_via'], 'data is exactly {kind, prompt, fields, respond_via}: no options, no expires_at');
+    for (const f of r.data.fields) {
+      assert.equal(typeof f.required, 'boolean', `${f.id}: required is always present (false when not listed)`);
+      assert.ok(!('multi' in f) || f.multi === true, `${f.id}: multi only when true`);
+      assert.ok(!('other' in f), `${f.id}: MCP enums are closed (no other)`);
+    }
     if (c.expect.fieldMap !== undefined) assert.deepEqual(r.fieldMap, c.expect.fieldMap);
+    if (c.expect.constraints !== undefined) assert.deepEqual(r.constraints, c.expect.constraints);
   });
 }
 

@@ -10,5 +10,5 @@ export type {
   WireEvent, EmitAttributes, ResumePosition, ReconnectOptions, ControlDeclaration, EmitterOptions, IncomingCommand,
   CommandDecision, CommandHandler, EmitterStats, SubscribeOptions, Subscription, CommandSenderOptions, Answer,
   RespondInput, CancelInput, CommandResult, AttentionKind, FieldSpec, AttentionRequestInput, AttentionOutcome,
-  AttentionPromise, AttentionEngineOptions, AttentionRequestView, AnswerCheck, AttentionLifecycleType, AttentionPort,
+  AttentionPromise, AttentionEngineOptions, AttentionRequestView, AnswerCheck, AnswerVerdict, LegacyAnswerCheck, AttentionLifecycleType, AttentionPort,
 } from './types.js';

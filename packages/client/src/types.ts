@@ -1,6 +1,6 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { AepEvent, EventInput, CaptureLevel, FieldSpec as ProtocolFieldSpec, Issue, RedactOptions, Severity } from '@aep/protocol';
+import type { AepEvent, EventInput, CaptureLevel, FieldSpec as ProtocolFieldSpec, FormConstraints, Issue, RedactOptions, Severity } from '@aep/protocol';
 
 /**
  * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
@@ -243,10 +243,30 @@ export interface AttentionRequestInput {
   subject?: string;
   fields?: FieldSpec[];
   /**
-   * The request's options. On a form they are alternatives to submitting values (e.g.
-   * `decline`/`cancel`): a form with options is answered with `values` or with one option.
+   * The request's options. A form needs none: every form accepts `decline` and `cancel`
+   * without listing them (contract C2, `FORM_REFUSAL_OPTIONS`). Options declared on a form are
+   * extra alternatives to submitting values (deprecated: the Annex A pins fix a form's `data`).
    */
   options?: { id: string; label: string }[];
+  /**
+   * Per field id, the constraints an upstream schema puts on answers beyond the `field_spec`
+   * (integer-ness, string lengths, format, item counts), e.g. `elicitationToForm(...).constraints`.
+   * The engine checks them with the form (`validateFormAnswer(fields, values, { constraints })`):
+   * an answer breaking one is nacked `invalid` and the request stays pending.
+   */
+  constraints?: FormConstraints;
+  /**
+   * The complete input an approval applies to (contract C1, docs/decisions.md "Approvals"), e.g.
+   * the whole command. When given, the engine builds `data.prompt` from it at the request's
+   * capture (verbatim at `full`, through the §9.4 pipeline at `redacted`, synthesized at
+   * `metadata`; it replaces `prompt`, and the prompt of prebuilt `data`), sets the extension
+   * attribute `approvaldigest` = `approvalDigest(approvalText)`, and nacks `invalid` (rule
+   * `control.respond.approval-proof`) an allowing answer (an option whose `optionEffect` is
+   * `allow`, or text that maps to one) whose `approvalproof` attribute fails
+   * `checkApprovalProof(requestId, approvalText, proof)`. Deny needs no proof; neither does an
+   * out-of-band answer (given on the agent's own machine).
+   */
+  approvalText?: string;
   /** Capture of the lifecycle events; default the engine's capture. */
   capture?: CaptureLevel;
   /** Expiry; emits `attention.timeout` when it passes. Absent: no deadline. */
@@ -264,10 +284,15 @@ export interface AttentionRequestInput {
   /** Called for each answer nacked `invalid` (the request stays pending). */
   onRejected?: (issues: Issue[], command: WireEvent) => void;
   /**
-   * Caller checks run after the engine's own (shape, options, AEP-0008 text, AEP-0006 values) on
-   * the answer the engine would apply. Issues nack `invalid` (the request stays pending); `{answer}`
-   * replaces the applied (and recorded) answer. May be async: an answer whose request was settled
-   * meanwhile is refused.
+   * Translation hook: runs only on an answer the engine has already found valid (shape,
+   * options, AEP-0008 text, AEP-0006 values and `constraints`, approval proof), never on a
+   * form's `decline`/`cancel`, with the answer the engine would apply. It translates, it does
+   * not validate: return `{ ok: true, answer?, result? }` (`answer` replaces the recorded
+   * answer, `result` is handed back as the outcome's `result`, e.g. the vendor's hook output),
+   * or `{ ok: false, issues }` when the answer cannot be translated (nack `invalid`, the request
+   * stays pending). An issue whose rule is not a row of `RULES` is reported as
+   * `control.respond.validate-failed`. May be async: an answer whose request was settled
+   * meanwhile is refused. The legacy results `Issue[]` and `{ answer }` still work (deprecated).
    */
   validate?: (answer: Answer, request: AttentionRequestView) => AnswerCheck | Promise<AnswerCheck>;
 }
@@ -281,8 +306,22 @@ export interface AttentionRequestView {
   options?: { id: string; label: string }[];
 }
 
-/** Result of a `validate` hook: issues (empty = accept as is) or the answer to apply instead. */
-export type AnswerCheck = Issue[] | { answer: Answer };
+/**
+ * Typed result of a `validate` (translation) hook: accept (optionally replacing the recorded
+ * answer and handing `result` to the caller through the outcome), or refuse with issues.
+ */
+export type AnswerVerdict =
+  | { ok: true; answer?: Answer; result?: unknown }
+  | { ok: false; issues: Issue[] };
+
+/**
+ * @deprecated Legacy `validate` results: `Issue[]` (empty = accept as is) or `{ answer }` (the
+ * answer to apply instead). Return an {@link AnswerVerdict}.
+ */
+export type LegacyAnswerCheck = Issue[] | { answer: Answer };
+
+/** What a `validate` hook may return: an {@link AnswerVerdict} (or, deprecated, a {@link LegacyAnswerCheck}). */
+export type AnswerCheck = AnswerVerdict | LegacyAnswerCheck;
 
 /** The lifecycle events whose capture {@link AttentionEngineOptions.lifecycleCapture} decides. */
 export type AttentionLifecycleType = 'attention.answered' | 'attention.resolved' | 'attention.timeout';
@@ -300,11 +339,17 @@ export interface AttentionPort {
   onCommand(type: string, handler: CommandHandler): () => void;
 }
 
-/** How a request ended. `answer` holds the validated, applied answer (not capture-gated). */
+/**
+ * How a request ended. `answer` holds the validated, applied answer (not capture-gated).
+ * `refusal` says that the person refused a form (contract C2, docs/decisions.md "Declining a
+ * form"): `decline` comes as `answered` (recorded `attention.answered{option:"decline"}`),
+ * `cancel` as `dismissed` (recorded `attention.resolved{dismissed}`, cause = the command).
+ * `result` is what the request's `validate` hook handed back (`{ ok: true, result }`).
+ */
 export type AttentionOutcome =
-  | { status: 'answered'; requestId: string; answer: Answer; by?: string; via: 'control' | 'oob'; commandId?: string }
+  | { status: 'answered'; requestId: string; answer: Answer; by?: string; via: 'control' | 'oob'; commandId?: string; refusal?: 'decline'; result?: unknown }
   | { status: 'timeout'; requestId: string }
-  | { status: 'dismissed'; requestId: string; reason?: string };
+  | { status: 'dismissed'; requestId: string; reason?: string; refusal?: 'cancel'; by?: string; via?: 'control' | 'oob'; commandId?: string };
 
 /** The promise returned by `requestAttention`, with the request id known at once. */
 export type AttentionPromise = Promise<AttentionOutcome> & { readonly id: string; readonly event: WireEvent };

@@ -374,7 +374,8 @@ test('prebuilt data, a form declined by its option, an async validate hook (nack
     validate: async (answer, req) => {
       seen.push(req.id);
       await new Promise((r) => setTimeout(r, 5));
-      if (answer.values?.['1'] === 'forbidden') return [{ rule: 'hook.forbidden', path: '/data/answer/values/1', message: 'not this bucket', section: 'caller' }];
+      // A typed refusal whose rule is no row of RULES is reported as validate-failed (one vocabulary).
+      if (answer.values?.['1'] === 'forbidden') return { ok: false, issues: [{ rule: 'hook.forbidden', path: '/data/answer/values/1', message: 'not this bucket', section: 'caller' }] };
       return answer.option !== undefined ? { answer: { option: answer.option } } : [];
     },
   });
@@ -382,7 +383,7 @@ test('prebuilt data, a form declined by its option, an async validate hook (nack
   const bad = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { values: { 1: 'forbidden' } } });
   assert.equal(bad.status, 'rejected');
   assert.equal(bad.reason, 'invalid');
-  assert.deepEqual(bad.issues?.map((i) => i.rule), ['hook.forbidden']);
+  assert.deepEqual(bad.issues?.map((i) => [i.rule, i.path]), [['control.respond.validate-failed', '/data/answer/values/1']]);
   assert.deepEqual(engine.pending('s-hooks'), [p.id]);
   const unknown = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'maybe' } });
   assert.equal(unknown.reason, 'invalid');

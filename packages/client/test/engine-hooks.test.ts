@@ -52,8 +52,13 @@ test('a form with declared options: answered by option, by text naming one, or b
   both.after?.();
   assert.deepEqual((await b).status === 'answered' && (await b).answer, { values: { 1: 'bkt' } });
   const c = engine.requestAttention({ session: 's', kind: 'form', prompt: 'Configure', fields: FIELDS });
-  assert.deepEqual(rules(await respond(c.id, { option: 'decline' })), ['control.respond.answer-shape'], 'a form without options still needs values');
-  assert.equal(emitted.filter((e) => e.type === 'attention.answered').length, 2);
+  assert.deepEqual(rules(await respond(c.id, { option: 'later' })), ['control.respond.unknown-option']);
+  assert.deepEqual(rules(await respond(c.id, {})), ['control.respond.answer-shape'], 'a form is answered with values, or decline/cancel');
+  const declined = await respond(c.id, { option: 'decline' });
+  assert.equal(declined.status, 'accepted', 'every form accepts decline without declaring it (C2)');
+  declined.after?.();
+  assert.deepEqual(await c, { status: 'answered', requestId: c.id, answer: { option: 'decline' }, via: 'control', by: 'ui', commandId: 'c8', refusal: 'decline' });
+  assert.equal(emitted.filter((e) => e.type === 'attention.answered').length, 3);
   await engine.shutdown();
 });
 

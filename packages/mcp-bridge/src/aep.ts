@@ -2,15 +2,19 @@
 // attention lifecycle of the elicitations asked through it (AEP-0002 §7, AEP-0004 §5.3, AEP-0006).
 //
 // The lifecycle itself is the client's AttentionEngine (one implementation for every emitter):
-// this file raises the mapped requests with their pinned data (brief 03 §7), declares the
-// `decline`/`cancel` options a human may answer a form with, and adds the MCP constraints an AEP
-// form cannot carry (integer, lengths, format, item counts) as a validate hook that nacks
-// `invalid` (docs/decisions.md "MCP bridge").
+// this file raises the mapped requests with their pinned data, member for member (brief 03 §7:
+// `{kind, prompt, fields, respond_via}` and nothing else), lets the engine accept the
+// `decline`/`cancel` answer options every form accepts without listing them (contract C2,
+// `FORM_REFUSAL_OPTIONS`), and adds the MCP constraints an AEP form cannot carry (integer,
+// lengths, format, item counts) as a validate hook that nacks `invalid` (docs/decisions.md
+// "MCP bridge").
 import { AttentionEngine, EmitterConnection } from '@aep/client';
-import type { Answer, AnswerCheck, AttentionPromise } from '@aep/client';
-import { captureRank, formValuesToElicitationContent, redact, synthesizePrompt, validateElicitationContent } from '@aep/protocol';
+import type { Answer, AnswerCheck, AttentionPort, AttentionPromise, CommandDecision, EmitAttributes, IncomingCommand } from '@aep/client';
+import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, captureRank, redact, synthesizePrompt } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
-import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from './bridge.js';
+import type { AepPort, AskHandle, AskOutcome, FormAsk, SteerHandler, SteerReport, UrlAsk } from './bridge.js';
+import { BRIDGE_ACCEPTS, checkCancel } from './steering.js';
+import { checkElicitationAnswer } from './answers.js';
 
 /** Options of {@link AepSide}. */
 export interface AepSideOptions {
@@ -33,13 +37,14 @@ export interface AepSideOptions {
   log?: (line: string) => void;
 }
 
-const DECLINE = 'decline';
-const CANCEL = 'cancel';
+const DECLINE = FORM_DECLINE_OPTION;
+const CANCEL = FORM_CANCEL_OPTION;
 const ACCEPT = 'accept';
 
 /**
- * The AEP side: an {@link EmitterConnection} declaring `control.attention.respond`, one session,
- * and the lifecycle of each question (requested -> answered + resolved | timeout | dismissed).
+ * The AEP side: an {@link EmitterConnection} declaring `control.attention.respond` and
+ * `control.cancel` (steering), one session, and the lifecycle of each question (requested ->
+ * answered + resolved | timeout | dismissed).
  */
 export class AepSide implements AepPort {
   readonly agent: string;
@@ -50,6 +55,10 @@ export class AepSide implements AepPort {
   private readonly startedAt = Date.now();
   private ended = false;
   private readonly log: (line: string) => void;
+  /** The MCP side of `control.cancel` (registered by the bridge). */
+  private steer: SteerHandler | undefined;
+  /** While a cancel is applied: the command id every lifecycle event it causes is linked to. */
+  private cancelCause: string | undefined;
 
   private constructor(private readonly opts: AepSideOptions) {
     this.agent = opts.agent;
@@ -60,11 +69,22 @@ export class AepSide implements AepPort {
       ...(opts.token !== undefined ? { token: opts.token } : {}),
       agent: opts.agent,
       capture: opts.capture,
-      control: { accepts: ['control.attention.respond'] },
-      emits: ['session', 'attention', 'control'],
+      control: { accepts: [...BRIDGE_ACCEPTS] },
+      emits: ['session', 'attention', 'control', 'progress'],
       log: (line) => this.log(line),
     });
-    this.engine = new AttentionEngine(this.conn, {
+    this.conn.onCommand('control.cancel', (cmd) => this.onCancel(cmd));
+    // The engine emits through this port so that the dismissals a person's cancel causes are
+    // cause-linked to the command (AEP-0004 §6: outcome cause = command id), not to the request.
+    const conn = this.conn;
+    const port: AttentionPort = {
+      ceiling: conn.ceiling,
+      options: conn.options,
+      emit: (session: string, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes) => conn.emit(session, type, data,
+        this.cancelCause !== undefined && type.startsWith('attention.') ? { ...attrs, cause: this.cancelCause } : attrs),
+      onCommand: (type, handler) => conn.onCommand(type, handler),
+    };
+    this.engine = new AttentionEngine(port, {
       capture: opts.capture,
       ...(opts.redaction ? { redact: opts.redaction } : {}),
       log: (line) => this.log(line),
@@ -102,27 +122,23 @@ export class AepSide implements AepPort {
   }
 
   askForm(ask: FormAsk): AskHandle {
-    const textOK = captureRank(this.capture) >= captureRank('redacted');
-    const data: Record<string, unknown> = {
-      ...(ask.data as ElicitationFormData),
-      options: [
-        { id: DECLINE, label: textOK ? 'Decline' : DECLINE },
-        { id: CANCEL, label: textOK ? 'Cancel' : CANCEL },
-      ],
-      expires_at: new Date(Date.now() + ask.timeoutMs).toISOString(),
-      respond_via: ['control'],
-    };
+    // The Annex A pin exactly: no `options`, no `expires_at` (the deadline is still enforced:
+    // `attention.timeout` after `timeoutMs`), decline/cancel accepted without being listed.
+    const data: Record<string, unknown> = { ...(ask.data as ElicitationFormData) };
     const schema = ask.requestedSchema;
     let content: Record<string, ElicitationContentValue> | undefined;
     /** The MCP constraints an AEP form cannot carry, checked on the values the engine accepted. */
     const validate = (answer: Answer): AnswerCheck => {
       if (answer.values === undefined) return { answer: { option: answer.option ?? CANCEL } };
-      const mapped = formValuesToElicitationContent(schema, answer.values);
-      const issues = validateElicitationContent(schema, mapped).map((i) => ({ ...i, path: `/data/answer/values${i.path}` }));
-      if (issues.length === 0) content = mapped;
-      return issues;
+      const checked = checkElicitationAnswer(schema, answer.values);
+      if (!checked.ok) return checked.issues;
+      content = checked.content;
+      return [];
     };
-    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], options: [DECLINE, CANCEL], timeoutMs: ask.timeoutMs, validate });
+    // The engine validates option answers against `options`; declaring the refusal options here
+    // (not in `data`) is what lets it accept them until it accepts FORM_REFUSAL_OPTIONS on every
+    // form by itself (then this argument becomes redundant, not wrong).
+    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], options: [...FORM_REFUSAL_OPTIONS], timeoutMs: ask.timeoutMs, validate });
     return this.handle(p, (answer) => (answer.values !== undefined ? { action: 'accept', ...(content ? { content } : {}) } : optionOutcome(answer.option)));
   }
 
@@ -149,6 +165,53 @@ export class AepSide implements AepPort {
       : [{ rule: 'control.respond.answer-shape', path: '/data/answer/text', message: `text answers must name one of: ${optionIds.join(', ')}`, section: 'AEP-0002 §5.3' }]);
     const p = this.raise({ kind: 'auth', data, options: optionIds, timeoutMs: ask.timeoutMs, validate });
     return this.handle(p, (answer) => optionOutcome(answer.option));
+  }
+
+  onSteer(handler: SteerHandler): void {
+    this.steer = handler;
+  }
+
+  /**
+   * `control.cancel` (AEP-0004 §5, README "Steering"): checked, acked, then applied after the ack
+   * (AEP-0004 §1): the MCP side cancels what is in flight, every AEP request of the session still
+   * open is dismissed, each dismissal and a closing `progress.status{phase:"cancelled"}` are
+   * cause-linked to the command.
+   */
+  private onCancel({ event: cmd }: IncomingCommand): CommandDecision {
+    const verdict = checkCancel(cmd, this.opts.session);
+    if (!verdict.ok) return { status: 'rejected', reason: 'invalid', issues: verdict.issues, capture: this.capture };
+    const steer = this.steer;
+    if (!steer || this.ended) return { status: 'rejected', reason: 'busy', detail: 'the MCP bridge is not proxying (starting or stopping)', capture: this.capture };
+    return {
+      status: 'accepted',
+      after: () => {
+        let report: SteerReport = { elicitations: 0, requests: 0 };
+        this.cancelCause = cmd.id;
+        try {
+          report = steer(verdict.reason !== undefined ? { reason: verdict.reason } : {});
+          for (const id of this.engine.pending()) this.withdraw(id, 'cancelled by a person through AEP');
+        } catch (err) {
+          this.log(`steering: cancel failed: ${err instanceof Error ? err.message : String(err)}`);
+        } finally {
+          this.cancelCause = undefined;
+        }
+        this.recordCancelled(cmd.id, report);
+      },
+    };
+  }
+
+  /** The cancel's closing outcome: `progress.status{phase:"cancelled"}`, message at `redacted`+. */
+  private recordCancelled(cause: string, report: SteerReport): void {
+    const textOK = captureRank(this.capture) >= captureRank('redacted');
+    const message = `cancelled by a person: ${report.elicitations} open question(s) answered "cancel", ${report.requests} MCP request(s) in flight cancelled; the MCP server keeps running`;
+    try {
+      this.conn.emit(this.opts.session, 'progress.status', {
+        phase: 'cancelled',
+        ...(textOK ? { message: this.capture === 'redacted' ? this.redact(message) : message } : {}),
+      }, { cause, capture: this.capture });
+    } catch (err) {
+      this.log(`steering: could not record the cancel: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** True when URL elicitations can be shown usefully: the URL needs `redacted`+ to reach a human. */
@@ -184,7 +247,12 @@ export class AepSide implements AepPort {
     });
   }
 
-  /** The bridge's view of one engine request: its outcome as an MCP action, and withdrawal. */
+  /**
+   * The bridge's view of one engine request: its outcome as an MCP action, and withdrawal.
+   * Expiry and a dismissal the bridge did not ask for (the engine records a person's `cancel` as
+   * `attention.resolved{dismissed}` once it implements contract C2 that way) are `cancel`: the
+   * request closed without an answer (README "Outcome mapping").
+   */
   private handle(p: AttentionPromise, answered: (answer: Answer) => AskOutcome): AskHandle {
     const outcome = p.then((o): AskOutcome => (o.status === 'answered' ? answered(o.answer)
       : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : 'dismissed' }));

@@ -7,7 +7,11 @@
 //    the host supports that mode, also through the host; the first answer wins, the other is
 //    withdrawn (`notifications/cancelled` to the host, `attention.resolved{dismissed}` on AEP);
 //  - the host's responses to elicitations the bridge settled itself, and the server's
-//    `notifications/cancelled` for elicitations the host never saw.
+//    `notifications/cancelled` for elicitations the host never saw;
+//  - steering (AEP `control.cancel`, README "Steering"): the open elicitations are answered
+//    `cancel`, and the host's requests in flight are cancelled at the server with
+//    `notifications/cancelled` (MCP "Cancellation") and answered to the host with an error; the
+//    server's late responses to them are dropped.
 import type { Writable } from 'node:stream';
 import {
   CancelledNotificationSchema, ElicitRequestSchema, ElicitResultSchema, InitializeRequestSchema,
@@ -17,6 +21,7 @@ import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationToForm } from '@aep/protocol';
 import type { CaptureLevel, ElicitationContentValue, ElicitationFormData } from '@aep/protocol';
 import { LineSplitter } from './lines.js';
+import { BRIDGE_JSONRPC_ERRORS } from './errors.js';
 
 /** How an AEP ask ended, as the bridge needs it for the MCP result (see README "Outcome mapping"). */
 export type AskOutcome =
@@ -69,7 +74,29 @@ export interface AepPort {
   askUrl(ask: UrlAsk): AskHandle;
   /** The MCP server's name (from its `initialize` result), used as the requests' `subject`. */
   setSubject(subject: string | undefined): void;
+  /**
+   * Register what a person's `control.cancel` does on the MCP side (the AEP side acks the command,
+   * then calls it and records the outcome). Optional: a port without steering never calls it.
+   */
+  onSteer?(handler: SteerHandler): void;
 }
+
+/** A person's cancel as the MCP side needs it (AEP `control.cancel`, scope `session`). */
+export interface SteerCancel {
+  /** The person's reason (AEP `reason`, free text), passed on to the server and the host. */
+  reason?: string;
+}
+
+/** What a cancel did on the MCP side. */
+export interface SteerReport {
+  /** Open elicitations answered `{action:"cancel"}` (their AEP requests withdrawn). */
+  elicitations: number;
+  /** Host requests in flight cancelled at the server (`notifications/cancelled`) and answered to the host. */
+  requests: number;
+}
+
+/** The MCP side of steering, called by the AEP side after it acked a `control.cancel`. */
+export type SteerHandler = (cancel: SteerCancel) => SteerReport;
 
 /** Options of {@link McpBridge}. */
 export interface McpBridgeOptions {
@@ -93,6 +120,19 @@ export const DEFAULT_MAX_PENDING = 64;
 /** Default human-length answer window for an elicitation asked through AEP. */
 export const DEFAULT_ELICITATION_TIMEOUT_MS = 10 * 60_000;
 
+/**
+ * JSON-RPC error code the bridge answers a host request with when a person cancelled it through
+ * AEP. MCP defines no code for a cancelled request (a cancelled request normally gets no
+ * response, but here the host did not cancel and still waits); -32800 is the
+ * "RequestCancelled" code of the Language Server Protocol, outside the JSON-RPC reserved range.
+ */
+export const REQUEST_CANCELLED_CODE = BRIDGE_JSONRPC_ERRORS.requestCancelled.code;
+
+/** Most host requests tracked as in flight (for steering); the oldest is forgotten beyond it. */
+const MAX_INFLIGHT = 10_000;
+/** Longest person's reason passed on to the server and the host. */
+const MAX_REASON = 1_000;
+
 type RequestId = string | number;
 
 interface Pending {
@@ -106,6 +146,9 @@ interface Pending {
 
 interface HostElicitation { form: boolean; url: boolean }
 
+/** A host -> server request not answered yet. */
+interface InFlight { id: RequestId; method: string }
+
 /** Counters (exposed for tests and diagnostics). */
 export interface BridgeStats {
   fromHost: number;
@@ -114,6 +157,8 @@ export interface BridgeStats {
   answeredViaAep: number;
   answeredViaHost: number;
   declinedNoPath: number;
+  /** Host requests cancelled through AEP steering. */
+  cancelledRequests: number;
 }
 
 // Only lines containing one of these can be messages the bridge acts on; every other line is
@@ -123,6 +168,10 @@ export interface BridgeStats {
 const SERVER_PATTERN = /"(?:elicitation\\?\/create|notifications\\?\/cancelled|serverInfo)"/;
 const HOST_INIT_PATTERN = /"initialize"/;
 const HOST_RESPONSE_PATTERN = /"(?:initialize|result|error)"/;
+// With steering on, host requests (and the host's own cancellations) are tracked: lines naming a
+// method; server responses are looked at only while a tracked request is in flight.
+const HOST_METHOD_PATTERN = /"method"/;
+const SERVER_RESPONSE_PATTERN = /"(?:result|error)"/;
 
 function keyOf(id: RequestId): string {
   return typeof id === 'number' ? `n:${id}` : `s:${id}`;
@@ -150,7 +199,13 @@ export class McpBridge {
   private closed = false;
   private aep: AepPort | undefined;
   private aepPending: Promise<void> | undefined;
-  readonly stats: BridgeStats = { fromHost: 0, fromServer: 0, elicitations: 0, answeredViaAep: 0, answeredViaHost: 0, declinedNoPath: 0 };
+  /** Track host requests for steering: on whenever an AEP side is configured. */
+  private readonly steerable: boolean;
+  /** Host -> server requests without a response yet (steering cancels them). */
+  private readonly inflight = new Map<string, InFlight>();
+  /** Host requests the bridge answered itself (cancelled): the server's late response is dropped. */
+  private readonly answeredForHost = new Set<string>();
+  readonly stats: BridgeStats = { fromHost: 0, fromServer: 0, elicitations: 0, answeredViaAep: 0, answeredViaHost: 0, declinedNoPath: 0, cancelledRequests: 0 };
 
   constructor(private readonly opts: McpBridgeOptions) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
@@ -158,13 +213,16 @@ export class McpBridge {
     this.hostLines = new LineSplitter((line, parseable) => this.onHostLine(line, parseable));
     this.serverLines = new LineSplitter((line, parseable) => this.onServerLine(line, parseable));
     const aep = opts.aep;
+    this.steerable = aep !== undefined;
+    const steer: SteerHandler = (c) => this.cancelInFlight(c);
     if (aep instanceof Promise) {
       this.aepPending = aep.then(
-        (port) => { this.aep = port; this.aepPending = undefined; },
+        (port) => { this.aep = port; this.aepPending = undefined; port?.onSteer?.(steer); },
         (err: unknown) => { this.log(`AEP side failed to start: ${err instanceof Error ? err.message : String(err)}`); this.aepPending = undefined; },
       );
     } else {
       this.aep = aep;
+      aep?.onSteer?.(steer);
     }
   }
 
@@ -179,6 +237,45 @@ export class McpBridge {
 
   /** Number of elicitations still waiting for an answer. */
   pendingCount(): number { return this.pending.size; }
+
+  /** Number of host requests in flight (tracked for steering). */
+  inflightCount(): number { return this.inflight.size; }
+
+  /**
+   * A person cancelled this session through AEP (`control.cancel`, README "Steering"): every open
+   * elicitation is answered `{action:"cancel"}` (its AEP request withdrawn, its host dialog too),
+   * and every host request in flight but `initialize` (MCP forbids cancelling it) is cancelled at
+   * the server with `notifications/cancelled` and answered to the host with the JSON-RPC error
+   * {@link REQUEST_CANCELLED_CODE}, since the host itself never cancelled and still waits. The
+   * server's late response to such a request is dropped. The server keeps running.
+   */
+  cancelInFlight(cancel: SteerCancel = {}): SteerReport {
+    const reason = cancel.reason !== undefined && cancel.reason.trim() !== '' ? cancel.reason.slice(0, MAX_REASON) : undefined;
+    const why = `cancelled by a person through AEP${reason !== undefined ? `: ${reason}` : ''}`;
+    let elicitations = 0;
+    for (const p of [...this.pending.values()]) {
+      if (p.settled) continue;
+      p.aep?.withdraw('cancelled by a person through AEP');
+      this.settle(p, { action: 'cancel' }, false);
+      elicitations++;
+    }
+    let requests = 0;
+    for (const [key, r] of [...this.inflight]) {
+      if (r.method === 'initialize') continue;
+      this.inflight.delete(key);
+      this.sendToServer({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: r.id, reason: why } });
+      this.sendToHost({ jsonrpc: '2.0', id: r.id, error: { code: REQUEST_CANCELLED_CODE, message: `Request ${why}` } });
+      this.answeredForHost.add(key);
+      if (this.answeredForHost.size > 1_000) {
+        const oldest = this.answeredForHost.values().next();
+        if (!oldest.done) this.answeredForHost.delete(oldest.value);
+      }
+      requests++;
+    }
+    this.stats.cancelledRequests += requests;
+    this.log(`steering: cancel: ${elicitations} elicitation(s) answered cancel, ${requests} host request(s) cancelled`);
+    return { elicitations, requests };
+  }
 
   /** Withdraw every open AEP question (shutdown). Pending server requests get `cancel`. */
   close(reason = 'the MCP bridge is shutting down'): void {
@@ -196,7 +293,8 @@ export class McpBridge {
   private onHostLine(line: Buffer, parseable: boolean): void {
     this.stats.fromHost++;
     const tracking = this.pending.size > 0 || this.withdrawnFromHost.size > 0;
-    if (parseable && (tracking ? HOST_RESPONSE_PATTERN : HOST_INIT_PATTERN).test(line.toString('latin1'))) {
+    const text = parseable ? line.toString('latin1') : '';
+    if (parseable && ((tracking ? HOST_RESPONSE_PATTERN : HOST_INIT_PATTERN).test(text) || (this.steerable && HOST_METHOD_PATTERN.test(text)))) {
       const msg = parseLine(line);
       if (msg !== undefined) {
         try {
@@ -236,6 +334,10 @@ export class McpBridge {
       write(this.opts.toServer, JSON.stringify(rewritten) + '\n');
       return true;
     }
+    if (this.steerable && typeof msg['method'] === 'string') {
+      this.trackHostMessage(msg, msg['method']);
+      return false; // forwarded unchanged
+    }
     // A response (no method) to an elicitation the bridge tracks.
     if (!('method' in msg) && 'id' in msg && (typeof msg['id'] === 'string' || typeof msg['id'] === 'number')) {
       const key = keyOf(msg['id']);
@@ -265,11 +367,32 @@ export class McpBridge {
     return false;
   }
 
+  /** Steering bookkeeping of a host request or notification (forwarded unchanged either way). */
+  private trackHostMessage(msg: Record<string, unknown>, method: string): void {
+    const id = msg['id'];
+    if (typeof id === 'string' || typeof id === 'number') {
+      if (method === 'initialize') return; // never cancelled (MCP "Cancellation")
+      this.inflight.set(keyOf(id), { id, method });
+      if (this.inflight.size > MAX_INFLIGHT) {
+        const oldest = this.inflight.keys().next();
+        if (!oldest.done) this.inflight.delete(oldest.value);
+      }
+      return;
+    }
+    if (method === 'notifications/cancelled' && isObject(msg['params'])) {
+      // The host cancelled its own request: the server will not answer it.
+      const rid = msg['params']['requestId'];
+      if (typeof rid === 'string' || typeof rid === 'number') this.inflight.delete(keyOf(rid));
+    }
+  }
+
   // ---- server -> host ------------------------------------------------------------------------
 
   private onServerLine(line: Buffer, parseable: boolean): void {
     this.stats.fromServer++;
-    if (parseable && SERVER_PATTERN.test(line.toString('latin1'))) {
+    const watching = this.inflight.size > 0 || this.answeredForHost.size > 0;
+    const text = parseable ? line.toString('latin1') : '';
+    if (parseable && (SERVER_PATTERN.test(text) || (watching && SERVER_RESPONSE_PATTERN.test(text)))) {
       const msg = parseLine(line);
       try {
         if (msg !== undefined && this.interceptFromServer(msg, line)) return;
@@ -284,6 +407,12 @@ export class McpBridge {
     if (!isObject(msg)) return false;
     const method = msg['method'];
     if (method === 'elicitation/create' && 'id' in msg) return this.onElicitation(msg, line);
+    if (method === undefined && (typeof msg['id'] === 'string' || typeof msg['id'] === 'number') && ('result' in msg || 'error' in msg)) {
+      const key = keyOf(msg['id']);
+      // A response to a host request the bridge cancelled (and answered) on a person's behalf.
+      if (this.answeredForHost.delete(key)) return true;
+      this.inflight.delete(key);
+    }
     if (method === undefined && this.initializeId !== undefined && msg['id'] === this.initializeId && isObject(msg['result'])) {
       const info = msg['result']['serverInfo'];
       if (isObject(info) && typeof info['name'] === 'string' && /^[\w.:@/-]{1,100}$/.test(info['name'])) {
@@ -328,7 +457,7 @@ export class McpBridge {
       if (hostCan) return false;
       const why = parsed.success ? 'task-augmented elicitation is not supported by the bridge' : `Invalid elicitation request: ${summarize(parsed.error.issues)}`;
       this.log(`elicitation ${String(id)}: ${why}`);
-      this.sendToServer({ jsonrpc: '2.0', id, error: { code: -32602, message: why } });
+      this.sendToServer({ jsonrpc: '2.0', id, error: { code: BRIDGE_JSONRPC_ERRORS.invalidElicitation.code, message: why } });
       return true;
     }
     let handle: AskHandle | undefined;

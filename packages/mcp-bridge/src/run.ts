@@ -8,16 +8,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { CaptureLevel } from '@aep/protocol';
 import { McpBridge, DEFAULT_ELICITATION_TIMEOUT_MS } from './bridge.js';
 import { AepSide } from './aep.js';
+import { childEnvironment } from './env.js';
+import { BridgeError } from './errors.js';
 
-/** Local error of the bridge (never on the wire). Codes: AEP_MCP_SPAWN, AEP_MCP_OPTION. */
-export class BridgeError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'BridgeError';
-    this.code = code;
-  }
-}
+export { BridgeError } from './errors.js';
+
 
 /** Options of {@link runMcpWrap}. */
 export interface McpWrapOptions {
@@ -44,7 +39,11 @@ export interface McpWrapOptions {
   hostOut?: Writable;
   /** Diagnostics; default stderr with an `aep mcp:` prefix. */
   log?: (line: string) => void;
-  /** Environment of the child; default process.env. */
+  /**
+   * Environment the child's environment is derived from; default process.env. AEP credentials are always
+   * removed from it ({@link childEnvironment}): every `AEP_*` but `AEP_DEBUG`, and any variable
+   * holding the token.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -75,7 +74,11 @@ export async function runMcpWrap(opts: McpWrapOptions): Promise<number> {
   const capture = opts.capture ?? 'redacted';
   const timeoutMs = opts.timeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
 
-  const child = spawn(opts.command, [...opts.args], { stdio: ['pipe', 'pipe', 'inherit'], env: opts.env ?? process.env });
+  // The server gets its own command line only (never the token) and an environment without AEP
+  // credentials (issue 11 item 4; docs/security.md §8).
+  const { env, removed } = childEnvironment(opts.env ?? process.env, [opts.token]);
+  if (removed.length > 0) log(`not passed to the server: ${removed.join(', ')}`);
+  const child = spawn(opts.command, [...opts.args], { stdio: ['pipe', 'pipe', 'inherit'], env });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', () => resolve());
     child.once('error', (err) => reject(new BridgeError('AEP_MCP_SPAWN', `cannot start the MCP server "${opts.command}": ${err.message}`)));

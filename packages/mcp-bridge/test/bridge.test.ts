@@ -5,8 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { LineSplitter, McpBridge, defaultAgentName } from '@aep/mcp-bridge';
-import type { AepPort, AskHandle, AskOutcome, FormAsk, UrlAsk } from '@aep/mcp-bridge';
+import { LineSplitter, McpBridge, REQUEST_CANCELLED_CODE, checkCancel, defaultAgentName } from '@aep/mcp-bridge';
+import type { AepPort, AskHandle, AskOutcome, FormAsk, SteerHandler, UrlAsk } from '@aep/mcp-bridge';
+import type { WireEvent } from '@aep/client';
 
 function sink(): { stream: PassThrough; text: () => string; lines: () => unknown[] } {
   const stream = new PassThrough();
@@ -27,6 +28,8 @@ class ScriptedAep implements AepPort {
   urlOk = true;
   urlCapable(): boolean { return this.urlOk; }
   setSubject(s: string | undefined): void { this.subject = s; }
+  steer: SteerHandler | undefined;
+  onSteer(h: SteerHandler): void { this.steer = h; }
   private handle(kind: 'form' | 'url', ask: FormAsk | UrlAsk): AskHandle {
     let settle!: (o: AskOutcome) => void;
     const outcome = new Promise<AskOutcome>((r) => { settle = r; });
@@ -251,4 +254,78 @@ test('at most maxPending elicitations are open through AEP; the next one falls b
   bridge.fromServer(ELICIT(3));
   assert.equal(aep.asks.length, 2);
   assert.deepEqual(toServer.lines()[1], { jsonrpc: '2.0', id: 3, result: { action: 'decline' } });
+});
+
+// ---- steering (control.cancel, README "Steering") ----------------------------------------------
+
+const CALL = (id: number | string, name = 'slow') => line({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+
+test('steering: cancel answers open elicitations "cancel", cancels host requests at the server and answers them to the host', async () => {
+  const aep = new ScriptedAep();
+  const { bridge, toServer, toHost } = setup({ elicitation: { form: {} } }, aep);
+  assert.ok(aep.steer, 'the bridge registered its steering handler');
+  bridge.fromHost(CALL(1));
+  bridge.fromHost(CALL('two', 'ask'));
+  bridge.fromHost(line({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }));
+  assert.equal(bridge.inflightCount(), 2, 'requests tracked, notifications not');
+  bridge.fromServer(ELICIT(7));
+  const report = aep.steer?.({ reason: 'wrong repository' });
+  assert.deepEqual(report, { elicitations: 1, requests: 2 });
+  assert.equal(aep.asks[0]?.withdrawn, 'cancelled by a person through AEP');
+  const server = toServer.lines().slice(4); // after initialize, two calls and a notification
+  assert.deepEqual(server, [
+    { jsonrpc: '2.0', id: 7, result: { action: 'cancel' } },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'cancelled by a person through AEP: wrong repository' } },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'two', reason: 'cancelled by a person through AEP: wrong repository' } },
+  ]);
+  const host = toHost.lines();
+  assert.deepEqual(host.slice(1), [
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'elicitation withdrawn by the bridge' } },
+    { jsonrpc: '2.0', id: 1, error: { code: REQUEST_CANCELLED_CODE, message: 'Request cancelled by a person through AEP: wrong repository' } },
+    { jsonrpc: '2.0', id: 'two', error: { code: REQUEST_CANCELLED_CODE, message: 'Request cancelled by a person through AEP: wrong repository' } },
+  ]);
+  // The server's late response to a cancelled request is dropped (the host already has its answer).
+  bridge.fromServer(line({ jsonrpc: '2.0', id: 1, result: { content: [] } }));
+  assert.equal(toHost.lines().length, host.length);
+  // The server keeps serving: a new request and its response pass as usual.
+  bridge.fromHost(CALL(3, 'echo'));
+  bridge.fromServer(line({ jsonrpc: '2.0', id: 3, result: { content: [] } }));
+  assert.deepEqual(toHost.lines().at(-1), { jsonrpc: '2.0', id: 3, result: { content: [] } });
+  assert.equal(bridge.inflightCount(), 0);
+  assert.deepEqual(aep.steer?.({}), { elicitations: 0, requests: 0 }, 'nothing left in flight');
+});
+
+test('steering: answered, host-cancelled and initialize requests are not cancelled', () => {
+  const aep = new ScriptedAep();
+  const toServer = sink();
+  const toHost = sink();
+  const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream, aep });
+  bridge.fromHost(INIT({}));
+  bridge.fromHost(CALL(1));
+  bridge.fromHost(CALL(2));
+  bridge.fromServer(line({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'x' } }));
+  bridge.fromHost(line({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } }));
+  assert.deepEqual(aep.steer?.({}), { elicitations: 0, requests: 0 });
+  assert.ok(!toServer.text().includes('"requestId":0'), 'initialize is never cancelled');
+});
+
+test('steering: without an AEP side nothing is tracked (pure pass-through)', () => {
+  const toServer = sink();
+  const toHost = sink();
+  const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream });
+  bridge.fromHost(CALL(1));
+  assert.equal(bridge.inflightCount(), 0);
+});
+
+test('checkCancel: session scope honoured with its reason; run scope, bad scope and another session refused', () => {
+  const cmd = (data: unknown, session = 's'): WireEvent => ({ aep: '0.1', id: 'c', type: 'control.cancel', time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/x', agent: 'x', session, data } as unknown as WireEvent);
+  assert.deepEqual(checkCancel(cmd({ scope: 'session', reason: 'stop' }), 's'), { ok: true, reason: 'stop' });
+  assert.deepEqual(checkCancel(cmd({ scope: 'session' }), 's'), { ok: true });
+  const rule = (v: ReturnType<typeof checkCancel>) => (v.ok ? 'ok' : v.issues.map((i) => `${i.rule} ${i.path}`).join());
+  assert.equal(rule(checkCancel(cmd({ scope: 'run' }), 's')), 'control.cancel.unknown-run /run');
+  assert.equal(rule(checkCancel(cmd({}), 's')), 'control.cancel.scope /data/scope');
+  assert.equal(rule(checkCancel(cmd({ scope: 'all-of-it' }), 's')), 'control.cancel.scope /data/scope');
+  assert.equal(rule(checkCancel(cmd({ scope: 'session' }, 'other'), 's')), 'control.cancel.wrong-session /session');
+  const bad = checkCancel(cmd({ scope: 'secret-scope-value' }), 's');
+  assert.ok(!bad.ok && !JSON.stringify(bad.issues).includes('secret-scope-value'), 'messages never repeat what was sent');
 });

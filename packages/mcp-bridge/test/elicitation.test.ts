@@ -6,10 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { validateEvent, validateStream } from '@aep/protocol';
+import { elicitationToForm, validateEvent, validateStream } from '@aep/protocol';
 import { runAep, startRelayProcess } from '../../../test/support/cli.js';
 import { startHost, SessionWatch, lifecycle } from './support.js';
 import type { Host } from './support.js';
+import { ALL_SHAPES, PLANTED_KEY } from './fixtures/schemas.mjs';
 
 const TOKEN = `t-${randomBytes(8).toString('hex')}`;
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
@@ -39,7 +40,10 @@ test('form answered through the relay: the tool receives typed content; an inval
   await withHost(host, watch, async () => {
     const pending = host.ask('all');
     const req = await watch.wait(isRequest, 'attention.requested');
-    const data = req.data as { kind: string; prompt: string; fields: { id: string; type: string; label: string; required: boolean }[]; respond_via: string[]; options: { id: string }[] };
+    const data = req.data as { kind: string; prompt: string; fields: { id: string; type: string; label: string; required: boolean }[]; respond_via: string[] };
+    // The Annex A pin member for member (brief 03 §7): no options, no expires_at.
+    assert.deepEqual(Object.keys(data).sort(), ['fields', 'kind', 'prompt', 'respond_via']);
+    assert.deepEqual(data, (elicitationToForm(ALL_SHAPES, { agent: 'bridge-test', capture: 'redacted' }) as { data: unknown }).data);
     assert.equal(data.kind, 'form');
     assert.equal(data.prompt, 'Configure the nightly backup');
     assert.deepEqual(data.fields.map((f) => [f.id, f.type, f.required]), [
@@ -47,7 +51,6 @@ test('form answered through the relay: the tool receives typed content; an inval
       ['tier', 'select', false], ['days', 'select', false], ['region', 'select', false],
     ]);
     assert.deepEqual(data.respond_via, ['control']);
-    assert.deepEqual(data.options.map((o) => o.id), ['decline', 'cancel']);
     assert.equal(req.capture, 'redacted');
     assert.equal(req.subject, 'mcp:bridge-test-server');
 
@@ -88,13 +91,13 @@ test('capture metadata: structural prompt and labels on the bus, free text never
   await withHost(host, watch, async () => {
     const pending = host.ask('all');
     const req = await watch.wait(isRequest, 'attention.requested');
-    const data = req.data as { prompt: string; fields: { id: string; label: string; choices?: { id: string; label: string }[] }[]; options: { id: string; label: string }[] };
+    const data = req.data as { prompt: string; fields: { id: string; label: string; choices?: { id: string; label: string }[] }[] };
+    assert.deepEqual(data, (elicitationToForm(ALL_SHAPES, { agent: 'bridge-test', capture: 'metadata' }) as { data: unknown }).data);
     assert.equal(data.prompt, 'bridge-test requests input (7 fields)');
     for (const f of data.fields) {
       assert.equal(f.label, f.id);
       for (const c of f.choices ?? []) assert.equal(c.label, c.id);
     }
-    for (const o of data.options) assert.equal(o.label, o.id);
     assert.doesNotMatch(JSON.stringify(req), /Configure|Bucket|Retention|Standard|Europe/);
     assert.equal(req.capture ?? 'metadata', 'metadata');
     assert.equal((await respond(req.id, ['--values', JSON.stringify({ bucket: 'secret-bucket-name', retention: 5, encrypt: true, region: 'eu' })])).code, 0);
@@ -106,25 +109,54 @@ test('capture metadata: structural prompt and labels on the bus, free text never
   });
 });
 
-test('decline and cancel chosen through AEP reach the server', async () => {
+test('decline and cancel (contract C2: accepted on the form without being listed) reach the server', async () => {
   const session = `s-decline-${randomBytes(3).toString('hex')}`;
   const watch = new SessionWatch(relay.url, TOKEN, session);
   await watch.ready();
   const host = await startHost(wrapArgs(session));
   await withHost(host, watch, async () => {
+    const seen = new Set<string>();
+    const next = async (what: string) => {
+      const r = await watch.wait((e) => isRequest(e) && !seen.has(e.id), what);
+      seen.add(r.id);
+      assert.equal((r.data as { options?: unknown }).options, undefined, 'decline/cancel are not listed in data');
+      return r;
+    };
     const first = host.ask('all');
-    const r1 = await watch.wait(isRequest, 'first request');
+    const r1 = await next('first request');
     assert.equal((await respond(r1.id, ['--option', 'decline'])).code, 0);
     assert.deepEqual(await first, { action: 'decline', content: null, types: {} });
 
     const second = host.ask('all');
-    const r2 = await watch.wait((e) => isRequest(e) && e.id !== r1.id, 'second request');
-    // AEP-0008 §1: text naming an option (case-insensitive) chooses it.
-    assert.equal((await respond(r2.id, ['--text', '  CANCEL '])).code, 0);
+    const r2 = await next('second request');
+    assert.equal((await respond(r2.id, ['--option', 'cancel'])).code, 0);
     assert.deepEqual(await second, { action: 'cancel', content: null, types: {} });
-    await watch.wait((e) => e.type === 'attention.resolved' && e.subject === r2.id, 'resolved');
-    const answered = watch.events.find((e) => e.type === 'attention.answered' && e.subject === r2.id);
-    assert.deepEqual((answered?.data as { answer: unknown }).answer, { option: 'cancel' });
+
+    const third = host.ask('all');
+    const r3 = await next('third request');
+    // AEP-0008 §1: text naming an option (case-insensitive) chooses it.
+    assert.equal((await respond(r3.id, ['--text', '  CANCEL '])).code, 0);
+    assert.deepEqual(await third, { action: 'cancel', content: null, types: {} });
+
+    // Any other option is not an answer to a form.
+    const fourth = host.ask('all');
+    const r4 = await next('fourth request');
+    const other = await respond(r4.id, ['--option', 'accept']);
+    assert.equal(other.code, 3, other.stdout + other.stderr);
+    assert.equal((await respond(r4.id, ['--option', 'decline'])).code, 0);
+    assert.equal((await fourth).action, 'decline');
+
+    for (const r of [r1, r2, r3]) await watch.wait((e) => e.type === 'attention.resolved' && e.subject === r.id, 'resolved');
+    const recorded = (id: string) => (watch.events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data as { answer: unknown } | undefined)?.answer;
+    assert.deepEqual(recorded(r1.id), { option: 'decline' });
+    // Recorded as the engine records an option answer today (answered{option:"cancel"}); when the
+    // engine records a person's cancel as resolved{dismissed} (decisions.md "Declining a form"),
+    // the bridge maps that to the same MCP cancel.
+    for (const r of [r2, r3]) {
+      const answer = recorded(r.id);
+      const resolution = (watch.events.find((e) => e.type === 'attention.resolved' && e.subject === r.id)?.data as { resolution: string }).resolution;
+      assert.ok((resolution === 'answered' && JSON.stringify(answer) === '{"option":"cancel"}') || (resolution === 'dismissed' && answer === undefined), `${resolution} ${JSON.stringify(answer)}`);
+    }
     // A form closed by an option answer (no values) is still a valid stream (AEP-0006 rules apply to values).
     assert.deepEqual(validateStream(watch.events), []);
   });
@@ -250,4 +282,44 @@ test('the host quits mid-question: the AEP request is dismissed before session.e
     assert.ok((resolved.seq ?? 0) < (ended.seq ?? 0), 'AEP-0002 §7.2: the terminal precedes session.ended');
     assert.deepEqual(validateStream(watch.events), []);
   } finally { watch.close(); }
+});
+
+test('redaction before claiming redacted (issue 12): an API key in the message, a title and an enum name never reaches the relay', async () => {
+  for (const capture of ['redacted', 'full'] as const) {
+    const session = `s-secret-${capture}-${randomBytes(3).toString('hex')}`;
+    const watch = new SessionWatch(relay.url, TOKEN, session);
+    await watch.ready();
+    const host = await startHost(wrapArgs(session, ['--capture', capture]));
+    await withHost(host, watch, async () => {
+      const pending = host.ask('secret');
+      const req = await watch.wait(isRequest, 'request');
+      assert.equal(req.capture, capture);
+      const data = req.data as { prompt: string; fields: { id: string; label: string; choices?: { label: string }[] }[] };
+      const labels = [data.prompt, ...data.fields.flatMap((f) => [f.label, ...(f.choices ?? []).map((c) => c.label)])];
+      if (capture === 'redacted') {
+        // AEP-0003 §9.4 on the prompt and every label; the text around the key stays readable.
+        assert.match(data.prompt, /^Deploy with key \[REDACTED:[a-z]+\]\? Confirm below\.$/);
+        assert.match(data.fields[0]?.label ?? '', /^Use \[REDACTED:[a-z]+\] for this run\?$/);
+        assert.match(data.fields[1]?.choices?.[0]?.label ?? '', /^prod \(key \[REDACTED:[a-z]+\]\)$/);
+      } else {
+        // `full` is the level that carries text verbatim: the key is there (the pipeline is what made the difference).
+        assert.ok(labels.some((l) => l.includes(PLANTED_KEY)));
+      }
+      // A person types the key into a free-text field: the server gets it (it asked), the relay's
+      // record at `redacted` does not.
+      const typed = `here: ${PLANTED_KEY}`;
+      assert.equal((await respond(req.id, ['--values', JSON.stringify({ confirm: true, target: 'stage', note: typed })])).code, 0);
+      assert.deepEqual((await pending).content, { confirm: true, target: 'stage', note: typed });
+      const answered = await watch.wait((e) => e.type === 'attention.answered' && e.subject === req.id, 'answered');
+      const note = (answered.data as { answer: { values: { note: string } } }).answer.values.note;
+      if (capture === 'redacted') assert.match(note, /^here: \[REDACTED:[a-z]+\]$/);
+      else assert.equal(note, typed);
+      if (capture === 'redacted') {
+        await watch.wait((e) => e.type === 'attention.resolved' && e.subject === req.id, 'resolved');
+        // Our events and acks: no trace of the key (the command itself is the sender's, at its own level).
+        const ours = watch.events.filter((e) => e.agent === 'bridge-test');
+        assert.doesNotMatch(JSON.stringify(ours), new RegExp(PLANTED_KEY.slice(0, 12)), 'no trace of the key in anything the bridge emitted');
+      }
+    });
+  }
 });

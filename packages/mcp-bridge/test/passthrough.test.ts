@@ -71,7 +71,7 @@ test('without a relay (--no-aep): a host lacking elicitation gets decline for th
   try {
     assert.equal((await plain.ask('all')).action, 'decline');
     const tools = await plain.client.listTools();
-    assert.deepEqual(tools.tools.map((x) => x.name).sort(), ['ask', 'echo']);
+    assert.deepEqual(tools.tools.map((x) => x.name).sort(), ['ask', 'echo', 'env', 'slow']);
   } finally { await plain.close(); }
 
   let seen: unknown;

@@ -19,7 +19,7 @@ export interface Host {
   stderr: () => string;
   close: () => Promise<void>;
   /** Call `ask` with a variant; returns the parsed tool text (or the error text). */
-  ask: (variant: 'all' | 'unsupported' | 'url') => Promise<{ action?: string; content?: Record<string, unknown> | null; types?: Record<string, string>; error?: string }>;
+  ask: (variant: 'all' | 'unsupported' | 'url' | 'counts' | 'secret') => Promise<{ action?: string; content?: Record<string, unknown> | null; types?: Record<string, string>; error?: string }>;
 }
 
 /** Start a host (SDK Client) connected to `aep mcp wrap ARGS -- node server.mjs`. */

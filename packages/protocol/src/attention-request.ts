@@ -3,7 +3,7 @@
 import type { CaptureLevel } from './levels.js';
 import { captureRank } from './levels.js';
 import type { FieldSpec } from './forms.js';
-import { redact } from './redact.js';
+import { redact, setOwn } from './redact.js';
 import type { RedactOptions } from './redact.js';
 
 /** `attention.requested.kind` (AEP-0002 §5.3; `form` from AEP-0006). */
@@ -104,4 +104,38 @@ export function buildAttentionRequestData(input: AttentionRequestInput, capture:
   if (input.respond_via) data.respond_via = [...input.respond_via];
   if (full && input.context !== undefined) data.context = input.context;
   return data;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * `attention.requested` data an emitter was handed ready-made (e.g. a mapping's pinned shape),
+ * made honest for `capture: "redacted"` (AEP-0003 §9.4/§9.5, issue 12): `prompt`, every
+ * `options[].label`, `fields[].label` and `fields[].choices[].label` pass through the §9.4
+ * pipeline (idempotent, so text that already went through it with the same options is
+ * unchanged), and `context` (`full` only) is removed. Every other member is copied as is.
+ * Returns a new object; never mutates; never throws.
+ */
+export function redactAttentionRequestData(data: Readonly<Record<string, unknown>>, opts?: RedactOptions): Record<string, unknown> {
+  const text = (v: unknown) => (typeof v === 'string' ? redact(v, opts) : v);
+  const labelled = (list: unknown, inner?: (item: Record<string, unknown>) => Record<string, unknown>) => (Array.isArray(list)
+    ? list.map((item: unknown) => {
+      if (!isObj(item)) return item;
+      const out: Record<string, unknown> = { ...item };
+      if ('label' in out) out['label'] = text(out['label']);
+      return inner ? inner(out) : out;
+    })
+    : list);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) {
+    if (key === 'context') continue;
+    const v = data[key];
+    if (key === 'prompt') out[key] = text(v);
+    else if (key === 'options') out[key] = labelled(v);
+    else if (key === 'fields') out[key] = labelled(v, (f) => ('choices' in f ? { ...f, choices: labelled(f['choices']) } : f));
+    else setOwn(out, key, v); // an own member even for the key __proto__
+  }
+  return out;
 }

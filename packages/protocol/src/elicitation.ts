@@ -6,6 +6,8 @@ import type { CaptureLevel } from './levels.js';
 import { captureRank } from './levels.js';
 import type { Issue } from './issue.js';
 import { redact as redactPipeline } from './redact.js';
+import { FORM_RULES, VALUES_PATH, codePointLength, isStringFormat, matchesFormat, pointer } from './forms.js';
+import type { FieldConstraints, FormConstraints, FormRule, StringFormat } from './forms.js';
 
 /** One AEP choice of a `select` field (AEP-0006 field_spec `choices[]`). */
 export interface ElicitationFormChoice {
@@ -58,9 +60,15 @@ export interface ElicitationToFormOptions {
   redact?: (text: string) => string;
 }
 
-/** Result of {@link elicitationToForm}: the form data, or why the schema cannot be mapped. */
+/**
+ * Result of {@link elicitationToForm}: the form data, or why the schema cannot be mapped.
+ * `constraints` holds, per field id, what the schema requires beyond the `field_spec`
+ * (integer-ness, string lengths and format, item counts): hand it to the emitter's answer check
+ * (`validateFormAnswer(fields, values, { constraints })`, `requestAttention({ constraints })`)
+ * so an answer the server would refuse is nacked before it is accepted.
+ */
 export type ElicitationToFormResult =
-  | { ok: true; data: ElicitationFormData; fieldMap: ElicitationFieldMap }
+  | { ok: true; data: ElicitationFormData; fieldMap: ElicitationFieldMap; constraints: FormConstraints }
   | { ok: false; reason: string };
 
 /** An MCP `content` value (ElicitResult, 2025-11-25). */
@@ -77,8 +85,6 @@ const UNSUPPORTED_KEYWORDS = [
   'if', 'then', 'else', '$ref', 'properties', 'additionalProperties', 'uniqueItems', 'contains',
   'patternProperties', 'dependentRequired', 'dependentSchemas', 'prefixItems', 'minProperties', 'maxProperties',
 ] as const;
-
-const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
 
 type Json = Record<string, unknown>;
 
@@ -128,6 +134,7 @@ interface ParsedField {
   choices?: ParsedChoice[];
   min?: number;
   max?: number;
+  constraints?: FieldConstraints;
 }
 
 /** Parse one property of a flat `requestedSchema`; a string return is the unsupported reason. */
@@ -160,6 +167,7 @@ function parseProperty(key: string, p: unknown): ParsedField | string {
       const f: ParsedField = { key, kind: type, label };
       if (min !== undefined) f.min = min;
       if (max !== undefined) f.max = max;
+      if (type === 'integer') f.constraints = { integer: true };
       return f;
     }
     case 'string': {
@@ -186,10 +194,14 @@ function parseProperty(key: string, p: unknown): ParsedField | string {
       const maxLength = optNumber(p, 'maxLength');
       if (minLength === null || maxLength === null) return `${at}: minLength/maxLength must be finite numbers`;
       const format = p['format'];
-      if (format !== undefined && (typeof format !== 'string' || !STRING_FORMATS.has(format))) {
+      if (format !== undefined && !isStringFormat(format)) {
         return `${at}: format ${JSON.stringify(format)} is not one of email, uri, date, date-time`;
       }
-      return { key, kind: 'string', label };
+      const c: FieldConstraints = {};
+      if (minLength !== undefined) c.minLength = minLength;
+      if (maxLength !== undefined) c.maxLength = maxLength;
+      if (format !== undefined) c.format = format as StringFormat;
+      return Object.keys(c).length > 0 ? { key, kind: 'string', label, constraints: c } : { key, kind: 'string', label };
     }
     case 'array': {
       const items = p['items'];
@@ -198,16 +210,20 @@ function parseProperty(key: string, p: unknown): ParsedField | string {
       const maxItems = optNumber(p, 'maxItems');
       if (minItems === null || maxItems === null) return `${at}: minItems/maxItems must be finite numbers`;
       if (dflt !== undefined && !isStringArray(dflt)) return `${at}: default must be an array of strings`;
+      const c: FieldConstraints = {};
+      if (minItems !== undefined) c.minItems = minItems;
+      if (maxItems !== undefined) c.maxItems = maxItems;
+      const counted = Object.keys(c).length > 0 ? { constraints: c } : {};
       if ('anyOf' in items) {
         if ('enum' in items) return `${at}: items has both "enum" and "anyOf"; ambiguous choice list`;
         const choices = parseTitledList(items['anyOf'], `${at} items.anyOf`);
         if (typeof choices === 'string') return choices;
-        return { key, kind: 'multi-enum', label, choices };
+        return { key, kind: 'multi-enum', label, choices, ...counted };
       }
       if (items['type'] === 'string' && isStringArray(items['enum']) && items['enum'].length > 0) {
         const values = items['enum'];
         if (hasDuplicates(values)) return `${at}: items.enum has duplicate values`;
-        return { key, kind: 'multi-enum', label, choices: values.map((id) => ({ id, title: undefined })) };
+        return { key, kind: 'multi-enum', label, choices: values.map((id) => ({ id, title: undefined })), ...counted };
       }
       return `${at}: array items must be a string enum or an anyOf of {const, title}`;
     }
@@ -265,6 +281,7 @@ export function elicitationToForm(params: unknown, opts: ElicitationToFormOption
   const text = (real: string, placeholder: string): string => (textOK ? pipeline(real) : placeholder);
   const fields: ElicitationFormField[] = [];
   const fieldMap: ElicitationFieldMap = {};
+  const constraints: Record<string, FieldConstraints> = {};
   for (const f of parsed.fields) {
     const out: ElicitationFormField = {
       id: f.key,
@@ -278,9 +295,10 @@ export function elicitationToForm(params: unknown, opts: ElicitationToFormOption
     if (f.max !== undefined) out.max = f.max;
     fields.push(out);
     setOwn(fieldMap, f.key, { key: f.key, kind: f.kind });
+    if (f.constraints) setOwn(constraints, f.key, f.constraints);
   }
   const prompt = text(message, `${opts.agent} requests input (${fields.length} fields)`);
-  return { ok: true, data: { kind: 'form', prompt, fields, respond_via: ['control'] }, fieldMap };
+  return { ok: true, data: { kind: 'form', prompt, fields, respond_via: ['control'] }, fieldMap, constraints };
 }
 
 function toInteger(v: unknown): number | undefined {
@@ -322,8 +340,11 @@ export interface FormValuesToContentOptions {
  * given `requestedSchema`, restoring MCP types: integers stay integers (an integral string is
  * parsed), numbers, booleans (`"true"`/`"false"` accepted), single-select enum values and
  * multi-select string arrays (a lone string becomes a one-element array). Keys that are not
- * properties, and values that cannot be restored to the property's type, are left out (the
- * caller validates first: {@link validateElicitationContent}). Never throws.
+ * properties are left out. A value that cannot be restored to its property's type (3.5 for an
+ * integer, `"maybe"` for a boolean) is kept as given, so {@link validateElicitationContent}
+ * says what is wrong with it instead of reporting it missing, and it is never silently dropped
+ * (issue 13). The caller validates first (the emitter does, with the constraints
+ * {@link elicitationToForm} returns). Never throws.
  */
 export function formValuesToElicitationContent(
   schema: unknown,
@@ -355,81 +376,87 @@ export function formValuesToElicitationContent(
         r = typeof v === 'string' ? [v] : isStringArray(v) ? [...v] : undefined;
         break;
     }
-    if (r !== undefined) setOwn(out, f.key, r);
+    setOwn(out, f.key, r !== undefined ? r : (v as ElicitationContentValue));
   }
   return out;
 }
 
-// Deliberately simple format checks (the SDK server re-validates; these only spare the human a
-// round trip that would end in an error on the server side).
-const FORMAT_RE: Readonly<Record<string, RegExp>> = {
-  email: /^[^\s@]+@[^\s@]+$/,
-  uri: /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/,
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/,
-};
+/** Options of {@link validateElicitationContent}. */
+export interface ValidateElicitationContentOptions {
+  /** JSON pointer prefix of issue paths; default `/data/answer/values` (one issue shape everywhere). */
+  basePath?: string;
+}
 
-function issue(rule: string, key: string, message: string): Issue {
-  return { rule, path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, message, section: MCP_SECTION };
+function rangeText(f: { min?: number; max?: number }): string {
+  if (f.min !== undefined && f.max !== undefined) return `from ${f.min} to ${f.max}`;
+  return f.min !== undefined ? `of at least ${f.min}` : `of at most ${String(f.max)}`;
 }
 
 /**
- * Check MCP `content` (after {@link formValuesToElicitationContent}) against the constraints of
- * the `requestedSchema` that an AEP form does not carry: required keys, JSON types, integer-ness,
- * `minimum`/`maximum`, `minLength`/`maxLength` (code points), `format`, enum membership and
- * `minItems`/`maxItems`. The bridge nacks `invalid` on any issue, so the request stays pending
- * (AEP-0006 §4 hardening). Rule ids `mcp-elicitation.*`. Never throws.
+ * Check MCP `content` (after {@link formValuesToElicitationContent}) against the
+ * `requestedSchema`: required keys, JSON types, integer-ness, `minimum`/`maximum`,
+ * `minLength`/`maxLength` (code points), `format`, enum membership and `minItems`/`maxItems`.
+ * Issues carry the same rule ids, paths (`/data/answer/values/<key>`) and kind of message as
+ * `validateFormAnswer` with the constraints of {@link elicitationToForm} (`form.*`, rows of
+ * `RULES`), so both give the same verdict; an unmappable schema gives `mcp-elicitation.schema`.
+ * Messages never repeat a submitted value. Prefer passing the constraints to the emitter's
+ * answer check; this remains for callers that validate content. Never throws.
  */
-export function validateElicitationContent(schema: unknown, content: unknown): Issue[] {
+export function validateElicitationContent(schema: unknown, content: unknown, opts: ValidateElicitationContentOptions = {}): Issue[] {
+  const base = typeof opts.basePath === 'string' ? opts.basePath : VALUES_PATH;
   const parsed = parseSchema(schema);
-  if (typeof parsed === 'string') return [issue('mcp-elicitation.schema', '', parsed)];
+  if (typeof parsed === 'string') return [{ rule: 'mcp-elicitation.schema', path: base, message: `mcp-elicitation.schema: the requestedSchema cannot be mapped to a form: ${parsed}`, section: MCP_SECTION }];
   const issues: Issue[] = [];
+  const add = (rule: FormRule, key: string, message: string) => issues.push({ rule, path: pointer(base, key), message: `${rule}: ${message}`, section: FORM_RULES[rule].section });
   const c: Json = isObject(content) ? content : {};
   const props = (schema as Json)['properties'] as Json;
   for (const f of parsed.fields) {
     const p = props[f.key] as Json;
-    const v = Object.prototype.hasOwnProperty.call(c, f.key) ? c[f.key] : undefined;
+    const k = f.key;
+    const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
     if (v === undefined) {
-      if (parsed.required.has(f.key)) issues.push(issue('mcp-elicitation.required', f.key, `required property "${f.key}" is missing`));
+      if (parsed.required.has(k)) add('form.required-missing', k, `required field "${k}" has no entry in values (AEP-0002 §5.3 rule 1)`);
       continue;
     }
-    const n = (k: string): number | undefined => (typeof p[k] === 'number' ? p[k] : undefined);
+    const n = (name: string): number | undefined => {
+      const x = p[name];
+      return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+    };
     switch (f.kind) {
       case 'integer':
       case 'number': {
-        if (typeof v !== 'number' || !Number.isFinite(v)) { issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be a number`)); break; }
-        if (f.kind === 'integer' && !Number.isInteger(v)) issues.push(issue('mcp-elicitation.integer', f.key, `"${f.key}" must be an integer`));
-        if (f.min !== undefined && v < f.min) issues.push(issue('mcp-elicitation.minimum', f.key, `"${f.key}" must be >= ${f.min}`));
-        if (f.max !== undefined && v > f.max) issues.push(issue('mcp-elicitation.maximum', f.key, `"${f.key}" must be <= ${f.max}`));
+        if (typeof v !== 'number' || !Number.isFinite(v)) { add('form.type-mismatch', k, `field "${k}" is a number field and its entry is not a number`); break; }
+        if (f.kind === 'integer' && !Number.isInteger(v)) add('form.not-integer', k, `field "${k}" takes whole numbers only and its entry has a fractional part`);
+        const below = f.min !== undefined && v < f.min;
+        if (below || (f.max !== undefined && v > f.max)) add('form.out-of-range', k, `field "${k}" takes numbers ${rangeText(f)}, and its entry is ${below ? 'below' : 'above'} that`);
         break;
       }
       case 'boolean':
-        if (typeof v !== 'boolean') issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be a boolean`));
+        if (typeof v !== 'boolean') add('form.type-mismatch', k, `field "${k}" is a boolean field and its entry is not a boolean`);
         break;
       case 'string': {
-        if (typeof v !== 'string') { issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be a string`)); break; }
-        const len = [...v].length;
+        if (typeof v !== 'string') { add('form.type-mismatch', k, `field "${k}" is a string field and its entry is not a string`); break; }
         const minLength = n('minLength');
         const maxLength = n('maxLength');
-        if (minLength !== undefined && len < minLength) issues.push(issue('mcp-elicitation.minLength', f.key, `"${f.key}" must have at least ${minLength} characters`));
-        if (maxLength !== undefined && len > maxLength) issues.push(issue('mcp-elicitation.maxLength', f.key, `"${f.key}" must have at most ${maxLength} characters`));
+        const len = minLength !== undefined || maxLength !== undefined ? codePointLength(v) : 0;
+        if (minLength !== undefined && len < minLength) add('form.too-short', k, `field "${k}" needs at least ${minLength} characters`);
+        if (maxLength !== undefined && len > maxLength) add('form.too-long', k, `field "${k}" takes at most ${maxLength} characters`);
         const format = p['format'];
-        const re = typeof format === 'string' ? FORMAT_RE[format] : undefined;
-        if (re && !re.test(v)) issues.push(issue('mcp-elicitation.format', f.key, `"${f.key}" must be a valid ${String(format)}`));
+        if (isStringFormat(format) && !matchesFormat(format, v)) add('form.format', k, `field "${k}" must be a valid ${format}`);
         break;
       }
       case 'enum':
         if (typeof v !== 'string' || !f.choices?.some((ch) => ch.id === v)) {
-          issues.push(issue('mcp-elicitation.enum', f.key, `"${f.key}" must be one of its enum values`));
+          add('form.choice-forged', k, `the entry of select field "${k}" is not one of its choice ids, and the field takes no other text (AEP-0002 §5.3 rule 2)`);
         }
         break;
       case 'multi-enum': {
-        if (!isStringArray(v)) { issues.push(issue('mcp-elicitation.type', f.key, `"${f.key}" must be an array of enum values`)); break; }
-        if (!v.every((x) => f.choices?.some((ch) => ch.id === x))) issues.push(issue('mcp-elicitation.enum', f.key, `"${f.key}" must contain only its enum values`));
+        if (!isStringArray(v)) { add('form.type-mismatch', k, `multi select field "${k}" must be answered with an array of choice ids`); break; }
+        if (!v.every((x) => f.choices?.some((ch) => ch.id === x))) add('form.choice-forged', k, `an element of multi select field "${k}" is not one of its choice ids (AEP-0002 §5.3 rule 2)`);
         const minItems = n('minItems');
         const maxItems = n('maxItems');
-        if (minItems !== undefined && v.length < minItems) issues.push(issue('mcp-elicitation.minItems', f.key, `"${f.key}" needs at least ${minItems} choices`));
-        if (maxItems !== undefined && v.length > maxItems) issues.push(issue('mcp-elicitation.maxItems', f.key, `"${f.key}" allows at most ${maxItems} choices`));
+        if (minItems !== undefined && v.length < minItems) add('form.too-few-choices', k, `field "${k}" needs at least ${minItems} choices`);
+        if (maxItems !== undefined && v.length > maxItems) add('form.too-many-choices', k, `field "${k}" takes at most ${maxItems} choices`);
         break;
       }
     }

@@ -37,7 +37,10 @@ export type FormValues = Record<string, unknown>;
 /**
  * Rule ids reported by {@link validateFormAnswer}. The first two are the spec's MUST-reject
  * rule (AEP-0002 §5.3 / AEP-0006: nack `invalid`); the rest are documented project hardening
- * (brief 03 §4 "Other mismatches … a reasonable hardening"), see docs/rules.md.
+ * (brief 03 §4 "Other mismatches … a reasonable hardening"), see docs/rules.md. The last six
+ * check the {@link FieldConstraints} a caller passes as data (constraints of an upstream schema,
+ * e.g. MCP `requestedSchema`, that a `field_spec` cannot carry). Every id is also a row of
+ * `RULES` (rules.ts).
  */
 export const FORM_RULES = {
   'form.required-missing': { section: 'AEP-0002 §5.3 (AEP-0006) rule 1', meaning: 'a field with `required: true` has no entry in `values`', must: true },
@@ -48,24 +51,65 @@ export const FORM_RULES = {
   'form.array-for-single': { section: 'AEP-0006 (project hardening)', meaning: 'an array answers a select without `multi: true`', must: false },
   'form.duplicate-choice': { section: 'AEP-0006 (project hardening)', meaning: 'a multi select array names the same entry twice', must: false },
   'form.unknown-key': { section: 'AEP-0006 (project hardening)', meaning: 'a `values` key matches no `field_spec.id`', must: false },
+  'form.not-integer': { section: 'AEP-0006 (field constraints)', meaning: 'a number entry of a field constrained to integers has a fractional part', must: false },
+  'form.too-short': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry has fewer code points than the field\'s `minLength`', must: false },
+  'form.too-long': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry has more code points than the field\'s `maxLength`', must: false },
+  'form.format': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry does not match the field\'s `format` (email, uri, date, date-time)', must: false },
+  'form.too-few-choices': { section: 'AEP-0006 (field constraints)', meaning: 'a multi select entry names fewer choices than the field\'s `minItems`', must: false },
+  'form.too-many-choices': { section: 'AEP-0006 (field constraints)', meaning: 'a multi select entry names more choices than the field\'s `maxItems`', must: false },
 } as const;
 
 /** A rule id of {@link FORM_RULES}. */
 export type FormRule = keyof typeof FORM_RULES;
 
+/** String formats a {@link FieldConstraints} may name (the MCP elicitation set). */
+export type StringFormat = 'email' | 'uri' | 'date' | 'date-time';
+
+/**
+ * Constraints on one field that a `field_spec` cannot carry (AEP-0006 §2 defers regex/format
+ * constraints), passed as data by the emitter that knows them, e.g. from an MCP
+ * `requestedSchema` ({@link elicitationToForm} returns them). Each applies only to entries of
+ * the matching JSON type (a mistyped entry is already `form.type-mismatch`):
+ * `integer` to number fields, `minLength`/`maxLength` (Unicode code points, as JSON Schema
+ * counts) and `format` to string fields, `minItems`/`maxItems` to multi selects.
+ */
+export interface FieldConstraints {
+  /** The number must be an integer (MCP `type: "integer"`). */
+  integer?: boolean;
+  /** Minimum length in code points. */
+  minLength?: number;
+  /** Maximum length in code points. */
+  maxLength?: number;
+  /** The string must match this format. */
+  format?: StringFormat;
+  /** A multi select names at least this many choices. */
+  minItems?: number;
+  /** A multi select names at most this many choices. */
+  maxItems?: number;
+}
+
+/** Per field id: its {@link FieldConstraints}. Keys are looked up as own properties only. */
+export type FormConstraints = Readonly<Record<string, FieldConstraints>>;
+
+/** The JSON pointer every form answer issue starts with (a pointer into the command or `attention.answered`). */
+export const VALUES_PATH = '/data/answer/values';
+
 /** Options of {@link validateFormAnswer}. */
 export interface ValidateFormAnswerOptions {
   /**
    * `true` (default, what an emitter runs before accepting an answer): MUST rules plus the
-   * hardening rules. `false`: only the spec's MUST rules (what a recorded-stream validator may
-   * flag as a conformance failure).
+   * hardening rules and the constraints. `false`: only the spec's MUST rules (what a
+   * recorded-stream validator may flag as a conformance failure).
    */
   strict?: boolean;
-  /** JSON pointer prefix for issue paths (e.g. `/data/answer/values`); default `""`. */
+  /** JSON pointer prefix for issue paths; default {@link VALUES_PATH} (`/data/answer/values`). */
   basePath?: string;
+  /** Constraints beyond the `field_spec`, per field id (checked when `strict`). */
+  constraints?: FormConstraints;
 }
 
-function ptr(base: string, ...parts: (string | number)[]): string {
+/** JSON pointer of `parts` under `base` (RFC 6901 escaping). */
+export function pointer(base: string, ...parts: (string | number)[]): string {
   return base + parts.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
@@ -95,18 +139,70 @@ export function choiceIds(field: FieldSpec): Set<string> {
   return ids;
 }
 
+// Deliberately simple format checks (an upstream server re-validates; these spare the person a
+// round trip that would end in an error there). Shared with validateElicitationContent.
+const FORMAT_RE: Readonly<Record<StringFormat, RegExp>> = {
+  email: /^[^\s@]+@[^\s@]+$/,
+  uri: /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})$/,
+};
+
+/** True when `text` matches `format`; an unknown format name matches nothing. */
+export function matchesFormat(format: string, text: string): boolean {
+  const re = Object.prototype.hasOwnProperty.call(FORMAT_RE, format) ? FORMAT_RE[format as StringFormat] : undefined;
+  return re !== undefined && re.test(text);
+}
+
+/** True for a format name {@link matchesFormat} knows. */
+export function isStringFormat(format: unknown): format is StringFormat {
+  return typeof format === 'string' && Object.prototype.hasOwnProperty.call(FORMAT_RE, format);
+}
+
+/** Length in Unicode code points (JSON Schema `minLength`/`maxLength`). */
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}
+
+function constraintsOf(all: FormConstraints | undefined, id: string): FieldConstraints | undefined {
+  if (all === undefined || all === null || typeof all !== 'object') return undefined;
+  if (!Object.prototype.hasOwnProperty.call(all, id)) return undefined;
+  const c = (all as Record<string, unknown>)[id];
+  return isPlainObject(c) ? (c as FieldConstraints) : undefined;
+}
+
+const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+
+type Add = (rule: FormRule, path: string, message: string) => void;
+
 /**
- * Validates a form answer against the request's `fields` (AEP-0002 §5.3, AEP-0006). Returns
- * issues with stable rule ids ({@link FORM_RULES}); an empty list means the emitter may accept.
+ * Validates a form answer against the request's `fields` (AEP-0002 §5.3, AEP-0006) and, when
+ * given, the caller's per-field `constraints`. Returns issues with stable rule ids
+ * ({@link FORM_RULES}, all rows of `RULES`); an empty list means the emitter may accept.
  * MUST rules: `form.required-missing`, `form.choice-forged` (also `form.values-not-object`).
  * Hardening (on unless `strict: false`): type mismatch, out of range, array for a single
- * select, duplicates in a multi select, unknown keys. Never throws.
+ * select, duplicates in a multi select, unknown keys, and the constraints.
+ *
+ * Paths are JSON pointers under `basePath` (default `/data/answer/values`): `…/<field id>`,
+ * `…/<field id>/<index>` for an array element, and `basePath` itself for the object as a whole
+ * and for keys that match no field. Messages name the rule and the field and say what is wrong;
+ * they never repeat a submitted value or an unknown key (docs/decisions.md "One answer path":
+ * a rejection travels to every subscriber of the session). Never throws.
  */
 export function validateFormAnswer(fields: readonly FieldSpec[] | unknown, values: unknown, opts: ValidateFormAnswerOptions = {}): Issue[] {
   const strict = opts.strict !== false;
-  const base = opts.basePath ?? '';
+  const base = typeof opts.basePath === 'string' ? opts.basePath : VALUES_PATH;
   const issues: Issue[] = [];
-  const add = (rule: FormRule, path: string, message: string) => issues.push({ rule, path, message, section: FORM_RULES[rule].section });
+  const add: Add = (rule, path, message) => issues.push({ rule, path, message, section: FORM_RULES[rule].section });
   if (!isPlainObject(values)) {
     add('form.values-not-object', base, 'form.values-not-object: `values` must be a JSON object keyed by field id (AEP-0002 §5.3)');
     return issues;
@@ -116,65 +212,96 @@ export function validateFormAnswer(fields: readonly FieldSpec[] | unknown, value
 
   for (const f of byId.values()) {
     if (f.required === true && !has(f.id)) {
-      add('form.required-missing', ptr(base, f.id), `form.required-missing: required field "${f.id}" has no entry in values (AEP-0002 §5.3 rule 1)`);
+      add('form.required-missing', pointer(base, f.id), `form.required-missing: required field "${f.id}" has no entry in values (AEP-0002 §5.3 rule 1)`);
     }
   }
 
+  let unknown = 0;
   for (const key of Object.keys(values)) {
     const v = values[key];
     const f = byId.get(key);
-    const path = ptr(base, key);
     if (!f) {
-      if (strict) add('form.unknown-key', path, `form.unknown-key: "${key}" matches no field id (project hardening)`);
+      unknown++;
       continue;
     }
+    const path = pointer(base, key);
+    const c = strict ? constraintsOf(opts.constraints, key) : undefined;
     switch (f.type) {
       case 'number':
-        if (typeof v !== 'number' || !Number.isFinite(v)) {
-          if (strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a number field; got ${jsonType(v)} (project hardening)`);
-        } else if (strict && ((typeof f.min === 'number' && v < f.min) || (typeof f.max === 'number' && v > f.max))) {
-          add('form.out-of-range', path, `form.out-of-range: ${v} is outside [${f.min ?? '-∞'}, ${f.max ?? '∞'}] of field "${key}" (project hardening)`);
+        if (!finite(v)) {
+          if (strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a number field and its entry is ${jsonType(v)} (project hardening)`);
+          break;
+        }
+        if (c?.integer === true && !Number.isInteger(v)) {
+          add('form.not-integer', path, `form.not-integer: field "${key}" takes whole numbers only and its entry has a fractional part`);
+        }
+        if (strict && ((finite(f.min) && v < f.min) || (finite(f.max) && v > f.max))) {
+          add('form.out-of-range', path, `form.out-of-range: field "${key}" takes numbers ${rangeText(f)}, and its entry is ${finite(f.min) && v < f.min ? 'below' : 'above'} that (project hardening)`);
         }
         break;
       case 'boolean':
-        if (typeof v !== 'boolean' && strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a boolean field; got ${jsonType(v)} (project hardening)`);
+        if (typeof v !== 'boolean' && strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a boolean field and its entry is ${jsonType(v)} (project hardening)`);
         break;
       case 'string':
-        if (typeof v !== 'string' && strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a string field; got ${jsonType(v)} (project hardening)`);
+        if (typeof v !== 'string') {
+          if (strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a string field and its entry is ${jsonType(v)} (project hardening)`);
+          break;
+        }
+        if (c) checkString(key, v, path, c, add);
         break;
       case 'select':
-        checkSelect(f, key, v, path, strict, add);
+        checkSelect(f, key, v, path, strict, c, add);
         break;
       default:
         // Unknown field type (schema-invalid request): nothing can be checked; the gate treats it as text.
         break;
     }
   }
+  if (unknown > 0 && strict) {
+    // The keys themselves are submitted text: the issue points at `values` and names none of them.
+    add('form.unknown-key', base, `form.unknown-key: ${unknown === 1 ? 'one key' : `${unknown} keys`} of values ${unknown === 1 ? 'matches' : 'match'} no field id of the request (project hardening)`);
+  }
   return issues;
 }
 
-function checkSelect(f: FieldSpec, key: string, v: unknown, path: string, strict: boolean, add: (rule: FormRule, path: string, message: string) => void): void {
+function rangeText(f: FieldSpec): string {
+  if (finite(f.min) && finite(f.max)) return `from ${f.min} to ${f.max}`;
+  return finite(f.min) ? `of at least ${f.min}` : `of at most ${String(f.max)}`;
+}
+
+function checkString(key: string, v: string, path: string, c: FieldConstraints, add: Add): void {
+  const len = finite(c.minLength) || finite(c.maxLength) ? codePointLength(v) : 0;
+  if (finite(c.minLength) && len < c.minLength) add('form.too-short', path, `form.too-short: field "${key}" needs at least ${c.minLength} characters`);
+  if (finite(c.maxLength) && len > c.maxLength) add('form.too-long', path, `form.too-long: field "${key}" takes at most ${c.maxLength} characters`);
+  if (c.format !== undefined && !matchesFormat(String(c.format), v)) add('form.format', path, `form.format: field "${key}" must be a valid ${isStringFormat(c.format) ? c.format : 'value of its format'}`);
+}
+
+function checkSelect(f: FieldSpec, key: string, v: unknown, path: string, strict: boolean, c: FieldConstraints | undefined, add: Add): void {
   const ids = choiceIds(f);
   const other = f.other === true;
   const multi = f.multi === true;
   const checkElement = (el: unknown, p: string) => {
     // Rule 2 (as the spec-derived validator applies it): a non-string entry fails even with `other`.
     if (typeof el !== 'string') {
-      add('form.choice-forged', p, `form.choice-forged: select field "${key}" answered with ${jsonType(el)}; choice ids are strings (AEP-0002 §5.3 rule 2)`);
+      add('form.choice-forged', p, `form.choice-forged: select field "${key}" is answered with ${jsonType(el)}; choice ids are strings (AEP-0002 §5.3 rule 2)`);
     } else if (!other && !ids.has(el)) {
-      add('form.choice-forged', p, `form.choice-forged: "${el}" is not a choice id of select field "${key}", which has no \`other\` (AEP-0002 §5.3 rule 2)`);
+      add('form.choice-forged', p, `form.choice-forged: the entry of select field "${key}" is not one of its choice ids, and the field takes no other text (AEP-0002 §5.3 rule 2)`);
     }
   };
   if (Array.isArray(v)) {
-    if (!multi && strict) add('form.array-for-single', path, `form.array-for-single: select field "${key}" is not multi; got an array (project hardening)`);
+    if (!multi && strict) add('form.array-for-single', path, `form.array-for-single: select field "${key}" takes one choice; its entry is an array (project hardening)`);
     const seen = new Set<unknown>();
     v.forEach((el, i) => {
       checkElement(el, `${path}/${i}`);
       if (strict && typeof el === 'string') {
-        if (seen.has(el)) add('form.duplicate-choice', `${path}/${i}`, `form.duplicate-choice: "${el}" appears twice in multi select field "${key}" (project hardening)`);
+        if (seen.has(el)) add('form.duplicate-choice', `${path}/${i}`, `form.duplicate-choice: multi select field "${key}" names the same entry twice (element ${i}) (project hardening)`);
         seen.add(el);
       }
     });
+    if (multi && c) {
+      if (finite(c.minItems) && v.length < c.minItems) add('form.too-few-choices', path, `form.too-few-choices: field "${key}" needs at least ${c.minItems} choices`);
+      if (finite(c.maxItems) && v.length > c.maxItems) add('form.too-many-choices', path, `form.too-many-choices: field "${key}" takes at most ${c.maxItems} choices`);
+    }
     return;
   }
   checkElement(v, path);
@@ -185,6 +312,7 @@ function checkSelect(f: FieldSpec, key: string, v: unknown, path: string, strict
 
 function jsonType(v: unknown): string {
   if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'number') return Number.isFinite(v) ? 'a number' : 'a non-finite number';
   if (typeof v === 'object') return 'an object';

@@ -45,3 +45,7 @@ export type { SessionStartedData, SessionStartedEvent, SessionEndedData, Session
 export { visibleText, hasInvisible, isInvisibleCodePoint } from './visible.js';
 export { approvalDigest, approvalProof, checkApprovalProof, approvalView, optionEffect, labelEffect, APPROVAL_DIGEST_ATTR, APPROVAL_PROOF_ATTR, PERMISSIVE_OPTION_IDS, REFUSING_EFFECT_IDS } from './approval.js';
 export type { OptionEffect, OptionView, ApprovalView } from './approval.js';
+export { VALUES_PATH, pointer, matchesFormat, isStringFormat, codePointLength } from './forms.js';
+export type { FieldConstraints, FormConstraints, StringFormat } from './forms.js';
+export type { ValidateElicitationContentOptions } from './elicitation.js';
+export { redactAttentionRequestData } from './attention-request.js';

@@ -1,6 +1,8 @@
-// The rule table: one stable id per MUST that the validators check. Rule ids never change meaning
-// and are never reused. docs/rules.md renders this table; a test keeps both in step, and every
-// `x-aep-rule` in schemas/ must name a row here.
+// The rule table: one stable id per rule any checker in this project reports (validators, the
+// form answer check, attr-match filters, the attention engine). Rule ids never change meaning and
+// are never reused. docs/rules.md renders this table; a test keeps both in step (both
+// directions), every `x-aep-rule` in schemas/ must name a row here, and FORM_RULES and
+// FILTER_RULES are subsets of it.
 
 /** One row of the rule table. */
 export interface RuleInfo {
@@ -60,6 +62,38 @@ export const RULES = {
   'form.required-missing': { section: 'AEP-0002 §5.3 (AEP-0006)', meaning: 'an answer to a form gives every required field' },
   'form.choice-forged': { section: 'AEP-0002 §5.3 (AEP-0006)', meaning: 'a select without other is answered only with its choices[].id' },
   'capture.values-free-text': { section: 'AEP-0002 §5.3 (AEP-0006)', meaning: 'at capture metadata, answer.values holds no string-field entry and no other free text' },
+  // --- form answers, emitter side (validateFormAnswer, validateElicitationContent; AEP-0006 §4 hardening) ---
+  'form.values-not-object': { section: 'AEP-0002 §5.3', meaning: '`values` is not a JSON object' },
+  'form.type-mismatch': { section: 'AEP-0006 (project hardening)', meaning: 'the JSON type of an entry does not match its field type (string/number/boolean, or a multi select not given an array)' },
+  'form.out-of-range': { section: 'AEP-0006 (project hardening)', meaning: 'a number entry is below `min` or above `max`' },
+  'form.array-for-single': { section: 'AEP-0006 (project hardening)', meaning: 'an array answers a select without `multi: true`' },
+  'form.duplicate-choice': { section: 'AEP-0006 (project hardening)', meaning: 'a multi select array names the same entry twice' },
+  'form.unknown-key': { section: 'AEP-0006 (project hardening)', meaning: 'a `values` key matches no `field_spec.id`' },
+  'form.not-integer': { section: 'AEP-0006 (field constraints)', meaning: 'a number entry of a field constrained to integers has a fractional part' },
+  'form.too-short': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry has fewer code points than the field\'s `minLength`' },
+  'form.too-long': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry has more code points than the field\'s `maxLength`' },
+  'form.format': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry does not match the field\'s `format` (email, uri, date, date-time)' },
+  'form.too-few-choices': { section: 'AEP-0006 (field constraints)', meaning: 'a multi select entry names fewer choices than the field\'s `minItems`' },
+  'form.too-many-choices': { section: 'AEP-0006 (field constraints)', meaning: 'a multi select entry names more choices than the field\'s `maxItems`' },
+  'mcp-elicitation.schema': { section: 'MCP 2025-11-25 elicitation (requestedSchema)', meaning: 'content is checked against a requestedSchema that a form can express' },
+  // --- answers, emitter side (the attention engine: AEP-0004 §5.3, AEP-0008 §1, contract C1) ---
+  'control.respond.unknown-request': { section: 'AEP-0004 §5.3', meaning: 'the command `subject` names a pending attention request of this emitter' },
+  'control.respond.wrong-session': { section: 'AEP-0004 §2', meaning: 'the command names the session of the request it answers' },
+  'control.respond.answer-shape': { section: 'AEP-0002 §5.3', meaning: '`answer` is an object whose `option` and `text` are strings and `values` an object, carrying what the request takes (a form: values, or decline/cancel)' },
+  'control.respond.unknown-option': { section: 'AEP-0002 §5.3', meaning: '`answer.option` is one of the request\'s options (on a form: a declared option, `decline` or `cancel`)' },
+  'control.respond.unmatched-text': { section: 'AEP-0008 §1', meaning: 'a text-only answer names one option by id or unique label (unmatched text never grants)' },
+  'control.respond.values-not-form': { section: 'AEP-0006 §3', meaning: '`answer.values` answers only a `kind: "form"` request' },
+  'control.respond.validate-failed': { section: 'AEP-0004 §5.3', meaning: 'the emitter can translate the answer for its agent (its translation hook did not fail)' },
+  'control.respond.approval-proof': { section: 'AEP-0004 §5.3 (contract C1)', meaning: 'an allowing answer to a request with an approval text carries the `approvalproof` of that complete text' },
+  // --- attr-match filters (compileFilter, FILTER_RULES in filter.ts) ---
+  'invalid-filter.not-object': { section: 'AEP-0003 §6.2', meaning: 'the filter is not a JSON object' },
+  'invalid-filter.forbidden-key': { section: 'AEP-0003 §6.2', meaning: 'the key is a non-filterable core attribute (`time`, `seq`, `aep`, `traceparent`, `data`)' },
+  'invalid-filter.unknown-key': { section: 'AEP-0003 §6.2', meaning: 'the key is neither a filterable core attribute nor a legal extension name `^[a-z0-9]{1,20}$`' },
+  'invalid-filter.bare-star': { section: 'AEP-0003 §6.2', meaning: 'a bare `*` (not a pattern)' },
+  'invalid-filter.wildcard': { section: 'AEP-0003 §6.2', meaning: 'a `*` outside a trailing `.*` of a `type` pattern' },
+  'invalid-filter.severity-comparison': { section: 'AEP-0003 §6.2', meaning: 'a severity comparison object that is empty, has members other than `gte`/`lte`, or names an unknown level' },
+  'invalid-filter.empty-array': { section: 'AEP-0003 §6.2', meaning: 'an empty inclusion array' },
+  'invalid-filter.bad-value': { section: 'AEP-0003 §6.2', meaning: 'a predicate value (or array element) that is null, a non-integer number, an object (other than the severity comparison) or a nested array' },
   // --- JSONL framing (checked by `aep validate`, AEP-0003 §3.1) ---
   'jsonl.not-json': { section: 'AEP-0003 §3.1', meaning: 'each line is one JSON value (UTF-8 JSON text)' },
   'jsonl.blank-line': { section: 'AEP-0003 §3.1', meaning: 'an emitter writes no blank lines (emitter mode only; consumers skip them)' },

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { elicitationToForm, formValuesToElicitationContent, validateElicitationContent } from '@aep/protocol';
+import { elicitationToForm, formValuesToElicitationContent, validateElicitationContent, validateFormAnswer, RULES, FORM_RULES } from '@aep/protocol';
 
 const schema = {
   type: 'object',
@@ -117,26 +117,65 @@ test('validateElicitationContent accepts a valid answer', () => {
   assert.deepEqual(content, { name: 'bob', mail: 'b@x.io', age: 30, ok: true, pick: 'a', many: ['x'] });
 });
 
-test('validateElicitationContent names each broken constraint', () => {
-  const cases: Array<[Record<string, unknown>, string]> = [
-    [{ age: 3 }, 'mcp-elicitation.required'],
-    [{ name: 'bob', age: 3.5 }, 'mcp-elicitation.integer'],
-    [{ name: 'bob', age: 151 }, 'mcp-elicitation.maximum'],
-    [{ name: 'bob', age: -1 }, 'mcp-elicitation.minimum'],
-    [{ name: 'b', age: 1 }, 'mcp-elicitation.minLength'],
-    [{ name: 'bobbybob', age: 1 }, 'mcp-elicitation.maxLength'],
-    [{ name: 'bob', age: 1, mail: 'nope' }, 'mcp-elicitation.format'],
-    [{ name: 'bob', age: 1, ok: 'yes' }, 'mcp-elicitation.type'],
-    [{ name: 'bob', age: 1, pick: 'c' }, 'mcp-elicitation.enum'],
-    [{ name: 'bob', age: 1, many: ['x', 'q'] }, 'mcp-elicitation.enum'],
-    [{ name: 'bob', age: 1, many: [] }, 'mcp-elicitation.minItems'],
-    [{ name: 'bob', age: 1, many: ['x', 'y', 'z'] }, 'mcp-elicitation.maxItems'],
+test('validateElicitationContent names each broken constraint with the form rule ids, at /data/answer/values/<key>', () => {
+  const cases: Array<[Record<string, unknown>, string, string]> = [
+    [{ age: 3 }, 'form.required-missing', 'name'],
+    [{ name: 'bob', age: 3.5 }, 'form.not-integer', 'age'],
+    [{ name: 'bob', age: 151 }, 'form.out-of-range', 'age'],
+    [{ name: 'bob', age: -1 }, 'form.out-of-range', 'age'],
+    [{ name: 'b', age: 1 }, 'form.too-short', 'name'],
+    [{ name: 'bobbybob', age: 1 }, 'form.too-long', 'name'],
+    [{ name: 'bob', age: 1, mail: 'nope' }, 'form.format', 'mail'],
+    [{ name: 'bob', age: 1, ok: 'yes' }, 'form.type-mismatch', 'ok'],
+    [{ name: 'bob', age: 1, pick: 'c' }, 'form.choice-forged', 'pick'],
+    [{ name: 'bob', age: 1, many: ['x', 'q'] }, 'form.choice-forged', 'many'],
+    [{ name: 'bob', age: 1, many: [] }, 'form.too-few-choices', 'many'],
+    [{ name: 'bob', age: 1, many: ['x', 'y', 'z'] }, 'form.too-many-choices', 'many'],
   ];
-  for (const [content, rule] of cases) {
+  for (const [content, rule, key] of cases) {
     const issues = validateElicitationContent(schema, content);
-    assert.ok(issues.some((i) => i.rule === rule), `${JSON.stringify(content)} -> ${rule}: ${JSON.stringify(issues)}`);
-    for (const i of issues) assert.match(i.section, /MCP/);
+    assert.deepEqual(issues.map((i) => [i.rule, i.path]), [[rule, `/data/answer/values/${key}`]], JSON.stringify(content));
+    for (const i of issues) {
+      assert.ok(i.rule in RULES, i.rule);
+      assert.equal(i.section, FORM_RULES[i.rule as keyof typeof FORM_RULES].section);
+      assert.ok(i.message.startsWith(`${i.rule}: `), i.message);
+      for (const v of Object.values(content)) if (typeof v === 'string' && v.length > 1) assert.ok(!i.message.includes(v), `${i.message} repeats ${v}`);
+    }
   }
+  assert.deepEqual(validateElicitationContent(schema, { age: 3 }, { basePath: '' }).map((i) => i.path), ['/name']);
+  assert.deepEqual(validateElicitationContent({ type: 'nope' }, {}).map((i) => i.rule), ['mcp-elicitation.schema']);
+});
+
+test('elicitationToForm returns the constraints a field_spec cannot carry, per field id', () => {
+  const r = elicitationToForm({ message: 'm', requestedSchema: schema }, { agent: 'a', capture: 'full' });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.deepEqual(r.constraints, {
+    name: { minLength: 2, maxLength: 5 },
+    mail: { format: 'email' },
+    age: { integer: true },
+    many: { minItems: 1, maxItems: 2 },
+  });
+  // The same at every capture level (constraints are structural).
+  const m = elicitationToForm({ message: 'm', requestedSchema: schema }, { agent: 'a', capture: 'metadata' });
+  assert.ok(m.ok && JSON.stringify(m.constraints) === JSON.stringify(r.constraints));
+});
+
+test('issue 13: a non-integer for an optional or required MCP integer is refused as not an integer, never dropped', () => {
+  const s = { type: 'object', properties: { note: { type: 'string' }, count: { type: 'integer' }, need: { type: 'integer' } }, required: ['need'] };
+  const r = elicitationToForm({ message: 'm', requestedSchema: s }, { agent: 'a', capture: 'full' });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  // The emitter's check, with the constraints as data.
+  assert.deepEqual(validateFormAnswer(r.data.fields, { note: 'hi', count: 2.5, need: 1 }, { constraints: r.constraints }).map((i) => [i.rule, i.path]), [['form.not-integer', '/data/answer/values/count']]);
+  assert.deepEqual(validateFormAnswer(r.data.fields, { need: 3.5 }, { constraints: r.constraints }).map((i) => [i.rule, i.path]), [['form.not-integer', '/data/answer/values/need']]);
+  // The content path agrees: the value is kept as given and named.
+  const content = formValuesToElicitationContent(s, { note: 'hi', count: 2.5, need: 1 });
+  assert.deepEqual(content, { note: 'hi', count: 2.5, need: 1 });
+  assert.deepEqual(validateElicitationContent(s, content).map((i) => i.rule), ['form.not-integer']);
+  const req = validateElicitationContent(s, formValuesToElicitationContent(s, { need: 3.5 }));
+  assert.deepEqual(req.map((i) => i.rule), ['form.not-integer']);
+  assert.doesNotMatch(req[0]!.message, /missing/);
 });
 
 test('an emoji counts as one character for minLength/maxLength (JSON Schema code points)', () => {
@@ -144,11 +183,13 @@ test('an emoji counts as one character for minLength/maxLength (JSON Schema code
   assert.deepEqual(validateElicitationContent(s, { e: '😀😀' }), []);
 });
 
-test('formValuesToElicitationContent drops values that cannot be restored and can skip defaults', () => {
+test('formValuesToElicitationContent keeps values it cannot restore (so the check names them) and can skip defaults', () => {
   const s = { type: 'object', properties: { n: { type: 'integer', default: 4 }, b: { type: 'boolean' }, e: { type: 'string', enum: ['x'] } } };
-  assert.deepEqual(formValuesToElicitationContent(s, { b: 'maybe', e: ['x'] }), { n: 4, e: 'x' });
-  assert.deepEqual(formValuesToElicitationContent(s, { n: 2.5 }, { applyDefaults: false }), {});
+  assert.deepEqual(formValuesToElicitationContent(s, { b: 'maybe', e: ['x'] }), { n: 4, b: 'maybe', e: 'x' });
+  assert.deepEqual(formValuesToElicitationContent(s, { n: 2.5 }, { applyDefaults: false }), { n: 2.5 });
+  assert.deepEqual(formValuesToElicitationContent(s, { n: '7', b: 'true' }), { n: 7, b: true });
   assert.deepEqual(formValuesToElicitationContent(s, {}, { applyDefaults: false }), {});
+  assert.deepEqual(validateElicitationContent(s, formValuesToElicitationContent(s, { b: 'maybe' })).map((i) => i.rule), ['form.type-mismatch']);
 });
 
 test('a "__proto__" property key stays an ordinary own key end to end', () => {

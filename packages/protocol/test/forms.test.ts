@@ -63,3 +63,67 @@ test('non-finite numbers are a type mismatch; min/max ignored on non-number fiel
   assert.equal(validateFormAnswer(f, { n: Infinity })[0]?.rule, 'form.type-mismatch');
   assert.deepEqual(validateFormAnswer(f, { t: 'x' }), []);
 });
+
+test('paths default to /data/answer/values/<id>; an unknown key is reported at values itself, never named', () => {
+  const issues = validateFormAnswer(fields, { 'a/b~c': 'x', 'hunter2-secret': 1, other: 2 });
+  assert.deepEqual(issues.map((i) => [i.rule, i.path]), [['form.unknown-key', '/data/answer/values']]);
+  assert.doesNotMatch(issues[0]!.message, /hunter2|other/);
+  assert.match(issues[0]!.message, /2 keys/);
+  assert.deepEqual(validateFormAnswer(fields, 'nope').map((i) => i.path), ['/data/answer/values']);
+  assert.deepEqual(validateFormAnswer(fields, {}, { basePath: '' }).map((i) => i.path), ['/a~1b~0c']);
+});
+
+test('constraints passed as data: integer, lengths (code points), format, item counts; only on entries of the right type', () => {
+  const f: FieldSpec[] = [
+    { id: 'n', type: 'number', label: 'n' },
+    { id: 't', type: 'string', label: 't' },
+    { id: 'm', type: 'string', label: 'm' },
+    { id: 'd', type: 'string', label: 'd' },
+    { id: 'k', type: 'select', label: 'k', multi: true, choices: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }] },
+  ];
+  const constraints = { n: { integer: true }, t: { minLength: 2, maxLength: 3 }, m: { format: 'email' as const }, d: { format: 'date-time' as const }, k: { minItems: 1, maxItems: 2 } };
+  const rules = (v: Record<string, unknown>) => validateFormAnswer(f, v, { constraints }).map((i) => `${i.rule} ${i.path}`);
+  assert.deepEqual(rules({ n: 3, t: 'ab', m: 'a@b', d: '2026-01-01T00:00:00Z', k: ['a'] }), []);
+  assert.deepEqual(rules({ n: 2.5 }), ['form.not-integer /data/answer/values/n']);
+  assert.deepEqual(rules({ t: 'a' }), ['form.too-short /data/answer/values/t']);
+  assert.deepEqual(rules({ t: '😀😀😀' }), [], 'three code points fit maxLength 3');
+  assert.deepEqual(rules({ t: 'abcd' }), ['form.too-long /data/answer/values/t']);
+  assert.deepEqual(rules({ m: 'not-an-address' }), ['form.format /data/answer/values/m']);
+  assert.deepEqual(rules({ d: 'yesterday' }), ['form.format /data/answer/values/d']);
+  assert.deepEqual(rules({ k: [] }), ['form.too-few-choices /data/answer/values/k']);
+  assert.deepEqual(rules({ k: ['a', 'b', 'c'] }), ['form.too-many-choices /data/answer/values/k']);
+  assert.deepEqual(rules({ n: 'x' }), ['form.type-mismatch /data/answer/values/n'], 'a mistyped entry is a type mismatch only');
+  assert.deepEqual(validateFormAnswer(f, { n: 2.5, t: 'a' }, { constraints, strict: false }), [], 'constraints are hardening: off with strict:false');
+  // Own properties only: a constraints object inheriting junk, or naming prototype keys, checks nothing extra.
+  const proto = Object.create({ n: { integer: true } }) as Record<string, unknown>;
+  assert.deepEqual(validateFormAnswer(f, { n: 2.5 }, { constraints: proto as never }), []);
+  assert.deepEqual(validateFormAnswer([{ id: 'toString', type: 'number', label: 'x' }], { toString: 2.5 }, { constraints: {} }), []);
+});
+
+test('property: no message and no path ever repeats a submitted value or unknown key', () => {
+  const f: FieldSpec[] = [
+    { id: 's', type: 'string', label: 'S', required: true },
+    { id: 'n', type: 'number', label: 'N', min: 0, max: 10 },
+    { id: 'b', type: 'boolean', label: 'B' },
+    { id: 'c', type: 'select', label: 'C', choices: [{ id: 'x', label: 'X' }] },
+    { id: 'm', type: 'select', label: 'M', multi: true, other: true, choices: [{ id: 'x', label: 'X' }] },
+  ];
+  const constraints = { s: { minLength: 5, maxLength: 8, format: 'email' as const }, n: { integer: true }, m: { minItems: 2, maxItems: 2 } };
+  const secret = fc.string({ minLength: 2, maxLength: 12 }).map((s) => `Ω${s}`);
+  const val = fc.oneof(secret, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.oneof(secret, fc.integer()), { maxLength: 4 }));
+  const key = fc.oneof(fc.constantFrom('s', 'n', 'b', 'c', 'm'), secret);
+  fc.assert(fc.property(fc.dictionary(key, val, { maxKeys: 7 }), (values) => {
+    const submitted: string[] = [];
+    for (const [k, v] of Object.entries(values)) {
+      if (k.startsWith('Ω')) submitted.push(k);
+      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string') submitted.push(x);
+    }
+    for (const i of validateFormAnswer(f, values, { constraints })) {
+      assert.ok(i.rule in FORM_RULES, i.rule);
+      for (const s of submitted) {
+        assert.ok(!i.message.includes(s), `${i.message} repeats ${s}`);
+        assert.ok(!i.path.includes(s), `${i.path} names ${s}`);
+      }
+    }
+  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) });
+});

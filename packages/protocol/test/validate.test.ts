@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { validateEvent, validateEnvelope, isCommandType, scopeClass, RULES, isDateTime, isUri, CAPTURE_TREES, TYPE_REGISTRY } from '@aep/protocol';
+import { validateEvent, validateEnvelope, isCommandType, scopeClass, RULES, isDateTime, isUri, CAPTURE_TREES, TYPE_REGISTRY, FORM_RULES, FILTER_RULES } from '@aep/protocol';
 
 const root = new URL('../../../', import.meta.url);
 const ok = { aep: '0.1', id: '01A', type: 'progress.status', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/a/session/s', agent: 'a', session: 's', seq: 1 };
@@ -12,6 +12,16 @@ test('docs/rules.md lists every rule of RULES with its section, and nothing else
   const rows: string[] = [];
   for (const m of md.matchAll(/^\| `([a-z.-]+)` \| ([^|]+) \|/gm)) rows.push(`${m[1]!} ${m[2]!.trim()}`);
   for (const [id, r] of Object.entries(RULES)) assert.ok(rows.includes(`${id} ${r.section}`), `docs/rules.md row for ${id}`);
+  // ...and nothing else: every row of docs/rules.md names a rule of the table.
+  for (const row of rows) assert.ok(row.split(' ')[0]! in RULES, `docs/rules.md row ${row} is in RULES`);
+});
+
+test('the per-checker rule lists (FORM_RULES, FILTER_RULES) are rows of RULES', () => {
+  for (const [id, r] of Object.entries(FORM_RULES)) {
+    assert.ok(id in RULES, id);
+    if (!r.must) assert.equal(RULES[id as keyof typeof RULES].section, r.section, id);
+  }
+  for (const id of Object.keys(FILTER_RULES)) assert.ok(id in RULES, id);
 });
 
 test('every x-aep-rule in schemas/ names a rule of the table', () => {

@@ -37,6 +37,58 @@ export interface RosterEntry {
   control?: { accepts?: string[]; ack_window_ms?: number };
 }
 
+/**
+ * A pending request whose asker has no live connection (contract C4, the roster reply's
+ * top-level `offline` member): not answerable until that agent comes back.
+ */
+export interface OfflineEntry {
+  request: string;
+  session: string;
+  agent?: string;
+  source?: string;
+  /** RFC 3339 time the asker went away. */
+  since?: string;
+}
+
+/** One roster reply: live claims, and the pending requests whose asker is offline (C4). */
+export interface RosterSnapshot {
+  entries: RosterEntry[];
+  offline: OfflineEntry[];
+}
+
+/** The well-formed `offline` items of a roster frame (absent on relays without C4: empty). */
+export function offlineOf(frame: Record<string, unknown>): OfflineEntry[] {
+  const raw = frame['offline'];
+  if (!Array.isArray(raw)) return [];
+  const out: OfflineEntry[] = [];
+  for (const o of raw) {
+    if (typeof o !== 'object' || o === null) continue;
+    const r = o as Record<string, unknown>;
+    if (typeof r['request'] !== 'string' || typeof r['session'] !== 'string') continue;
+    const e: OfflineEntry = { request: r['request'], session: r['session'] };
+    if (typeof r['agent'] === 'string') e.agent = r['agent'];
+    if (typeof r['source'] === 'string') e.source = r['source'];
+    if (typeof r['since'] === 'string') e.since = r['since'];
+    out.push(e);
+  }
+  return out;
+}
+
+/**
+ * The command types every live claimant of `session` declares in `control.accepts` (a UI hint:
+ * the target's declaration stays authoritative at command time, AEP-0004 §4.2).
+ */
+export function acceptsOf(entries: readonly RosterEntry[], session: string): Set<string> {
+  const lists: string[][] = [];
+  for (const c of entries) {
+    if (c.session !== session) continue;
+    const declared = c.control?.accepts;
+    lists.push(Array.isArray(declared) ? declared.filter((x): x is string => typeof x === 'string') : []);
+  }
+  const [first, ...rest] = lists;
+  return new Set((first ?? []).filter((t) => rest.every((l) => l.includes(t))));
+}
+
 /** Whether a session can take an answer now, from a roster snapshot (AEP-0004 §4.2, §4.5). */
 export function routeState(entries: readonly RosterEntry[], session: string): 'live' | 'no-route' | 'ambiguous' | 'unsupported' {
   const claims = entries.filter((e) => e.session === session);
@@ -71,7 +123,7 @@ export class ControlChannel {
   private readonly subWaiters = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
   private readonly waiters = new Map<string, Waiter>();
   private subCounter = 0;
-  private readonly rosterWaiters = new Map<string, (entries: RosterEntry[]) => void>();
+  private readonly rosterWaiters = new Map<string, (snap: RosterSnapshot) => void>();
   private rosterAdvertised = false;
   private readonly instance = ulid().slice(-8).toLowerCase();
 
@@ -169,7 +221,7 @@ export class ControlChannel {
     }
     if (type === 'roster' && typeof frame['id'] === 'string' && Array.isArray(frame['entries'])) {
       const w = this.rosterWaiters.get(frame['id']);
-      if (w) { this.rosterWaiters.delete(frame['id']); w(frame['entries'] as RosterEntry[]); }
+      if (w) { this.rosterWaiters.delete(frame['id']); w({ entries: frame['entries'] as RosterEntry[], offline: offlineOf(frame) }); }
       return;
     }
     if (type === 'ping') this.ws?.send(JSON.stringify({ type: 'pong', t: frame['t'] }));
@@ -226,16 +278,17 @@ export class ControlChannel {
 
   /**
    * The relay's roster snapshot (AEP-0003 §4.1): live (connection, session) claims with their
-   * declared `control`. Null when unavailable (no token, not advertised, no reply in 5 s).
+   * declared `control`, and (contract C4) the pending requests whose asker is offline. Null when
+   * unavailable (not advertised, no reply in 5 s, no connection).
    */
-  async roster(): Promise<RosterEntry[] | null> {
+  async roster(): Promise<RosterSnapshot | null> {
     let ws: WebSocket;
     try { ws = await this.connect(); } catch { return null; }
     if (!this.rosterAdvertised) return null;
     const id = `roster-${++this.subCounter}`;
     return new Promise((resolve) => {
       const t = setTimeout(() => { this.rosterWaiters.delete(id); resolve(null); }, 5_000);
-      this.rosterWaiters.set(id, (entries) => { clearTimeout(t); resolve(entries); });
+      this.rosterWaiters.set(id, (snap) => { clearTimeout(t); resolve(snap); });
       try { ws.send(JSON.stringify({ type: 'roster', id })); } catch { clearTimeout(t); resolve(null); }
     });
   }

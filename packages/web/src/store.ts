@@ -37,8 +37,19 @@ export interface FieldSpec {
   max?: number;
 }
 
-/** Where a request is in its lifecycle (AEP-0002 §7). Only `pending` requests are in the inbox. */
+/**
+ * Where a request is in its lifecycle (AEP-0002 §7). A request is *open* (in the inbox) until a
+ * terminal event (`attention.resolved` / `attention.timeout`) is seen: `pending` (nobody has
+ * answered yet) and `answered` (the emitter recorded an answer, not resolved yet) are both open.
+ * This is the same definition as `@aep/client`'s `AttentionFold` and the relay's C4 offline list
+ * (docs/decisions.md "Web inbox (issues 11, 14)").
+ */
 export type RequestStatus = 'pending' | 'answered' | 'resolved' | 'timeout';
+
+/** True while a request has no terminal event: it stays in the inbox. */
+export function isOpen(status: RequestStatus): boolean {
+  return status === 'pending' || status === 'answered';
+}
 
 /** An attention request and what has happened to it so far. */
 export interface RequestEntry {
@@ -64,6 +75,8 @@ export interface SessionEntry {
 }
 
 const TIMELINE_CAP = 5000;
+/** Bound on early lifecycle keys and remembered commands (a tab left open for weeks stays bounded). */
+const EARLY_LIMIT = 10_000;
 
 function defined<T>(v: T | undefined | null): v is T {
   return v !== undefined && v !== null;
@@ -100,8 +113,14 @@ export class InboxStore {
   private readonly seen = new Set<string>();
   constructor(private readonly seenLimit = 200_000) {}
   readonly requests = new Map<string, RequestEntry>();
-  /** Terminal or answered lifecycle events seen before their request (cross-transport races). */
-  private readonly early = new Map<string, WireEvent[]>();
+  /**
+   * Lifecycle events seen before their request (cross-transport races), per request key. The
+   * answered and terminal events are kept apart from `routed` so a flood of `attention.routed`
+   * can never push a terminal out; the number of keys is bounded (oldest forgotten first).
+   */
+  private readonly early = new Map<string, { answered?: WireEvent; terminal?: WireEvent; routed: WireEvent[] }>();
+  /** Commands (`control.*` imperatives) by id: who answered a request (`attention.answered.cause`). */
+  readonly commands = new Map<string, WireEvent>();
   /** `control.accepted` / `control.rejected` by `cause` (= the command id, AEP-0004 §3). */
   readonly acks = new Map<string, WireEvent>();
   readonly sessions = new Map<string, SessionEntry>();
@@ -142,6 +161,14 @@ export class InboxStore {
     else if (t === 'attention.answered' || t === 'attention.resolved' || t === 'attention.timeout' || t === 'attention.routed') this.lifecycle(e);
     else if ((t === 'control.accepted' || t === 'control.rejected') && typeof e.cause === 'string') {
       if (!this.acks.has(e.cause)) this.acks.set(e.cause, e);
+    } else if (t.startsWith('control.') || /^x\.[^.]+\.control\./.test(t)) {
+      if (!this.commands.has(e.id)) {
+        this.commands.set(e.id, e);
+        if (this.commands.size > EARLY_LIMIT) {
+          const oldest = this.commands.keys().next();
+          if (!oldest.done) this.commands.delete(oldest.value);
+        }
+      }
     }
     return true;
   }
@@ -161,6 +188,9 @@ export class InboxStore {
   }
 
   private addRequest(e: WireEvent): void {
+    // A request outside a session cannot be answered (a command names its target session,
+    // AEP-0004 §2) and is not in the client's fold either: timeline only.
+    if (typeof e.session !== 'string') return;
     const key = requestKey(e.session, e.id);
     if (this.requests.has(key)) return;
     const entry: RequestEntry = {
@@ -172,7 +202,9 @@ export class InboxStore {
     const early = this.early.get(key);
     if (early) {
       this.early.delete(key);
-      for (const l of early) this.fold(entry, l);
+      for (const l of early.routed) this.fold(entry, l);
+      if (early.answered) this.fold(entry, early.answered);
+      if (early.terminal) this.fold(entry, early.terminal);
     }
   }
 
@@ -181,15 +213,25 @@ export class InboxStore {
     const key = requestKey(e.session, e.subject);
     const entry = this.requests.get(key);
     if (entry) { this.fold(entry, e); return; }
-    const list = this.early.get(key) ?? [];
-    if (list.length < 16) list.push(e);
-    this.early.set(key, list);
+    let early = this.early.get(key);
+    if (!early) {
+      early = { routed: [] };
+      this.early.set(key, early);
+      if (this.early.size > EARLY_LIMIT) {
+        const oldest = this.early.keys().next();
+        if (!oldest.done) this.early.delete(oldest.value);
+      }
+    }
+    if (e.type === 'attention.routed') { if (early.routed.length < 16) early.routed.push(e); }
+    else if (e.type === 'attention.answered') early.answered ??= e;
+    else early.terminal ??= e; // the first terminal wins (AEP-0002 §7.2)
   }
 
   private fold(entry: RequestEntry, e: WireEvent): void {
     if (e.type === 'attention.routed') { entry.routed.push(e); return; }
     if (entry.status === 'resolved' || entry.status === 'timeout') return; // exactly one terminal (§7.2)
     if (e.type === 'attention.answered') {
+      if (entry.answered) return; // one answer per request; a second is ignored
       entry.answered = e;
       entry.status = 'answered';
     } else if (e.type === 'attention.resolved') {
@@ -201,11 +243,14 @@ export class InboxStore {
     }
   }
 
-  /** Pending requests across all agents and sessions, oldest first (who has waited longest). */
+  /**
+   * Open requests (no terminal event seen: `pending` or `answered`) across all agents and
+   * sessions, oldest first (who has waited longest).
+   */
   pending(): RequestEntry[] {
     if (this.pendingCache && this.pendingCache.version === this.version) return this.pendingCache.list;
     const list: RequestEntry[] = [];
-    for (const r of this.requests.values()) if (r.status === 'pending') list.push(r);
+    for (const r of this.requests.values()) if (isOpen(r.status)) list.push(r);
     list.sort((a, b) => {
       const ta = Number.isNaN(a.at) ? Infinity : a.at;
       const tb = Number.isNaN(b.at) ? Infinity : b.at;

@@ -102,3 +102,27 @@ test('a refused hello (or a closed socket) is reported, never thrown', async () 
   assert.equal(out.status, 'error');
   assert.match(out.status === 'error' ? out.detail : '', /version-unsupported/);
 });
+
+test('a roster reply: live claims and (contract C4) the offline requests, malformed items dropped', async () => {
+  const { acceptsOf, offlineOf } = await import('../src/control.js');
+  ScriptedSocket.script = (f, s) => {
+    if (handshake(f, s)) return;
+    if (f['type'] === 'roster') {
+      s.reply({
+        type: 'roster', id: f['id'],
+        entries: [{ session: 's1', agent: 'a', control: { accepts: ['control.attention.respond', 'control.cancel'] } }],
+        offline: [{ request: 'R1', session: 's2', agent: 'b', source: 'aep://h/agent/b', since: '2026-08-01T09:00:00Z' }, { request: 7 }, null, { session: 's3' }],
+      });
+    }
+  };
+  const ch = new ControlChannel({ base: 'http://127.0.0.1:1/', token: 't' });
+  const snap = await ch.roster();
+  assert.deepEqual(snap?.offline, [{ request: 'R1', session: 's2', agent: 'b', source: 'aep://h/agent/b', since: '2026-08-01T09:00:00Z' }]);
+  assert.deepEqual([...acceptsOf(snap?.entries ?? [], 's1')].sort(), ['control.attention.respond', 'control.cancel']);
+  ch.close();
+  // A relay without C4 sends no `offline`: nothing is marked offline.
+  assert.deepEqual(offlineOf({ type: 'roster', id: 'x', entries: [] }), []);
+  // Two claimants: only what both declare (the relay refuses `ambiguous` anyway).
+  assert.deepEqual([...acceptsOf([{ session: 's', control: { accepts: ['control.pause', 'control.cancel'] } }, { session: 's', control: { accepts: ['control.cancel'] } }], 's')], ['control.cancel']);
+  assert.deepEqual([...acceptsOf([{ session: 'other', control: { accepts: ['control.cancel'] } }], 's')], []);
+});

@@ -125,12 +125,13 @@ test('an unknown-kind request is answered by keyboard alone; the relay refusal (
   await page.close();
 });
 
-test('a form that declares options offers them beside the submit (decline sends answer.option)', async () => {
+test('a form that also lists decline / cancel as options shows each once, with the inbox\'s labels', async () => {
   const page = await inbox();
   const d = await open(page, ids['elicit'] ?? '');
-  const decline = d.getByRole('button', { name: 'Decline' });
+  const decline = d.getByRole('button', { name: 'Decline to answer', exact: true });
   assert.equal(await decline.count(), 1);
-  assert.equal(await d.getByRole('button', { name: 'Cancel' }).count(), 1);
+  assert.equal(await d.getByRole('button', { name: 'Cancel (dismiss unanswered)', exact: true }).count(), 1);
+  assert.equal(await d.locator('[data-testid^="form-option-"]').count(), 2, 'no duplicate of the listed refusals');
   // Nobody holds s_elicit live, so the relay refuses the command: proof that one was sent.
   await decline.click();
   const phase = d.locator('[data-phase="refused"]');
@@ -209,7 +210,7 @@ test('without a token (a relay in watch-only mode) the inbox reads but offers no
     const d = page.locator(`.detail[data-request="${String(perm['id'])}"]`);
     await d.waitFor();
     assert.match(await d.locator('.note').first().innerText(), /Read-only/);
-    assert.equal(await d.getByRole('button', { name: 'Allow' }).isDisabled(), true);
+    assert.equal(await d.locator('button[data-option="deny"]').isDisabled(), true);
     await page.close();
   } finally {
     await open.close();

@@ -3,7 +3,7 @@
 // five-field form; the test fills every field type (an "Other…" answer included), first without
 // the required field (the emitter's rejection is shown), then corrected (accepted); the agent
 // receives exactly the typed values; a second browser context (phone width) sees the request
-// resolve without reloading; the permission request that follows is allowed with a reason.
+// resolve without reloading; the permission request that follows is denied with a reason.
 // A screenshot of each state goes to test-results/web/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +41,12 @@ async function openInbox(viewport: { width: number; height: number }, external: 
   const origin = new URL(up.url).origin;
   page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) external.push(r.url()); });
   await page.goto(`${up.url}/`);
-  if (contexts.length === 1) await shot(page, '00-token-screen');
+  if (contexts.length === 1) {
+    // `aep up` always has a token: anonymous reading is refused, so no read-only path is offered.
+    await page.getByTestId('token-required').waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole('button', { name: /without a token/ }).count(), 0);
+    await shot(page, '00-token-screen');
+  }
   await page.getByLabel('Relay token').fill(token);
   await page.getByRole('button', { name: 'Open the inbox' }).click();
   return page;
@@ -118,7 +123,8 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     assert.equal(await b.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload), true);
     await shot(b, '05-second-context-resolved');
 
-    // Then the agent asks for a permission: allow it with a reason.
+    // Then the agent asks for a permission: answer it with a reason. The demo's request carries
+    // no approval digest (C1) today, so the inbox offers Deny only; deny works either way.
     const perm = await out.json('requested');
     const permReq = out.all.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return {}; } })
       .find((j) => j['event'] === 'requested' && j['kind'] === 'permission');
@@ -128,9 +134,9 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     const pd = a.locator(`.detail[data-request="${permId}"]`);
     await pd.getByLabel(/Reason/).fill('build dir is generated');
     await shot(a, '06-permission');
-    await pd.getByRole('button', { name: 'Allow' }).click();
+    await pd.locator('button[data-option="deny"]').click();
     const permAnswered = await out.wait((l) => l.includes('"answered"') && l.includes('"permission"'), 'permission answered');
-    assert.deepEqual(JSON.parse(permAnswered), { event: 'answered', kind: 'permission', id: permId, option: 'allow', text: 'build dir is generated' });
+    assert.deepEqual(JSON.parse(permAnswered), { event: 'answered', kind: 'permission', id: permId, option: 'deny', text: 'build dir is generated' });
     await pd.locator('.outcome[data-status="resolved"]').waitFor({ timeout: 30_000 });
     await shot(a, '07-permission-resolved');
 

@@ -21,14 +21,15 @@ function request(extra: Record<string, unknown> = {}) {
   return ev('attention.requested', { capture: 'redacted', data: { kind: 'permission', prompt: 'ok?' }, ...extra });
 }
 
-test('a request is pending until answered, resolved or timed out, folded by subject', () => {
+test('a request is open until resolved or timed out (answered = open, marked), folded by subject', () => {
   const s = new InboxStore();
   const r1 = request(); const r2 = request(); const r3 = request();
   for (const r of [r1, r2, r3]) s.apply(r);
   assert.equal(s.pending().length, 3);
   s.apply(ev('attention.answered', { subject: r1['id'], data: { answer: { option: 'allow' }, via: 'control' } }));
   s.apply(ev('attention.timeout', { subject: r2['id'] }));
-  assert.deepEqual(s.pending().map((r) => r.event.id), [r3['id']]);
+  // Answered but not resolved yet: still open (same rule as the client's AttentionFold).
+  assert.deepEqual(s.pending().map((r) => [r.event.id, r.status]), [[r1['id'], 'answered'], [r3['id'], 'pending']]);
   s.apply(ev('attention.resolved', { subject: r1['id'], data: { resolution: 'answered' } }));
   assert.equal(s.findRequest(String(r1['id']))?.status, 'resolved');
   assert.equal(s.findRequest(String(r2['id']))?.status, 'timeout');

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
+import type { ExitCode } from '../util/exit.js';
 
 // Defaults repeated here (not imported) so `aep --help` never loads the bridge.
 const DEFAULT_RELAY = 'http://127.0.0.1:8787';
@@ -12,6 +13,7 @@ const CAPTURES = ['metadata', 'redacted', 'full'] as const;
 interface WrapOptions {
   relay?: string;
   token?: string;
+  tokenFile?: string;
   agent?: string;
   session?: string;
   capture: string;
@@ -19,6 +21,20 @@ interface WrapOptions {
   connectTimeoutMs: string;
   maxPending: string;
   aep: boolean;
+}
+
+/** The first line of a token file (`aep up` saves its token as one line, mode 0600). */
+async function readTokenFile(path: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new CliError('AEP_CLI_UNREADABLE', `cannot read --token-file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.USAGE);
+  }
+  const token = text.split(/\r?\n/, 1)[0]?.trim() ?? '';
+  if (token === '') throw new CliError('AEP_CLI_BAD_OPTION', `--token-file ${path} is empty`, EXIT.USAGE);
+  return token;
 }
 
 function intOpt(name: string, v: string, min: number): number {
@@ -39,10 +55,24 @@ Elicitation outcomes (MCP ElicitResult <- AEP):
   host answered first              -> the host's result    (AEP request dismissed)
   unmappable schema / no relay     -> asked in the host if it supports elicitation, else {action:"decline"}
   URL mode                         -> kind "auth" request with options accept/decline/cancel (needs capture >= redacted)
+  a non-integer for an integer     -> nacked invalid (mcp-elicitation.integer); the request stays open
+
+Steering (the session = this wrapped server; it keeps running):
+  control.cancel (scope session)   -> open elicitations get {action:"cancel"}; the host's requests in flight are
+                                      cancelled at the server (notifications/cancelled) and answered to the host
+                                      with JSON-RPC error -32800 carrying the person's reason
+  control.cancel (scope run)       -> nacked invalid (the bridge has no runs)
+  control.pause / control.resume   -> nacked unsupported (MCP cannot pause a server)
+
+The wrapped server never sees the token: it is not on the server's command line, and every
+AEP_* variable except AEP_DEBUG, and any variable whose value holds the token, is removed from
+the server's environment. Prefer AEP_TOKEN (set in the host's MCP "env" configuration) or
+--token-file over --token: a command-line argument is visible to every local user (ps).
 
 Examples:
   aep mcp wrap -- node ./server.js
-  aep mcp wrap --relay http://127.0.0.1:8787 --token "$AEP_TOKEN" --agent docs-bot -- npx -y some-mcp-server
+  AEP_TOKEN=... aep mcp wrap --agent docs-bot -- npx -y some-mcp-server
+  aep mcp wrap --token-file ~/.local/share/aep/token -- node ./server.js
   aep respond REQUEST_ID --values '{"name":"Ada","age":36}'     # answer it from a terminal
 `;
 
@@ -58,7 +88,8 @@ export function register(program: Command): void {
     .argument('<command...>', 'the MCP server command and its arguments (put them after --)')
     .option('--relay <url>', `relay base URL (default: $AEP_RELAY or ${DEFAULT_RELAY})`)
     .option('--no-aep', 'do not connect to a relay: only advertise elicitation and answer from the host, or decline')
-    .option('--token <t>', 'bearer token for the relay; needed to receive answers (default: $AEP_TOKEN)')
+    .option('--token <t>', 'bearer token for the relay; needed to receive answers (default: $AEP_TOKEN; visible in ps: prefer $AEP_TOKEN or --token-file)')
+    .option('--token-file <path>', 'read the token from the first line of this file (e.g. the one `aep up` saves)')
     .option('--agent <name>', 'agent name of the emitted events (default: mcp-<server name from the command>)')
     .option('--session <id>', 'AEP session id of this wrapped server (default: mcp-<random>)')
     .option('--capture <level>', `capture level of the requests: ${CAPTURES.join(' | ')}; prompts and labels are real text only at redacted+ (redacted runs the redaction pipeline)`, 'redacted')
@@ -80,7 +111,8 @@ export function register(program: Command): void {
       if (relay !== null && !/^https?:\/\//.test(relay)) {
         throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be an http(s) URL, got "${relay.replace(/\?.*$/, '?…')}"`, EXIT.USAGE);
       }
-      const token = o.token ?? process.env['AEP_TOKEN'];
+      if (o.token !== undefined && o.tokenFile !== undefined) throw new CliError('AEP_CLI_USAGE', 'give --token or --token-file, not both', EXIT.USAGE);
+      const token = o.tokenFile !== undefined ? await readTokenFile(o.tokenFile) : o.token ?? process.env['AEP_TOKEN'];
       // Stdout is the MCP channel: any stray console output (ours or a dependency's) goes to stderr.
       const { format } = await import('node:util');
       const toStderr = (...a: unknown[]): void => { process.stderr.write(`${format(...a)}\n`); };
@@ -99,7 +131,11 @@ export function register(program: Command): void {
           timeoutMs, connectTimeoutMs, maxPending,
         });
       } catch (err) {
-        if (err instanceof bridge.BridgeError) throw new CliError(err.code, err.message, EXIT.UNAVAILABLE);
+        // The bridge's error table gives the exit status (packages/mcp-bridge/src/errors.ts).
+        if (err instanceof bridge.BridgeError) {
+          const exit = (Object.values(EXIT) as number[]).includes(err.exit) ? (err.exit as ExitCode) : EXIT.UNAVAILABLE;
+          throw new CliError(err.code, err.message, exit);
+        }
         throw err;
       }
       process.exitCode = code;

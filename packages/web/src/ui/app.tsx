@@ -2,11 +2,12 @@
 // #/sessions, #/s/{session} timeline).
 import { Component } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { InboxStore } from '../store.js';
+import { InboxStore, requestKey } from '../store.js';
 import type { RequestEntry } from '../store.js';
 import { openStream } from '../sse.js';
 import type { StreamState } from '../sse.js';
 import { ControlChannel } from '../control.js';
+import type { RosterSnapshot } from '../control.js';
 import { contentWithheld } from '../form.js';
 import { AgentText, Badge, formatTime, Guard, kindOf, promptOf, requestHref } from './common.js';
 import { RequestDetail } from './request.js';
@@ -58,8 +59,28 @@ function useStore(store: InboxStore): number {
   return rev;
 }
 
+/**
+ * Does this relay let anyone read without a token? `GET events` (discovery, AEP-0003 §3.2.1)
+ * without credentials: 200 = anonymous reading allowed, anything else (401 from `aep up`,
+ * which always has a token) = not. Only then is the read-only path offered.
+ */
+async function anonymousReadAllowed(): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('events', new URL('./', location.href)), { cache: 'no-store', credentials: 'omit' });
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
 function TokenScreen(props: { onToken: (t: string) => void; error?: string }) {
   const [value, setValue] = useState('');
+  const [anon, setAnon] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    void anonymousReadAllowed().then((ok) => { if (live) setAnon(ok); });
+    return () => { live = false; };
+  }, []);
   return (
     <main class="token-screen">
       <h1>AEP inbox</h1>
@@ -74,31 +95,34 @@ function TokenScreen(props: { onToken: (t: string) => void; error?: string }) {
         {props.error ? <p class="bad" role="alert">{props.error}</p> : null}
         <div class="actions">
           <button type="submit" class="primary">Open the inbox</button>
-          <button type="button" onClick={() => props.onToken('')}>Continue without a token (read-only)</button>
+          {anon === true ? <button type="button" onClick={() => props.onToken('')}>Continue without a token (read-only)</button> : null}
         </div>
+        {anon === false ? <p class="hint" data-testid="token-required">This relay does not allow reading without a token.</p> : null}
       </form>
     </main>
   );
 }
 
-/** One card; re-rendered only when its entry or selection changes (a replay folds thousands). */
-class InboxItem extends Component<{ r: RequestEntry; selected: boolean }> {
-  override shouldComponentUpdate(next: { r: RequestEntry; selected: boolean }): boolean {
-    return next.r !== this.props.r || next.selected !== this.props.selected;
+interface ItemProps { r: RequestEntry; selected: boolean; offline: boolean; status: string }
+
+/** One card; re-rendered only when its entry, status or selection changes (a replay folds thousands). */
+class InboxItem extends Component<ItemProps> {
+  override shouldComponentUpdate(next: ItemProps): boolean {
+    return next.r !== this.props.r || next.selected !== this.props.selected || next.offline !== this.props.offline || next.status !== this.props.status;
   }
   override render() {
-    return <Guard what="request"><InboxCard r={this.props.r} selected={this.props.selected} /></Guard>;
+    return <Guard what="request"><InboxCard {...this.props} /></Guard>;
   }
 }
 
-function InboxCard(props: { r: RequestEntry; selected: boolean }) {
-  const { r, selected } = props;
+function InboxCard(props: ItemProps) {
+  const { r, selected, offline } = props;
   const e = r.event;
   const kind = kindOf(e);
   const withheld = contentWithheld(e);
   const n = Array.isArray(e.data?.['fields']) ? (e.data?.['fields'] as unknown[]).length : 0;
   return (
-    <li class={`item${selected ? ' selected' : ''}`} data-request={e.id}>
+    <li class={`item${selected ? ' selected' : ''}`} data-request={e.id} data-status={r.status} data-offline={offline ? 'true' : undefined}>
       <a href={requestHref(e)} aria-current={selected ? 'true' : undefined}>
         <span class="item-prov">
           <Badge kind={`kind-${kind}`}>{kind}{kind === 'form' && n ? ` · ${n}` : ''}</Badge>
@@ -106,6 +130,8 @@ function InboxCard(props: { r: RequestEntry; selected: boolean }) {
           <span class="mono session">{e.session ?? ''}</span>
           <time dateTime={e.time}>{formatTime(e.time)}</time>
           <Badge kind={`cap-${e.capture ?? 'metadata'}`}>{e.capture ?? 'metadata'}</Badge>
+          {r.status === 'answered' ? <Badge kind="st-answered" title="the agent recorded an answer and has not resolved it yet">answered</Badge> : null}
+          {offline ? <Badge kind="offline" title="the agent that asked is not connected: this request cannot be answered">agent offline</Badge> : null}
         </span>
         <AgentText text={promptOf(e)} synthesized={withheld} clamp />
       </a>
@@ -113,14 +139,14 @@ function InboxCard(props: { r: RequestEntry; selected: boolean }) {
   );
 }
 
-function InboxList(props: { store: InboxStore; selected?: string }) {
+function InboxList(props: { store: InboxStore; selected?: string; offline: ReadonlySet<string> }) {
   const pending = props.store.pending();
   if (pending.length === 0) {
     return <p class="empty" data-testid="inbox-empty">Nothing is waiting for you. New requests from agents appear here live.</p>;
   }
   return (
     <ul class="inbox" aria-label={`${pending.length} pending requests`}>
-      {pending.map((r) => <InboxItem key={r.key} r={r} selected={props.selected === r.key} />)}
+      {pending.map((r) => <InboxItem key={r.key} r={r} status={r.status} selected={props.selected === r.key} offline={props.offline.has(r.key)} />)}
     </ul>
   );
 }
@@ -172,7 +198,13 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
       },
       onBatch: () => { if (changed) { changed = false; store.notify(); } },
       onState: (state, detail) => {
-        if (state === 'unauthorized') { onUnauth.current('The relay refused this token. Enter the token printed by aep up.'); return; }
+        if (state === 'unauthorized') {
+          // Never blame a token nobody entered (issue 14 item 5).
+          onUnauth.current(props.token === ''
+            ? 'This relay does not allow reading without a token. Enter the token printed by aep up.'
+            : 'The relay refused this token. Enter the token printed by aep up.');
+          return;
+        }
         setConn(detail === undefined ? { state } : { state, detail });
       },
     });
@@ -180,8 +212,25 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
   }, [base, props.token, store, control]);
   useStore(store);
   const route = useRoute();
-  const ctx: AnswerContext = { send: (cmd) => control.send(cmd), roster: () => control.roster(), host: location.host, canAnswer: props.token !== '' };
+  // The last roster snapshot (live claims, C4 offline requests), shared by every view. Refreshed
+  // when a view asks (request opened, a command settled), when the set of open requests
+  // changes, and every 15 s (an agent going away produces no event to react to).
+  const [snapshot, setSnapshot] = useState<RosterSnapshot | null>(null);
+  const refreshRoster = useMemo(() => {
+    let inflight: Promise<RosterSnapshot | null> | null = null;
+    return (): Promise<RosterSnapshot | null> => {
+      inflight ??= control.roster().then((s) => { inflight = null; if (s) setSnapshot(s); return s; });
+      return inflight;
+    };
+  }, [control]);
   const pendingCount = store.pending().length;
+  useEffect(() => { void refreshRoster(); }, [pendingCount, conn.state]);
+  useEffect(() => {
+    const t = setInterval(() => { if (document.visibilityState !== 'hidden') void refreshRoster(); }, 15_000);
+    return () => clearInterval(t);
+  }, [refreshRoster]);
+  const offline = useMemo(() => new Set((snapshot?.offline ?? []).map((o) => requestKey(o.session, o.request))), [snapshot]);
+  const ctx: AnswerContext = { send: (cmd) => control.send(cmd), roster: refreshRoster, snapshot, store, host: location.host, canAnswer: props.token !== '' };
   useEffect(() => { document.title = pendingCount ? `(${pendingCount}) AEP inbox` : 'AEP inbox'; }, [pendingCount]);
 
   let main;
@@ -193,7 +242,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
       ? <Guard key={entry.key} what="request"><RequestDetail entry={entry} ctx={ctx} /></Guard>
       : <p class="empty">{conn.state === 'live' ? 'This request is not known to the relay (it may have been evicted from its buffer).' : 'Loading…'}</p>;
   } else if (route.view === 'session') {
-    main = <Guard key={route.session} what="session"><SessionTimeline session={store.sessions.get(route.session)} name={route.session} /></Guard>;
+    main = <Guard key={route.session} what="session"><SessionTimeline session={store.sessions.get(route.session)} name={route.session} ctx={ctx} /></Guard>;
   } else if (route.view === 'sessions') {
     main = <section aria-labelledby="sl-h"><h2 id="sl-h">Sessions</h2><SessionList store={store} /></section>;
   }
@@ -215,7 +264,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
         {showList ? (
           <aside class="list" aria-label="Pending requests">
             <h2 class="sr-only">Pending requests</h2>
-            <InboxList store={store} selected={selectedKey} />
+            <InboxList store={store} selected={selectedKey} offline={offline} />
           </aside>
         ) : null}
         <main id="main" class="main" tabIndex={-1}>

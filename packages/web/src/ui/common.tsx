@@ -2,6 +2,7 @@
 // Everything from an event is rendered as text nodes (Preact escapes); nothing uses innerHTML.
 import { Component } from 'preact';
 import type { ComponentChildren } from 'preact';
+import { visibleText } from '@aep/protocol';
 import type { WireEvent } from '../store.js';
 import { captureOf } from '../store.js';
 
@@ -51,10 +52,10 @@ export function Provenance(props: { e: WireEvent; linkSession?: boolean }) {
   const cap = captureOf(e);
   return (
     <dl class="prov">
-      <div><dt>Agent</dt><dd class="mono">{e.agent ?? 'unknown'}</dd></div>
+      <div><dt>Agent</dt><dd class="mono">{visibleText(e.agent ?? 'unknown')}</dd></div>
       <div>
         <dt>Session</dt>
-        <dd class="mono">{props.linkSession !== false && e.session ? <a href={sessionHref(e.session)}>{e.session}</a> : (e.session ?? '—')}</dd>
+        <dd class="mono">{props.linkSession !== false && e.session ? <a href={sessionHref(e.session)}>{visibleText(e.session)}</a> : visibleText(e.session ?? '—')}</dd>
       </div>
       <div><dt>Time</dt><dd><time dateTime={e.time}>{formatTime(e.time)}</time></dd></div>
       <div><dt>Capture</dt><dd><Badge kind={`cap-${cap}`} title="capture level of this event (AEP-0001 §8)">{cap}</Badge></dd></div>
@@ -63,14 +64,16 @@ export function Provenance(props: { e: WireEvent; linkSession?: boolean }) {
 }
 
 /**
- * Agent-authored text, quoted and marked as untrusted. `bdi`-style isolation keeps bidi control
- * characters inside the quote from reordering the provenance around it.
+ * Agent-authored text, quoted and marked as untrusted. Every character goes through
+ * `visibleText` (bidi overrides, zero-width and control characters shown as marks, never
+ * applied; newlines kept), and `unicode-bidi: isolate` keeps the quote from reordering the
+ * provenance around it.
  */
 export function AgentText(props: { text: string; synthesized?: boolean; clamp?: boolean }) {
   return (
     <figure class={`agent-text${props.clamp ? ' clamp' : ''}`}>
       <figcaption>{props.synthesized ? 'Synthesized from structure (content withheld)' : 'Agent says (unverified)'}</figcaption>
-      <blockquote dir="auto">{props.text}</blockquote>
+      <blockquote dir="auto">{visibleText(props.text)}</blockquote>
     </figure>
   );
 }

@@ -5,7 +5,10 @@ import { useMemo, useState } from 'preact/hooks';
 import { compileFilter } from '@aep/protocol';
 import type { InboxStore, SessionEntry, WireEvent } from '../store.js';
 import { captureOf } from '../store.js';
+import { visibleText } from '@aep/protocol';
 import { Badge, formatTime, requestHref, sessionHref } from './common.js';
+import type { AnswerContext } from './request.js';
+import { SteerPanel } from './steer.js';
 
 const CATEGORIES = ['session', 'run', 'tool', 'attention', 'control', 'other'] as const;
 type Category = (typeof CATEGORIES)[number];
@@ -29,7 +32,8 @@ function Summary(props: { e: WireEvent }) {
   if (e.type === 'attention.requested') {
     const p = d['prompt'];
     parts.push(<span key="k"> {String(d['kind'] ?? '')} </span>);
-    if (typeof p === 'string') parts.push(<q key="p" class="agent-inline" dir="auto">{p.length > 140 ? `${p.slice(0, 140)}…` : p}</q>);
+    // A one-line preview (the request view shows it all): visible marks, never interpreted.
+    if (typeof p === 'string') { const v = visibleText(p); parts.push(<q key="p" class="agent-inline" dir="auto">{v.length > 140 ? `${v.slice(0, 140)}…` : v}</q>); }
   } else if (e.type.startsWith('attention.') || e.type === 'control.attention.respond') {
     if (typeof e.subject === 'string') parts.push(<span key="s" class="hint"> request <code>{e.subject.slice(-10)}</code></span>);
     const res = d['resolution'];
@@ -64,7 +68,7 @@ export function SessionList(props: { store: InboxStore }) {
 }
 
 /** The live timeline of one session. */
-export function SessionTimeline(props: { session: SessionEntry | undefined; name: string }) {
+export function SessionTimeline(props: { session: SessionEntry | undefined; name: string; ctx: AnswerContext }) {
   const [off, setOff] = useState<Set<Category>>(new Set());
   const [q, setQ] = useState('');
   const [attr, setAttr] = useState('');
@@ -91,6 +95,7 @@ export function SessionTimeline(props: { session: SessionEntry | undefined; name
       <p class="back-inline"><a href="#/sessions">← All sessions</a></p>
       <h2 id="tl-h" tabIndex={-1}>Session <span class="mono">{props.name}</span></h2>
       {s ? <p class="hint">Agents: {[...s.agents].join(', ') || 'unknown'} · {events.length} events</p> : <p class="empty">No events for this session yet.</p>}
+      <SteerPanel session={props.name} ctx={props.ctx} />
       <fieldset class="filters">
         <legend>Show</legend>
         {CATEGORIES.map((c) => (

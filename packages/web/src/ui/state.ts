@@ -21,6 +21,8 @@ export interface RequestUi {
   /** Set after a submit attempt: from then on local check results are shown next to fields. */
   tried: boolean;
   commands: string[];
+  /** The person asked to see every line of a collapsed approval text ("show all N lines"). */
+  expanded: boolean;
 }
 
 const states = new Map<string, RequestUi>();
@@ -29,7 +31,7 @@ const states = new Map<string, RequestUi>();
 export function uiFor(key: string): RequestUi {
   let s = states.get(key);
   if (!s) {
-    s = { draft: {}, reason: '', text: '', phase: { kind: 'idle' }, tried: false, commands: [] };
+    s = { draft: {}, reason: '', text: '', phase: { kind: 'idle' }, tried: false, commands: [], expanded: false };
     states.set(key, s);
   }
   return s;
