@@ -6,7 +6,7 @@
 // so free text never leaves through a bridge because a sender under-declared it.
 import { CAPTURE_TREES, captureRank } from '@aep/protocol';
 import type { CaptureLevel, CaptureTree } from '@aep/protocol';
-import { diag, isPlainObject, own } from './result.js';
+import { diag, isPlainObject } from './result.js';
 import type { BridgeDiagnostic } from './result.js';
 
 /** True when some member of `value` is annotated above `rank` (the walk of validateEvent's capture rule). */
@@ -35,7 +35,7 @@ function aboveDeclared(value: unknown, tree: CaptureTree, rank: number): boolean
  * must already be known to be a level (absent = `metadata`).
  */
 export function survivingPayload(event: Record<string, unknown>, capture: CaptureLevel, max: CaptureLevel, out: BridgeDiagnostic[]): Record<string, unknown> | undefined {
-  const data = own(event, 'data');
+  const data = event['data'];
   if (!isPlainObject(data)) return undefined;
   const rank = captureRank(capture);
   if (rank === 0) {
@@ -46,7 +46,7 @@ export function survivingPayload(event: Record<string, unknown>, capture: Captur
     out.push(diag('capture.above-max', 'data', `the event's capture ${capture} is above max_capture ${max}: payload not exported`));
     return undefined;
   }
-  const type = own(event, 'type');
+  const type = event['type'];
   if (rank < 3 && typeof type === 'string' && Object.prototype.hasOwnProperty.call(CAPTURE_TREES, type)) {
     if (aboveDeclared(data, CAPTURE_TREES[type]!, rank)) {
       out.push(diag('capture.dishonest', 'data', `a payload member is annotated above the declared capture ${capture}: payload not exported`));

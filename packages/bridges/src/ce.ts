@@ -3,7 +3,7 @@
 // whole event for one illegal extension, while B2 wants `time` verbatim and §2 wants the rest
 // of the event mapped when one attribute is dropped.
 import { CORE_ATTRIBUTES } from '@aep/protocol';
-import { diag, fail, isPlainObject, own, setOwn } from './result.js';
+import { diag, fail, isPlainObject, setOwn } from './result.js';
 import type { BridgeDiagnostic, BridgeResult } from './result.js';
 
 /** The reverse-DNS root added to every AEP type at the bridge (B3; AEP-0001 §6). */
@@ -39,7 +39,8 @@ export const CE_ATTRIBUTE_MAP: readonly (readonly [aep: string, ce: string])[] =
 /** B2 pass-through members, copied verbatim both ways (`data` last: it goes after the extensions). */
 const PASS_THROUGH = ['id', 'source', 'subject', 'time'] as const;
 
-const CE_TO_AEP = new Map<string, string>(CE_ATTRIBUTE_MAP.map(([a, c]) => [c, a]));
+/** CE attributes the inverse handles itself (dropped, stripped, reversed or copied): one lookup per key. */
+const HANDLED: ReadonlySet<string> = new Set(['specversion', 'datacontenttype', 'type', 'data', ...PASS_THROUGH, ...CE_ATTRIBUTE_MAP.map(([, c]) => c)]);
 
 /**
  * CE attribute names the mapping writes or that CloudEvents itself defines with a meaning the
@@ -77,23 +78,23 @@ function isScalar(v: unknown): boolean {
  */
 export function encodeCloudEvent(event: unknown): BridgeResult<CloudEvent> {
   if (!isPlainObject(event)) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.not-object', 'the input is not a JSON object');
-  const type = own(event, 'type');
+  const type = event['type'];
   if (typeof type !== 'string' || type === '') return fail('AEP_BRIDGE_EVENT_INVALID', 'event.required', 'type is missing or not a non-empty string', 'type');
   const diagnostics: BridgeDiagnostic[] = [];
   const ce: Record<string, unknown> = { specversion: CE_SPECVERSION };
-  const id = own(event, 'id');
+  const id = event['id'];
   if (id !== undefined) ce['id'] = id;
-  const source = own(event, 'source');
+  const source = event['source'];
   if (source !== undefined) ce['source'] = source;
   ce['type'] = CE_TYPE_PREFIX + type;
-  const subject = own(event, 'subject');
+  const subject = event['subject'];
   if (subject !== undefined) ce['subject'] = subject;
-  const time = own(event, 'time');
+  const time = event['time'];
   if (time !== undefined) ce['time'] = time;
-  const data = own(event, 'data');
+  const data = event['data'];
   if (data !== undefined) ce['datacontenttype'] = 'application/json';
   for (const [a, c] of CE_ATTRIBUTE_MAP) {
-    const v = own(event, a);
+    const v = event[a];
     if (v !== undefined) ce[c] = v;
   }
   for (const k of Object.keys(event)) {
@@ -110,6 +111,7 @@ export function encodeCloudEvent(event: unknown): BridgeResult<CloudEvent> {
 
 /** True for `application/json`, `text/json` and any `+json` structured suffix, parameters ignored. */
 function isJsonMediaType(v: string): boolean {
+  if (v === 'application/json') return true;
   const base = v.split(';', 1)[0]!.trim().toLowerCase();
   return base === 'application/json' || base === 'text/json' || /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(base);
 }
@@ -127,9 +129,9 @@ function isJsonMediaType(v: string): boolean {
  */
 export function decodeCloudEvent(ce: unknown): BridgeResult<AepEventObject | null> {
   if (!isPlainObject(ce)) return fail('AEP_BRIDGE_CE_INVALID', 'ce.not-object', 'the input is not a JSON object');
-  if (own(ce, 'specversion') !== CE_SPECVERSION) return fail('AEP_BRIDGE_CE_INVALID', 'ce.specversion', 'specversion is missing or not "1.0"', 'specversion');
+  if (ce['specversion'] !== CE_SPECVERSION) return fail('AEP_BRIDGE_CE_INVALID', 'ce.specversion', 'specversion is missing or not "1.0"', 'specversion');
   for (const k of ['id', 'source', 'type'] as const) {
-    const v = own(ce, k);
+    const v = ce[k];
     if (typeof v !== 'string' || v === '') return fail('AEP_BRIDGE_CE_INVALID', 'ce.required', `${k} is missing or not a non-empty string`, k);
   }
   const type = ce['type'] as string;
@@ -137,30 +139,30 @@ export function decodeCloudEvent(ce: unknown): BridgeResult<AepEventObject | nul
     return { ok: true, value: null, diagnostics: [diag('ce.foreign-type', 'type', 'the type does not start with dev.aep.: out of scope for the bridge, no event')] };
   }
   if (Object.prototype.hasOwnProperty.call(ce, 'data_base64')) return fail('AEP_BRIDGE_CE_INVALID', 'ce.data-base64', 'the event carries data_base64', 'data_base64');
-  const dct = own(ce, 'datacontenttype');
+  const dct = ce['datacontenttype'];
   if (dct !== undefined && (typeof dct !== 'string' || !isJsonMediaType(dct))) return fail('AEP_BRIDGE_CE_INVALID', 'ce.datacontenttype', 'datacontenttype is not a JSON media type', 'datacontenttype');
-  const data = own(ce, 'data');
+  const data = ce['data'];
   if (data !== undefined && !isPlainObject(data)) return fail('AEP_BRIDGE_CE_INVALID', 'ce.data-not-object', 'data is not a JSON object', 'data');
 
   const diagnostics: BridgeDiagnostic[] = [];
   const e: AepEventObject = {};
   // Core attributes first: from the table and B2 only, so nothing below can set one.
-  const aep = own(ce, 'aepversion');
+  const aep = ce['aepversion'];
   if (aep !== undefined) e['aep'] = aep;
   e['id'] = ce['id'];
   e['type'] = type.slice(CE_TYPE_PREFIX.length);
   for (const k of PASS_THROUGH) {
     if (k === 'id') continue;
-    const v = own(ce, k);
+    const v = ce[k];
     if (v !== undefined) e[k] = v;
   }
   for (const [a, c] of CE_ATTRIBUTE_MAP) {
     if (a === 'aep') continue;
-    const v = own(ce, c);
+    const v = ce[c];
     if (v !== undefined) e[a] = v;
   }
   for (const k of Object.keys(ce)) {
-    if (k === 'specversion' || k === 'datacontenttype' || k === 'type' || k === 'data' || CE_TO_AEP.has(k) || (PASS_THROUGH as readonly string[]).includes(k)) continue;
+    if (HANDLED.has(k)) continue;
     const v = ce[k];
     if (!NAME.test(k)) { diagnostics.push(diag('ce.illegal-name', k, 'not a legal AEP extension name ([a-z0-9]{1,20}): dropped, the rest still maps')); continue; }
     if (CORE.has(k)) { diagnostics.push(diag('ce.core-collision', k, `a CloudEvents extension spelled like the core AEP attribute ${k} is not a legal extension name: dropped, the core attribute comes from the mapping only`)); continue; }

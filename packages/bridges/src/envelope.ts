@@ -3,9 +3,10 @@
 // re-validate the whole envelope (callers at the edge run `validateEnvelope` of @aep/protocol).
 import { isCaptureLevel, isSeverity } from '@aep/protocol';
 import type { CaptureLevel, Severity } from '@aep/protocol';
-import { fail, isPlainObject, own } from './result.js';
+import { fail, isPlainObject } from './result.js';
 import type { BridgeResult } from './result.js';
-import { rfc3339ToEpochNanos } from './time.js';
+import { rfc3339ToEpochTime } from './time.js';
+import type { EpochTime } from './time.js';
 
 /** What both projections need from an event, defaults applied (AEP-0001 §5.1). */
 export interface EnvelopeFacts {
@@ -15,8 +16,8 @@ export interface EnvelopeFacts {
   time: string;
   source: string;
   agent: string;
-  /** Epoch nanoseconds of `time`, exact. */
-  nanos: bigint;
+  /** The instant of `time`, exact. */
+  instant: EpochTime;
   severity: Severity;
   capture: CaptureLevel;
 }
@@ -27,24 +28,24 @@ const REQUIRED = ['id', 'type', 'time', 'source', 'agent'] as const;
 export function readEnvelope(event: unknown): BridgeResult<EnvelopeFacts> {
   if (!isPlainObject(event)) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.not-object', 'the input is not a JSON object');
   for (const k of REQUIRED) {
-    const v = own(event, k);
+    const v = event[k];
     if (typeof v !== 'string' || v === '') return fail('AEP_BRIDGE_EVENT_INVALID', 'event.required', `${k} is missing or not a non-empty string`, k);
   }
   const time = event['time'] as string;
-  const nanos = rfc3339ToEpochNanos(time);
-  if (nanos === null) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.time', 'time is not an RFC 3339 date-time with an offset', 'time');
-  const sev = own(event, 'severity');
+  const instant = rfc3339ToEpochTime(time);
+  if (instant === null) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.time', 'time is not an RFC 3339 date-time with an offset', 'time');
+  const sev = event['severity'];
   if (sev !== undefined && !isSeverity(sev)) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.severity', 'severity is not one of the six levels', 'severity');
-  const cap = own(event, 'capture');
+  const cap = event['capture'];
   if (cap !== undefined && !isCaptureLevel(cap)) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.capture', 'capture is not one of the four levels', 'capture');
-  const data = own(event, 'data');
+  const data = event['data'];
   if (data !== undefined && !isPlainObject(data)) return fail('AEP_BRIDGE_EVENT_INVALID', 'event.data', 'data is not a JSON object', 'data');
   return {
     ok: true,
     diagnostics: [],
     value: {
       event, id: event['id'] as string, type: event['type'] as string, time, source: event['source'] as string, agent: event['agent'] as string,
-      nanos, severity: (sev ?? 'info') as Severity, capture: (cap ?? 'metadata') as CaptureLevel,
+      instant, severity: (sev ?? 'info') as Severity, capture: (cap ?? 'metadata') as CaptureLevel,
     },
   };
 }

@@ -7,7 +7,8 @@ export { toOtlpLogRecord, otlpAnyValue, otlpKeyValues, otlpJsonLogRecord, otlpEx
 export type { OtlpOptions, OtlpLogRecord, JsonValue, OtlpAnyValue, OtlpKeyValue, OtlpJsonLogRecord, OtlpExportLogsRequest } from './otlp.js';
 export { toOcsfRecord, uriHost, OCSF_CLASSES, OCSF_VERSION } from './ocsf.js';
 export type { OcsfOptions, OcsfRecord, OcsfClassRow } from './ocsf.js';
-export { rfc3339ToEpochNanos, unixNanoString, epochMillis } from './time.js';
+export { rfc3339ToEpochNanos, rfc3339ToEpochTime, unixNanoString, epochMillis } from './time.js';
+export type { EpochTime } from './time.js';
 export { survivingPayload } from './capture.js';
 export { BRIDGE_RULES } from './result.js';
 export type { BridgeResult, BridgeIssue, BridgeDiagnostic, BridgeErrorCode, BridgeRuleId } from './result.js';

@@ -5,7 +5,7 @@ import type { CaptureLevel } from '@aep/protocol';
 import { survivingPayload } from './capture.js';
 import { readEnvelope } from './envelope.js';
 import { checkMaxCapture } from './otlp.js';
-import { isPlainObject, own, setOwn } from './result.js';
+import { isPlainObject } from './result.js';
 import type { BridgeDiagnostic, BridgeResult } from './result.js';
 import { epochMillis } from './time.js';
 
@@ -81,6 +81,17 @@ export interface OcsfRecord {
  * travel into a record field), or `null` when the URI has no authority or an empty one.
  */
 export function uriHost(uri: string): string | null {
+  const hit = HOSTS.get(uri);
+  if (hit !== undefined) return hit;
+  const h = parseHost(uri);
+  if (HOSTS.size >= 1024) HOSTS.clear(); // sources repeat; a small bounded memo is enough
+  HOSTS.set(uri, h);
+  return h;
+}
+
+const HOSTS = new Map<string, string | null>();
+
+function parseHost(uri: string): string | null {
   const m = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(uri);
   if (!m) return null;
   let auth = m[1]!;
@@ -118,10 +129,10 @@ export function toOcsfRecord(event: unknown, options: OcsfOptions = {}): BridgeR
   const data = survivingPayload(e, f.capture, max.value, diagnostics);
 
   let disposition = row.disposition_id;
-  if (f.type === 'attention.resolved' && data !== undefined && own(data, 'resolution') === 'dismissed') disposition = NO_ACTION;
+  if (f.type === 'attention.resolved' && data !== undefined && data['resolution'] === 'dismissed') disposition = NO_ACTION;
 
   const metadata: OcsfRecord['metadata'] = { version: OCSF_VERSION, uid: f.id, original_time: f.time, product: { name: f.agent } };
-  const cause = own(e, 'cause');
+  const cause = e['cause'];
   if (typeof cause === 'string') metadata.correlation_uid = cause;
   if (disposition !== undefined) metadata.profiles = ['security_control'];
 
@@ -132,24 +143,24 @@ export function toOcsfRecord(event: unknown, options: OcsfOptions = {}): BridgeR
     activity_id: row.activity_id,
     type_uid: row.class_uid * 100 + row.activity_id,
     severity_id: SEVERITY_OCSF[f.severity]!.severity_id,
-    time: epochMillis(f.nanos),
+    time: epochMillis(f.instant),
     message: f.type,
     metadata,
   } as OcsfRecord;
   if (row.status_id !== undefined) rec.status_id = row.status_id;
   if (disposition !== undefined) rec.disposition_id = disposition;
 
-  const subject = own(e, 'subject');
+  const subject = e['subject'];
   switch (row.class_uid) {
     case 3002: {
       rec.user = { name: f.agent };
-      const session = own(e, 'session');
+      const session = e['session'];
       if (typeof session === 'string') rec.session = { uid: session };
       break;
     }
     case 1007: {
       rec.actor = { app_name: f.agent };
-      const tool = data !== undefined ? own(data, 'tool') : undefined;
+      const tool = data !== undefined ? data['tool'] : undefined;
       const proc: { name?: string; uid?: string } = {};
       // The subject names the tool; without one, the surviving payload's own tool name (never invented).
       if (typeof subject === 'string') proc.name = subject;
@@ -167,8 +178,8 @@ export function toOcsfRecord(event: unknown, options: OcsfOptions = {}): BridgeR
     }
   }
 
-  const aep: Record<string, unknown> = {};
-  for (const k of Object.keys(e)) if (k !== 'data') setOwn(aep, k, e[k]);
+  // Rest destructuring defines own properties (CopyDataProperties): `__proto__` stays plain data.
+  const { data: _data, ...aep } = e;
   rec.unmapped = { aep };
   if (data !== undefined && Object.keys(data).length > 0) rec.unmapped.data = data;
   return { ok: true, value: rec, diagnostics };

@@ -8,7 +8,7 @@ import type { CaptureLevel } from '@aep/protocol';
 import { CE_TYPE_PREFIX } from './ce.js';
 import { survivingPayload } from './capture.js';
 import { readEnvelope } from './envelope.js';
-import { diag, fail, own, setOwn } from './result.js';
+import { diag, fail, setOwn } from './result.js';
 import type { BridgeDiagnostic, BridgeResult } from './result.js';
 import { unixNanoString } from './time.js';
 
@@ -80,7 +80,7 @@ export function toOtlpLogRecord(event: unknown, options: OtlpOptions = {}): Brid
   const f = env.value;
   const e = f.event;
   const diagnostics: BridgeDiagnostic[] = [];
-  let time = unixNanoString(f.nanos);
+  let time = unixNanoString(f.instant);
   if (time === null) {
     diagnostics.push(diag('otlp.time-range', 'time', 'the time is outside the uint64 nanosecond range: time_unix_nano "0"'));
     time = '0';
@@ -93,7 +93,7 @@ export function toOtlpLogRecord(event: unknown, options: OtlpOptions = {}): Brid
     'aep.source': f.source,
   };
   for (const [a, o] of OPTIONAL_ATTRS) {
-    const v = own(e, a);
+    const v = e[a];
     if (v !== undefined) attributes[o] = v as JsonValue;
   }
   const rec: OtlpLogRecord = {
@@ -104,7 +104,7 @@ export function toOtlpLogRecord(event: unknown, options: OtlpOptions = {}): Brid
     severity_number: sev.severity_number,
     attributes,
   };
-  const tp = own(e, 'traceparent');
+  const tp = e['traceparent'];
   if (tp !== undefined) {
     const m = typeof tp === 'string' ? TRACEPARENT.exec(tp) : null;
     if (m) {
@@ -117,13 +117,21 @@ export function toOtlpLogRecord(event: unknown, options: OtlpOptions = {}): Brid
   }
   const data = survivingPayload(e, f.capture, max.value, diagnostics);
   if (data !== undefined) {
-    let body: Record<string, JsonValue> | undefined;
-    for (const k of Object.keys(data)) {
-      const v = data[k] as JsonValue;
-      if (k.startsWith('gen_ai.')) setOwn(attributes, k, v);
-      else setOwn(body ??= {}, k, v);
+    const keys = Object.keys(data);
+    let hoist = 0;
+    for (const k of keys) if (k.startsWith('gen_ai.')) hoist++;
+    if (hoist === 0) {
+      // Nothing to hoist: the body is the payload itself (shared, never mutated).
+      if (keys.length > 0) rec.body = data as Record<string, JsonValue>;
+    } else {
+      let body: Record<string, JsonValue> | undefined;
+      for (const k of keys) {
+        const v = data[k] as JsonValue;
+        if (k.startsWith('gen_ai.')) setOwn(attributes, k, v);
+        else setOwn(body ??= {}, k, v);
+      }
+      if (body !== undefined) rec.body = body;
     }
-    if (body !== undefined) rec.body = body;
   }
   return { ok: true, value: rec, diagnostics };
 }

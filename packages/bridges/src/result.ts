@@ -76,10 +76,10 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Own-property read (input objects come from JSON.parse; `__proto__` keys must not reach the prototype). */
-export function own(o: Record<string, unknown>, k: string): unknown {
-  return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined;
-}
+// The mappings read fixed attribute names directly (`e['session']`): none of them is a member of
+// Object.prototype, so a JSON object without the member reads `undefined`. Dynamic names (member
+// keys of `data`, extension names, types as lookup keys) are written with `setOwn` and looked up
+// with hasOwnProperty, so `__proto__` or `constructor` stay plain data.
 
 /** Own-property write that is safe for any key, `__proto__` included. */
 export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
