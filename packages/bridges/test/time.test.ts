@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { rfc3339ToEpochNanos, unixNanoString, epochMillis } from '@aep/bridges';
+import { rfc3339ToEpochNanos, rfc3339ToEpochTime, unixNanoString, epochMillis } from '@aep/bridges';
 
 const RUNS = Number(process.env['AEP_FUZZ_RUNS'] ?? 1000);
 
@@ -58,4 +58,21 @@ test('uint64 range for time_unix_nano; epoch milliseconds floor', () => {
   assert.equal(epochMillis(-1n), -1);
   assert.equal(epochMillis(-1_000_000n), -1);
   assert.equal(epochMillis(-1_000_001n), -2);
+});
+
+test('the integer (seconds, nanos) path equals the bigint path for time_unix_nano and epoch milliseconds', () => {
+  assert.equal(unixNanoString({ seconds: 0, nanos: 5 }), '5');
+  assert.equal(unixNanoString({ seconds: 1, nanos: 5 }), '1000000005');
+  assert.equal(unixNanoString({ seconds: 18446744073, nanos: 709551615 }), '18446744073709551615');
+  assert.equal(unixNanoString({ seconds: 18446744073, nanos: 709551616 }), null);
+  assert.equal(unixNanoString({ seconds: -1, nanos: 999_999_999 }), null);
+  assert.equal(epochMillis({ seconds: -1, nanos: 999_999_999 }), -1);
+  const date = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
+  fc.assert(fc.property(date, fc.stringMatching(/^[0-9]{1,15}$/), (d, frac) => {
+    const text = `${d.toISOString().slice(0, 19)}.${frac}Z`;
+    const t = rfc3339ToEpochTime(text)!;
+    const n = rfc3339ToEpochNanos(text)!;
+    assert.equal(unixNanoString(t), unixNanoString(n));
+    assert.equal(epochMillis(t), epochMillis(n));
+  }), { numRuns: RUNS });
 });
