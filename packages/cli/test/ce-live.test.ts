@@ -62,6 +62,7 @@ test('forwards every event as a structured-mode CloudEvent, once, in order, noth
   const all = makeEvents('fwd', session, 0, 60).filter((e) => e['session'] === session);
   const [a, b, c] = [all.slice(0, 10), all.slice(10, 30), all.slice(30)];
   const f1 = forwarder(sink.url, state, session);
+  t.after(() => stop(f1));
   await postEvents(relay.url, TOKEN, a!);
   await waitFor('part a', () => sink.items.length >= a!.length);
   await sink.stop();
@@ -109,6 +110,7 @@ test('a sink that refuses the forwarder (403) stops it: exit 5, named cause, not
   sink.mode = { kind: 'status', status: 403 };
   const session = `r-${randomBytes(3).toString('hex')}`;
   const f = forwarder(sink.url, join(dir, 'refused.json'), session);
+  t.after(() => stop(f));
   await postEvents(relay.url, TOKEN, makeEvents('ref', session, 0, 3).filter((e) => e['session'] === session));
   assert.equal(await f.exited, 5);
   assert.match(f.stderr(), /aep: AEP_BRIDGE_REFUSED: http:\/\/127\.0\.0\.1:\d+\/ answered HTTP 403 \(not retried: .*nothing was dropped\)/);
@@ -206,6 +208,7 @@ test('ce serve: the relay down answers 502 AEP_CE_RELAY_UNAVAILABLE (retryable);
   assert.equal(r.status, 502);
   assert.equal((await r.json() as { error: string }).error, 'AEP_CE_RELAY_UNAVAILABLE');
   const bad = start(['ce', 'serve', '--port', '70000']);
+  t.after(() => stop(bad));
   assert.equal(await bad.exited, 2);
   assert.match(bad.stderr(), /AEP_CLI_BAD_OPTION: --port must be 0-65535/);
 });

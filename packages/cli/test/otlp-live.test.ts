@@ -25,8 +25,8 @@ after(async () => { await relay.stop(); rmSync(dir, { recursive: true, force: tr
 
 interface Exporter { child: ChildProcess; stderr: () => string; exited: Promise<number | null> }
 
-function startExporter(endpoint: string, state: string, filter: Record<string, unknown>, extra: string[] = []): Exporter {
-  const child = spawnAep(['otlp', '--relay', relay.url, '--endpoint', endpoint, '--state', state, '--filter', JSON.stringify(filter), '--batch-size', '5', '--flush-ms', '20', '--max-queue', '10', '--retry-max-ms', '300', ...extra], { env: { ...process.env, AEP_TOKEN: TOKEN } });
+function startExporter(endpoint: string, state: string, filter: Record<string, unknown>, extra: string[] = [], env: Record<string, string> = {}): Exporter {
+  const child = spawnAep(['otlp', '--relay', relay.url, '--endpoint', endpoint, '--state', state, '--filter', JSON.stringify(filter), '--batch-size', '5', '--flush-ms', '20', '--max-queue', '10', '--retry-max-ms', '300', ...extra], { env: { ...process.env, AEP_TOKEN: TOKEN, ...env } });
   let err = '';
   child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
   child.stdout?.resume();
@@ -121,6 +121,7 @@ test('exporter stopped and restarted: resumes from its state file, no duplicates
   const state = join(dir, 'restart.json');
   const a = mine(makeEvents(tag, session, 0, 20));
   const x1 = startExporter(recv.url, state, filter);
+  t.after(() => stopExporter(x1));
   await postEvents(relay.url, TOKEN, a);
   await waitFor('first part', () => recv.items.length >= a.length);
   assert.equal(await stopExporter(x1), 0);
@@ -150,6 +151,7 @@ test('exporter killed while a batch is in flight: after the restart nothing is m
   const state = join(dir, 'kill.json');
   const events = makeEvents('kill', session, 0, 24).filter((e) => e['session'] === session);
   const x1 = startExporter(recv.url, state, { session });
+  t.after(() => stopExporter(x1));
   await postEvents(relay.url, TOKEN, events.slice(0, 6));
   await waitFor('first batches', () => recv.items.length >= 6);
   recv.mode = { kind: 'hold' };
@@ -176,13 +178,15 @@ test('a receiver that refuses the exporter (401) stops it with exit 5 and a name
   t.after(() => recv.stop());
   const session = `s-${randomBytes(3).toString('hex')}`;
   recv.mode = { kind: 'status', status: 400, count: 1 };
-  const x = startExporter(recv.url, join(dir, 'refuse.json'), { session }, ['--batch-size', '3', '--header', 'Authorization: Bearer otlp-secret-xyz']);
+  const x = startExporter(recv.url, join(dir, 'refuse.json'), { session }, ['--batch-size', '3', '--header', 'Authorization: Bearer otlp-secret-xyz'], { OTEL_EXPORTER_OTLP_HEADERS: 'x-team=ops%20a,authorization=overridden-by-header' });
+  t.after(() => stopExporter(x));
   const events = makeEvents('ref', session, 0, 9).filter((e) => e['session'] === session);
   await postEvents(relay.url, TOKEN, events.slice(0, 3));
   await waitFor('the 400', () => /AEP_BRIDGE_REJECTED: 3 item\(s\) refused for good and dropped: .*HTTP 400/.test(x.stderr()));
   await postEvents(relay.url, TOKEN, events.slice(3, 6));
   await waitFor('later batches still go', () => recv.items.length >= 3);
-  assert.equal(recv.requests[0]!.headers['authorization'], 'Bearer otlp-secret-xyz', '--header reaches the receiver');
+  assert.equal(recv.requests[0]!.headers['authorization'], 'Bearer otlp-secret-xyz', '--header reaches the receiver (and wins over the environment)');
+  assert.equal(recv.requests[0]!.headers['x-team'], 'ops a', '$OTEL_EXPORTER_OTLP_HEADERS reaches the receiver');
   recv.mode = { kind: 'status', status: 401 };
   await postEvents(relay.url, TOKEN, events.slice(6));
   assert.equal(await x.exited, 5);

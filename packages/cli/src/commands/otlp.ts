@@ -82,15 +82,16 @@ export async function envelopeProblem(): Promise<(value: unknown) => string | un
   };
 }
 
-/** `--header` values (`Name: value` or `Name=value`), merged over `base`; names checked. */
+/** `--header` values (`Name: value` or `Name=value`), merged over `base` (names are case-insensitive: a later one replaces an earlier one). */
 export function parseHeaders(list: readonly string[] | undefined, base: Record<string, string> = {}): Record<string, string> {
-  const out: Record<string, string> = { ...base };
+  const out = new Map<string, [string, string]>();
+  for (const [k, v] of Object.entries(base)) out.set(k.toLowerCase(), [k, v]);
   for (const h of list ?? []) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*[:=]\s*(.*)$/.exec(h);
     if (!m) throw new CliError('AEP_CLI_BAD_OPTION', '--header must be "Name: value" (or Name=value) with an HTTP header name', EXIT.USAGE);
-    out[m[1]!] = m[2]!;
+    out.set(m[1]!.toLowerCase(), [m[1]!, m[2]!]);
   }
-  return out;
+  return Object.fromEntries(out.values());
 }
 
 /** `OTEL_EXPORTER_OTLP_HEADERS` / `_LOGS_HEADERS` (`k=v,k2=v2`, values URL-encoded; OTel SDK configuration). */
@@ -101,7 +102,10 @@ export function otelEnvHeaders(): Record<string, string> {
     for (const part of v.split(',')) {
       const eq = part.indexOf('=');
       if (eq <= 0) continue;
-      try { out[decodeURIComponent(part.slice(0, eq).trim())] = decodeURIComponent(part.slice(eq + 1).trim()); } catch { /* malformed entry: ignored, as the OTel SDKs do */ }
+      try {
+        const name = decodeURIComponent(part.slice(0, eq).trim());
+        if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) out[name] = decodeURIComponent(part.slice(eq + 1).trim());
+      } catch { /* malformed entry: ignored, as the OTel SDKs do */ }
     }
   }
   return out;
@@ -234,7 +238,7 @@ export function register(program: Command): void {
     .option('--max-capture <level>', 'exporter ceiling: an event whose capture is above it exports no payload at all (default metadata; live: --capture)')
     .option('--service-name <name>', 'resource service.name for every record (default: the event agent)')
     .option('--wire', 'offline: print each record as an OTLP/HTTP JSON ExportLogsServiceRequest instead of the pinned shape')
-    .option('--endpoint <url>', 'live mode: OTLP/HTTP receiver base URL (POST {url}/v1/logs), e.g. http://127.0.0.1:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT)');
+    .option('--endpoint <url>', 'live mode: OTLP/HTTP receiver base URL (POST {url}/v1/logs), e.g. http://127.0.0.1:4318');
   addLiveOptions(cmd, '256').addHelpText('after', `
 Offline: each input line is an AEP event; each output line is its LogRecord in the pinned shape
 (brief 07 §3: time_unix_nano as an exact decimal string, event_name "dev.aep." + type, severity,
@@ -260,7 +264,9 @@ Examples:
   aep otlp --max-capture redacted --wire < events.jsonl
   aep otlp --relay http://127.0.0.1:8787 --endpoint http://127.0.0.1:4318 --capture metadata`);
   cmd.action(action(async (files: string[], opts: OtlpOpts) => {
-    const endpoint = opts.endpoint ?? process.env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+    // Live only with an explicit --endpoint: an OTEL_EXPORTER_OTLP_ENDPOINT in the environment must
+    // not turn an offline conversion into an exporter.
+    const endpoint = opts.endpoint;
     const maxCapture = opts.maxCapture === undefined ? undefined : parseCeiling(opts.maxCapture);
     const { toOtlpLogRecord, otlpExportRequest } = await import('@aep/bridges');
     if (endpoint === undefined) {
