@@ -193,3 +193,14 @@ test('a receiver that refuses the exporter (401) stops it with exit 5 and a name
   assert.match(x.stderr(), /AEP_BRIDGE_REFUSED: http:\/\/127\.0\.0\.1:\d+\/v1\/logs answered HTTP 401 \(not retried/);
   assert.doesNotMatch(x.stderr(), /otlp-secret-xyz/, 'headers are never printed');
 });
+
+test('a relay that refuses the subscription (wrong token) stops the exporter: exit 5, AEP_BRIDGE_RELAY, token not printed', async (t) => {
+  const recv = await new OtlpReceiver().start();
+  t.after(() => recv.stop());
+  const x = startExporter(recv.url, join(dir, 'badtoken.json'), {}, [], { AEP_TOKEN: 'wrong-token-abc' });
+  t.after(() => stopExporter(x));
+  assert.equal(await x.exited, 5);
+  assert.match(x.stderr(), /aep: AEP_BRIDGE_RELAY: the relay refused the subscription: .*401/);
+  assert.doesNotMatch(x.stderr(), /wrong-token-abc/);
+  assert.equal(recv.requests.length, 0);
+});
