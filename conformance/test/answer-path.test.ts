@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { elicitationToForm, validateFormAnswer, RULES } from '@aep/protocol';
 import type { FieldSpec, FormConstraints } from '@aep/protocol';
-import { AttentionEngine, CommandSender, EmitterConnection } from '@aep/client';
+import { AttentionEngine, CommandSender, EmitterConnection } from '@aep/client/node';
 import type { AnswerCheck, AttentionRequestInput, CommandDecision } from '@aep/client';
 import { AepSide } from '@aep/mcp-bridge';
 import { applyAnswer, ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS } from '@aep/adapter-claude-code';

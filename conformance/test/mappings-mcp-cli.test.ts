@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { subscribe } from '@aep/client';
+import { subscribe } from '@aep/client/node';
 import type { WireEvent } from '@aep/client';
 import { spawnAep, startRelayProcess } from '../../test/support/cli.js';
 

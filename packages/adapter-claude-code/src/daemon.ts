@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
 import type { CaptureLevel } from '@aep/protocol';
 import { captureRank } from '@aep/protocol';
-import { AttentionEngine, EmitterConnection } from '@aep/client';
+import { AttentionEngine, EmitterConnection } from '@aep/client/node';
 import type { AnswerCheck, AttentionKind, AttentionPort, AttentionPromise, CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
 import type { MappingConfig } from './config.js';
 import { captureFor, mappingConfig } from './config.js';

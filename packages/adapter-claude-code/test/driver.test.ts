@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { validateStream } from '@aep/protocol';
-import { subscribe } from '@aep/client';
+import { subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
 import { runAep, spawnAep, startRelayProcess } from '../../../test/support/cli.js';
 

@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { EmitterConnection } from '@aep/client';
+import { EmitterConnection } from '@aep/client/node';
 import { aepArgv, repoRoot, runAep, spawnAep, startRelayProcess } from '../../../test/support/cli.js';
 
 const TOKEN = 'test-token-answer';

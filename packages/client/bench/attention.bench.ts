@@ -4,7 +4,7 @@
 // a raw WebSocket echo round trip on this machine, and a raw event hop through the same relay
 // (WS emit → WS consumer). Prints results only; asserts nothing.
 import { WebSocketServer, WebSocket } from 'ws';
-import { AttentionEngine, CommandSender, EmitterConnection, subscribe } from '@aep/client';
+import { AttentionEngine, CommandSender, EmitterConnection, subscribe } from '@aep/client/node';
 import type { FieldSpec, WireEvent } from '@aep/client';
 import { startRelayProcess } from '../../../test/support/cli.js';
 import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';

@@ -1,14 +1,23 @@
-// Emitter connection over the WebSocket binding (AEP-0003 §3.5, §4; AEP-0004 §5.3).
-import WebSocket from 'ws';
-import { captureRank, scopeClass } from '@aep/protocol';
+// Emitter connection over the WebSocket binding (AEP-0003 §3.5, §4; AEP-0004 §5.3). Node only
+// (the `@aep/client/node` entry): durable epochs use `node:fs`, the default socket is `ws`.
+import { homedir } from 'node:os';
+import {
+  captureRank, scopeClass, encodeFrame, generateClaim, helloFrame, isRosterReply, parseSocketMessage, pingFrame, pongFrame,
+  redactUrl, rosterRequestFrame,
+} from '@aep/protocol';
+import type { CaptureLevel, OfflineRequest, RedactOptions } from '@aep/protocol';
 import { createEmitter, downlevel, isCommandType } from './proto.js';
 import type { EventBuilder } from './proto.js';
-import type { CaptureLevel } from '@aep/protocol';
 import { allocateEpoch } from './epoch.js';
-import { ClientError } from './errors.js';
+import { ClientError, isRefusalStatus, refusedError } from './errors.js';
 import { ackData, clampCapture } from './build.js';
+import { hostName } from './host.js';
+import { redactPayload } from './redaction.js';
+import { standardSocketFactory } from './socket.js';
+import type { ClientSocket, SocketFactory } from './socket.js';
+import { nodeSocketFactory } from './socket-node.js';
 import type { CommandDecision, CommandHandler, EmitAttributes, EmitterOptions, EmitterStats, WireEvent } from './types.js';
-import { BoundedMap, backoffDelay, defaultSource, hostName, isObject, socketUrl, tryParse } from './util.js';
+import { BoundedMap, backoffDelay, defaultSource } from './util.js';
 
 interface Pending { raw: string; severity: string; session: string | undefined }
 type DedupeEntry = { state: 'deciding' } | { state: 'acked'; raw: string };
@@ -19,13 +28,21 @@ const RESEND_WINDOW_MS = 2_000;
 const PING_INTERVAL_MS = 30_000;
 const LIVENESS_TIMEOUT_MS = 90_000;
 const RESEND_MAX = 256;
+/** Offline requests remembered until this connection owns their session (contract C4). */
+const OFFLINE_LIMIT = 10_000;
+/** Request ids this connection raised / sessions it emitted into (bounded memories). */
+const OWN_LIMIT = 100_000;
 
 /**
- * One duplex connection to a relay as an emitter: sends `hello` (role `emitter`, identity,
- * `capabilities.control`), assigns `seq` per session and a monotonic `epoch`, claims sessions
- * by emitting into them (and re-claims them after a reconnect), reconnects with backoff,
- * buffers while disconnected (bounded, drops debug/info first, counted), and receives commands
- * (dedupe on `(source, id)`, one recorded ack per command, byte-identical re-ack).
+ * One duplex connection to a relay as an emitter: sends `hello` (role `both`, identity,
+ * `capabilities.control`, and a random `claim` kept for the life of the instance, contract C3),
+ * assigns `seq` per session and a monotonic `epoch`, claims sessions by emitting into them (and
+ * re-claims them after a reconnect), reconnects with backoff (never after HTTP 401/403: the
+ * token is refused, `AEP_CLIENT_REFUSED`), buffers while disconnected (bounded, drops
+ * debug/info first, counted), runs the §9.4 pipeline on everything it sends at `redacted`,
+ * dismisses the offline requests of its own sessions it did not raise (contract C4), and
+ * receives commands (dedupe on `(source, id)`, one recorded ack per command, byte-identical
+ * re-ack).
  */
 export class EmitterConnection {
   /** The epoch used for every session of this connection (AEP-0001 §7.2). */
@@ -46,13 +63,29 @@ export class EmitterConnection {
   private readonly queue: Pending[] = [];
   private readonly handlers = new Map<string, CommandHandler>();
   private readonly dedupe = new BoundedMap<string, DedupeEntry>(DEDUPE_LIMIT);
-  private ws: WebSocket | undefined;
+  private ws: ClientSocket | undefined;
+  private readonly factory: SocketFactory;
+  /** Ownership secret presented in every `hello` (contract C3). Never logged, never in stats. */
+  readonly #claim: string = generateClaim();
+  private readonly redactOptions: RedactOptions;
+  /** Why the relay will not take this connection (HTTP 401/403): no more reconnects. */
+  private refusal: ClientError | undefined;
+  private rosterCounter = 0;
+  private rosterId: string | undefined;
+  /** Offline requests (contract C4) of our source not yet dismissed, by request id (bounded). */
+  private readonly offline = new Map<string, OfflineRequest>();
+  /** Sessions this connection emitted sequenced events into. */
+  private readonly owned = new BoundedMap<string, true>(OWN_LIMIT);
+  /** `attention.requested` ids this connection raised (never dismissed as offline). */
+  private readonly raised = new BoundedMap<string, true>(OWN_LIMIT);
+  private readonly dismissedIds = new BoundedMap<string, true>(OWN_LIMIT);
+  private closeWaiter: (() => void) | undefined;
   private ready = false;
   private closed = false;
   private attempts = 0;
   private everConnected = false;
   private timer: NodeJS.Timeout | undefined;
-  private readonly counters = { dropped: 0, reconnects: 0, commands: 0 };
+  private readonly counters = { dropped: 0, reconnects: 0, commands: 0, dismissed: 0 };
   private readonly helloWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly drainWaiters: (() => void)[] = [];
 
@@ -60,13 +93,17 @@ export class EmitterConnection {
     if (!options.agent) throw new ClientError('AEP_CLIENT_OPTION', 'option "agent" is required (AEP-0003 §4: identity.agent)');
     this.epoch = allocateEpoch(options.agent, options.stateDir);
     this.ceiling = options.capture ?? 'metadata';
-    this.baseSource = options.source ?? defaultSource(options.agent);
+    this.baseSource = options.source ?? defaultSource(options.agent, hostName());
+    this.redactOptions = { home: homedir(), ...(options.redact ?? {}) };
+    this.factory = options.socketFactory ?? (options.WebSocket ? standardSocketFactory(options.WebSocket) : nodeSocketFactory);
     this.open();
   }
 
   /**
    * Open the connection and resolve once the relay's `hello` arrived; rejects with
-   * `AEP_CLIENT_UNREACHABLE` after `timeoutMs` (default 5 000) but keeps no socket behind.
+   * `AEP_CLIENT_REFUSED` at once when the relay refuses the token (HTTP 401/403),
+   * `AEP_CLIENT_HELLO` when it refuses the hello, or `AEP_CLIENT_UNREACHABLE` after `timeoutMs`
+   * (default 5 000); keeps no socket behind.
    */
   static async connect(options: EmitterOptions & { timeoutMs?: number }): Promise<EmitterConnection> {
     const conn = new EmitterConnection(options);
@@ -82,6 +119,7 @@ export class EmitterConnection {
   /** Resolves when the relay's `hello` has been received (now or after a reconnect). */
   waitReady(timeoutMs = 5_000): Promise<void> {
     if (this.ready) return Promise.resolve();
+    if (this.refusal) return Promise.reject(this.refusal);
     return new Promise<void>((resolve, reject) => {
       const w = {
         resolve: () => { clearTimeout(t); resolve(); },
@@ -90,7 +128,7 @@ export class EmitterConnection {
       const t = setTimeout(() => {
         const i = this.helloWaiters.indexOf(w);
         if (i >= 0) this.helloWaiters.splice(i, 1);
-        reject(new ClientError('AEP_CLIENT_UNREACHABLE', `relay at ${safeUrl(this.options.url)} did not complete hello within ${timeoutMs} ms`));
+        reject(new ClientError('AEP_CLIENT_UNREACHABLE', `relay at ${redactUrl(this.options.url)} did not complete hello within ${timeoutMs} ms`));
       }, timeoutMs);
       this.helloWaiters.push(w);
     });
@@ -122,28 +160,39 @@ export class EmitterConnection {
       builder = createEmitter({ source, agent: this.options.agent, epoch: this.epoch });
       this.builders.set(source, builder);
     }
-    // Over the ceiling: build at the requested level, then down-level (AEP-0001 §8.2(b)).
     const requested = attrs.capture ?? 'metadata';
     const capture = clampCapture(requested, this.ceiling);
+    // At `redacted` this connection is the redacting emitter (AEP-0003 §9.4, §9.5): the §9.4
+    // pipeline runs on every member the capture tree puts at `redacted` (and on the [metadata*]
+    // text members and unannotated ones), `full` members are dropped, whatever the caller
+    // passed, so nothing built on this SDK claims `redacted` for unredacted text (issue 12).
+    // Below `redacted`: build at the requested level, then down-level (AEP-0001 §8.2(b)).
+    const redacting = capture === 'redacted' && data !== undefined;
+    const payload = redacting ? redactPayload(type, data, this.redactOptions) : data;
+    const buildAt = redacting ? capture : requested;
     let event = builder.build({
-      type, ...(s !== undefined ? { session: s } : {}), ...(data !== undefined && requested !== 'none' ? { data } : {}),
+      type, ...(s !== undefined ? { session: s } : {}), ...(payload !== undefined && requested !== 'none' ? { data: payload } : {}),
       ...(attrs.subject !== undefined ? { subject: attrs.subject } : {}),
       ...(attrs.run !== undefined ? { run: attrs.run } : {}),
       ...(attrs.step !== undefined ? { step: attrs.step } : {}),
       ...(attrs.cause !== undefined ? { cause: attrs.cause } : {}),
       ...(attrs.traceparent !== undefined ? { traceparent: attrs.traceparent } : {}),
       ...(attrs.severity !== undefined ? { severity: attrs.severity } : {}),
-      capture: requested,
+      capture: buildAt,
       ...(attrs.extensions ? { extensions: attrs.extensions } : {}),
     }) as unknown as WireEvent;
-    if (capture !== requested) event = downlevel(event, capture);
+    if (capture !== buildAt) event = downlevel(event, capture);
     const raw = JSON.stringify(event);
+    let newlyOwned = false;
     if (s !== undefined && typeof event.seq === 'number') {
       // Only sequenced events claim a session (AEP-0003 §7.2).
       if (type === 'session.ended') this.claims.delete(s);
       else this.claims.set(s, raw);
+      if (!this.owned.has(s)) { this.owned.set(s, true); newlyOwned = true; }
     }
+    if (type === 'attention.requested') this.raised.set(event.id, true);
     this.enqueue({ raw, severity: event.severity ?? 'info', session: s });
+    if (newlyOwned && s !== undefined) this.dismissOfflineOf(s);
     return { event, raw };
   }
 
@@ -187,13 +236,13 @@ export class EmitterConnection {
     const ws = this.ws;
     this.ws = undefined;
     this.ready = false;
-    if (ws && ws.readyState !== WebSocket.CLOSED) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => { ws.terminate(); resolve(); }, 1_000);
-        ws.once('close', () => { clearTimeout(t); resolve(); });
-        try { ws.close(1000); } catch { clearTimeout(t); resolve(); }
-      });
-    }
+    if (!ws) return;
+    if (!ws.isOpen) { ws.terminate(); return; }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => { ws.terminate(); resolve(); }, 1_000);
+      this.closeWaiter = () => { clearTimeout(t); resolve(); };
+      ws.close(1000);
+    });
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -203,61 +252,65 @@ export class EmitterConnection {
   }
 
   private open(): void {
-    if (this.closed) return;
-    const headers: Record<string, string> = {};
-    if (this.options.token) headers['Authorization'] = `Bearer ${this.options.token}`;
-    let ws: WebSocket;
-    try {
-      ws = new WebSocket(socketUrl(this.options.url), { headers, perMessageDeflate: false });
-    } catch (err) {
-      this.log(`emitter: bad relay url: ${(err as Error).message}`);
-      this.scheduleReconnect();
-      return;
-    }
-    this.ws = ws;
-    ws.on('open', () => {
-      const control = this.options.control;
-      const hello = {
-        type: 'hello', versions: ['0.1'], role: 'emitter',
-        identity: { agent: this.options.agent, instance: this.options.instance ?? `${hostName()}/${process.pid}` },
-        capabilities: {
-          capture: captureLevelsUpTo(this.ceiling),
-          ...(this.options.emits ? { emits: this.options.emits } : {}),
-          ...(control ? { control: { accepts: control.accepts, ack_window_ms: control.ackWindowMs ?? 10_000 } } : {}),
-        },
-      };
-      ws.send(JSON.stringify(hello));
+    if (this.closed || this.refusal) return;
+    const where = `relay at ${redactUrl(this.options.url)}`;
+    let lastHeard = Date.now();
+    let refused: number | undefined;
+    const ws: ClientSocket = this.factory({ url: this.options.url, ...(this.options.token ? { token: this.options.token } : {}) }, {
+      open: () => {
+        lastHeard = Date.now();
+        const control = this.options.control;
+        // Role `both`: the connection emits and also asks for the roster (brief 05 §7.2 rule 2:
+        // an emitter-role connection may not), to find its own offline requests (contract C4).
+        ws.send(encodeFrame(helloFrame({
+          role: 'both',
+          identity: { agent: this.options.agent, instance: this.options.instance ?? `${hostName()}/${process.pid}` },
+          capabilities: {
+            capture: captureLevelsUpTo(this.ceiling),
+            ...(this.options.emits ? { emits: this.options.emits } : {}),
+            ...(control ? { control: { accepts: control.accepts, ack_window_ms: control.ackWindowMs ?? 10_000 } } : {}),
+          },
+          claim: this.#claim,
+        })));
+      },
+      message: (text) => {
+        lastHeard = Date.now();
+        if (this.ws === ws) this.onFrame(text);
+      },
+      refused: (status) => {
+        refused = status;
+        if (isRefusalStatus(status)) {
+          // A refused token will not become right by retrying (issue 14): stop, say it once.
+          this.refusal = refusedError(`${where} refused the emitter connection`, status);
+          this.log(`emitter: ${this.refusal.message}; not retrying`);
+          for (const w of this.helloWaiters.splice(0)) w.reject(this.refusal);
+        } else {
+          this.log(`emitter: ${where} refused the socket: HTTP ${status}`);
+        }
+      },
+      error: (message) => { if (refused === undefined) this.log(`emitter: socket error: ${message}`); },
+      close: () => {
+        clearInterval(live);
+        this.closeWaiter?.();
+        this.closeWaiter = undefined;
+        if (this.ws !== ws) return;
+        this.ws = undefined;
+        this.ready = false;
+        this.scheduleReconnect();
+      },
     });
+    this.ws = ws;
     // Liveness (AEP-0003 §3.5.5: ping every 30 s, give up after 90 s of silence) so a half-open
     // socket is noticed and the emitter reconnects instead of buffering into the void.
-    let lastHeard = Date.now();
     const live = setInterval(() => {
       if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) { this.log('emitter: relay silent; reconnecting'); ws.terminate(); return; }
-      if (ws.readyState === WebSocket.OPEN && this.ready) ws.send(JSON.stringify({ type: 'ping', t: Date.now() }));
+      if (ws.isOpen && this.ready) ws.send(encodeFrame(pingFrame()));
     }, PING_INTERVAL_MS);
     live.unref?.();
-    ws.on('message', (buf: Buffer, isBinary: boolean) => {
-      lastHeard = Date.now();
-      if (isBinary) return;
-      this.onFrame(buf.toString('utf8'));
-    });
-    ws.on('pong', () => { lastHeard = Date.now(); });
-    ws.on('unexpected-response', (_req, res) => {
-      this.log(`emitter: relay refused the socket: HTTP ${res.statusCode ?? 0}${res.statusCode === 401 ? ' (check the token)' : ''}`);
-      ws.terminate();
-    });
-    ws.on('error', (err) => this.log(`emitter: socket error: ${err.message}`));
-    ws.on('close', () => {
-      clearInterval(live);
-      if (this.ws !== ws) return;
-      this.ws = undefined;
-      this.ready = false;
-      this.scheduleReconnect();
-    });
   }
 
   private scheduleReconnect(): void {
-    if (this.closed) return;
+    if (this.closed || this.refusal) return;
     const max = this.options.reconnect?.maxAttempts ?? Infinity;
     if (this.attempts >= max) {
       for (const w of this.helloWaiters.splice(0)) w.reject(new ClientError('AEP_CLIENT_UNREACHABLE', `gave up after ${this.attempts} attempts`));
@@ -269,31 +322,43 @@ export class EmitterConnection {
   }
 
   private onFrame(text: string): void {
-    const msg = tryParse(text);
-    if (!isObject(msg) || typeof msg['type'] !== 'string') return;
-    const type = msg['type'];
-    if (type.includes('.')) {
+    const m = parseSocketMessage(text);
+    if (m.kind === 'event') {
       // An Event (AEP-0003 §2). Emitters receive commands this way (AEP-0004 §5.2 step 6).
-      if (isCommandType(type)) void this.onCommandEvent(msg as unknown as WireEvent, text);
+      if (isCommandType(m.type)) void this.onCommandEvent(m.event as unknown as WireEvent, text);
       return;
     }
-    switch (type) {
+    if (m.kind !== 'frame') return; // unknown frames are ignored (AEP-0003 §2)
+    const f = m.frame;
+    switch (f.type) {
       case 'hello':
-        this.onHello();
+        this.onHello(isObject(f.capabilities) && isObject(f.capabilities['roster']));
         break;
       case 'ping':
-        this.sendFrame({ type: 'pong', t: msg['t'] });
+        this.sendFrame(encodeFrame(pongFrame(f.t)));
+        break;
+      case 'roster':
+        if (isRosterReply(f) && f.id === this.rosterId) {
+          this.rosterId = undefined;
+          if (f.offline) this.onOffline(f.offline);
+        }
         break;
       case 'error':
-        // e.g. invalid-event for an event we sent; never includes our token.
-        this.log(`emitter: relay error ${String(msg['code'])}${msg['cause'] ? ` (cause ${String(msg['cause'])})` : ''}: ${String(msg['detail'] ?? '')}`);
+        if (!this.ready && f.id === undefined && f.cause === undefined) {
+          // The relay refused the hello itself (version-unsupported, hello-required).
+          const err = new ClientError('AEP_CLIENT_HELLO', `relay refused hello: ${f.code}${f.detail ? `: ${f.detail}` : ''}`, { wireCode: f.code });
+          for (const w of this.helloWaiters.splice(0)) w.reject(err);
+        }
+        if (f.id !== undefined && f.id === this.rosterId) this.rosterId = undefined;
+        // e.g. invalid-event for an event we sent; never includes our token or claim.
+        this.log(`emitter: relay error ${f.code}${f.cause ? ` (cause ${f.cause})` : ''}: ${f.detail ?? ''}`);
         break;
       default:
-        break; // unknown frames are ignored (AEP-0003 §2)
+        break;
     }
   }
 
-  private onHello(): void {
+  private onHello(rosterAdvertised: boolean): void {
     const wasConnected = this.everConnected;
     this.ready = true;
     this.attempts = 0;
@@ -307,11 +372,51 @@ export class EmitterConnection {
     for (const [session, raw] of this.claims) if (!covered.has(session)) this.write(raw, session);
     for (const r of resend) this.write(r.raw, r.session);
     this.drain();
+    // Contract C4: ask which requests of our sessions lost their asker (only where advertised,
+    // brief 05 §7.2 rule 1). The reply is matched against the sessions this connection owns.
+    if (rosterAdvertised && this.options.dismissOffline !== false) {
+      this.rosterId = `offline-${++this.rosterCounter}`;
+      this.sendFrame(encodeFrame(rosterRequestFrame(this.rosterId)));
+    }
     for (const w of this.helloWaiters.splice(0)) w.resolve();
   }
 
-  private sendFrame(frame: Record<string, unknown>): void {
-    if (this.ws && this.ready) this.ws.send(JSON.stringify(frame));
+  /** Remember the offline requests of our own source; dismiss those of sessions we already own. */
+  private onOffline(entries: readonly OfflineRequest[]): void {
+    // Each roster is a complete snapshot (brief 05 §7.2 rule 6): it replaces the previous one.
+    this.offline.clear();
+    for (const o of entries) {
+      if (this.offline.size >= OFFLINE_LIMIT) break;
+      if (o.source !== this.sourceFor(o.session) || this.raised.has(o.request) || this.dismissedIds.has(o.request)) continue;
+      this.offline.set(o.request, o);
+    }
+    const sessions = new Set<string>();
+    for (const o of this.offline.values()) if (this.owned.has(o.session)) sessions.add(o.session);
+    for (const s of sessions) this.dismissOfflineOf(s);
+  }
+
+  /**
+   * Contract C4: this connection owns `(source, session)` again and did not raise these
+   * requests; it resolves them as dismissed, as the session owner (`subject` = request id).
+   */
+  private dismissOfflineOf(session: string): void {
+    if (this.offline.size === 0 || this.closed) return;
+    for (const [id, o] of [...this.offline]) {
+      if (o.session !== session) continue;
+      this.offline.delete(id);
+      if (this.raised.has(id) || this.dismissedIds.has(id)) continue;
+      this.dismissedIds.set(id, true);
+      try {
+        this.emitRaw(session, 'attention.resolved', { resolution: 'dismissed' }, { subject: id, capture: 'metadata' });
+        this.counters.dismissed++;
+      } catch (err) {
+        this.log(`emitter: could not dismiss offline request ${id}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private sendFrame(text: string): void {
+    if (this.ws && this.ready) this.ws.send(text);
   }
 
   private enqueue(p: Pending): void {
@@ -401,15 +506,6 @@ function captureLevelsUpTo(ceiling: CaptureLevel): CaptureLevel[] {
   return all.filter((l) => captureRank(l) <= captureRank(ceiling));
 }
 
-/** A URL safe to print: no credentials, no query (AEP-0003 §11: never log `access_token`). */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    return u.toString();
-  } catch {
-    return '<invalid url>';
-  }
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

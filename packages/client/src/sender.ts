@@ -1,18 +1,21 @@
-// Control sender (AEP-0004 §5.4).
-import WebSocket from 'ws';
-import type { Issue } from '@aep/protocol';
-import { createEmitter } from './proto.js';
-import type { EventBuilder } from './proto.js';
-import { safeUrl } from './emitter.js';
-import { ClientError } from './errors.js';
-import type { CancelInput, CommandResult, CommandSenderOptions, RespondInput, WireEvent } from './types.js';
-import { defaultSource, isObject, socketUrl, tryParse } from './util.js';
+// Control sender (AEP-0004 §5.4; brief 06 §5.4). Browser-safe: the socket comes from the socket
+// seam (a standard WebSocket, or `ws` in the Node entry), frames from the protocol wire layer.
+import {
+  createEmitter, encodeFrame, helloFrame, isRosterReply, parseSocketMessage, pongFrame, redactUrl, rosterRequestFrame,
+  subscribeFrame, unsubscribeFrame,
+} from '@aep/protocol';
+import type { EventBuilder, EventInput, Issue } from '@aep/protocol';
+import { ClientError, isRefusalStatus, refusedError } from './errors.js';
+import { resolveSocketFactory } from './socket.js';
+import type { ClientSocket, SocketFactory } from './socket.js';
+import type { CancelInput, CommandResult, CommandSenderOptions, RespondInput, RosterSnapshot, SteerInput, WireEvent } from './types.js';
+import { defaultSource, isObject } from './util.js';
 
 /** Standing ack subscriptions kept per sender. */
 const MAX_ACK_SUBS = 32;
+const ROSTER_TIMEOUT_MS = 5_000;
 
 interface Waiter {
-  id: string;
   onAck: (ack: WireEvent) => void;
   onRefusal: (code: string, detail?: string) => void;
 }
@@ -20,31 +23,52 @@ interface Waiter {
 /**
  * Sends commands on an authenticated WebSocket and waits for their ack: subscribes to the
  * target session's acks before sending, retries silently-unacked commands with the identical
- * envelope, reports `accepted` / `rejected` (reason, issues) / `refused` (relay error frame) /
- * `no-ack` (window passed).
+ * envelope (reconnecting first when the socket dropped), and reports `accepted` / `rejected`
+ * (reason, issues) / `refused` (relay error frame) / `no-ack` (window passed). Connects on
+ * first use; {@link CommandSender.connect} connects at once.
  */
 export class CommandSender {
-  private ws: WebSocket | undefined;
+  private sock: ClientSocket | undefined;
+  private opening: Promise<void> | undefined;
+  private helloed = false;
+  private rosterAdvertised = false;
   private readonly waiters = new Map<string, Waiter>();
   private readonly subAcks = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
-  private subCounter = 0;
+  private readonly rosterWaiters = new Map<string, (r: RosterSnapshot | null) => void>();
+  private counter = 0;
   private readonly ackSubs = new Map<string, { id: string; ready: Promise<void> }>();
   private closed = false;
   private readonly agent: string;
   private readonly source: string;
   private readonly builder: EventBuilder;
+  private readonly factory: SocketFactory;
 
   constructor(readonly options: CommandSenderOptions) {
     this.agent = options.agent ?? 'aep-cli';
     this.source = options.source ?? defaultSource(this.agent);
     this.builder = createEmitter({ source: this.source, agent: this.agent });
+    this.factory = resolveSocketFactory(options);
   }
 
-  /** Connect and complete `hello`; rejects with `ClientError('AEP_CLIENT_UNREACHABLE')` when the relay cannot be reached. */
+  /**
+   * Connect and complete `hello`. Rejects with `AEP_CLIENT_REFUSED` (HTTP 401/403: the token),
+   * `AEP_CLIENT_HELLO` (the relay refused the hello) or `AEP_CLIENT_UNREACHABLE`.
+   */
   static async connect(options: CommandSenderOptions): Promise<CommandSender> {
     const s = new CommandSender(options);
     await s.open();
     return s;
+  }
+
+  /** Connects now (idempotent; resolves at once while connected). Same rejections as {@link CommandSender.connect}. */
+  open(): Promise<void> {
+    if (this.closed) return Promise.reject(new ClientError('AEP_CLIENT_CLOSED', 'sender is closed'));
+    if (this.sock?.isOpen && this.helloed) return Promise.resolve();
+    if (!this.opening) {
+      this.opening = this.connectOnce();
+      this.opening.then(() => { this.opening = undefined; }, () => { this.opening = undefined; });
+    }
+    return this.opening;
   }
 
   /** Build a `control.attention.respond` (subject = cause = request id) and send it. */
@@ -56,44 +80,61 @@ export class CommandSender {
     if (a.option !== undefined) answer['option'] = a.option;
     if (a.text !== undefined) answer['text'] = a.text;
     if (a.values !== undefined) answer['values'] = a.values;
-    const cmd = this.builder.build({
+    return this.build({
       type: 'control.attention.respond', session: input.session, ...(input.id !== undefined ? { id: input.id } : {}),
       data: { answer }, subject: input.requestId, cause: input.requestId, capture,
-    }) as unknown as WireEvent;
-    return this.send(cmd);
+      ...(input.extensions ? { extensions: input.extensions } : {}),
+    });
   }
 
-  /** Build a `control.cancel` and send it. */
+  /** Build a `control.cancel` (brief 06 §4: `scope`, optional `reason`; envelope `run` for run scope) and send it. */
   cancel(input: CancelInput): Promise<CommandResult> {
+    if (input.scope === 'run' && input.run === undefined) {
+      return Promise.reject(new ClientError('AEP_CLIENT_OPTION', 'control.cancel with scope "run" names the run (envelope run, AEP-0004 §5)'));
+    }
     const capture = input.capture ?? (input.reason !== undefined ? 'redacted' : 'metadata');
-    const cmd = this.builder.build({
+    return this.build({
       type: 'control.cancel', session: input.session, ...(input.id !== undefined ? { id: input.id } : {}),
       data: { scope: input.scope, ...(input.reason !== undefined ? { reason: input.reason } : {}) },
       capture, ...(input.run !== undefined ? { run: input.run } : {}),
-    }) as unknown as WireEvent;
-    return this.send(cmd);
+      ...(input.extensions ? { extensions: input.extensions } : {}),
+    });
+  }
+
+  /** Build a `control.pause` (payload `{}`, brief 06 §4) and send it. */
+  pause(input: SteerInput): Promise<CommandResult> {
+    return this.steer('control.pause', input);
+  }
+
+  /** Build a `control.resume` (payload `{}`, brief 06 §4) and send it. */
+  resume(input: SteerInput): Promise<CommandResult> {
+    return this.steer('control.resume', input);
   }
 
   /**
-   * Send a prebuilt command envelope (no `seq`). Subscribes to `{session, cause: id}` first so
-   * the ack cannot be missed (AEP-0004 §5.4 step 2); every attempt sends the same bytes.
+   * Send a prebuilt command envelope (no `seq`). Subscribes to the target session first so the
+   * ack cannot be missed (AEP-0004 §5.4 step 2); every attempt sends the same bytes.
    */
   async send(command: WireEvent): Promise<CommandResult> {
     if (typeof command.session !== 'string') throw new ClientError('AEP_CLIENT_OPTION', 'a command names its target session (AEP-0004 §2)');
+    const session = command.session;
     const raw = JSON.stringify(command);
     const window = this.options.ackWindowMs ?? 10_000;
     const attempts = 1 + Math.max(0, this.options.retries ?? 1);
-    await this.ackSubscription(command.session);
+    await this.open();
+    await this.ackSubscription(session);
     return await new Promise<CommandResult>((resolve) => {
       let attempt = 0;
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
       const finish = (r: CommandResult) => {
+        if (settled) return;
+        settled = true;
         if (timer) clearTimeout(timer);
         this.waiters.delete(command.id);
         resolve(r);
       };
       this.waiters.set(command.id, {
-        id: command.id,
         onAck: (ack) => {
           if (ack.type === 'control.accepted') return finish({ status: 'accepted', command, ack });
           const d = isObject(ack.data) ? ack.data : {};
@@ -106,119 +147,212 @@ export class CommandSender {
         },
         onRefusal: (code, detail) => finish({ status: 'refused', reason: code, command, ...(detail !== undefined ? { detail } : {}) }),
       });
-      const fire = () => {
+      const fire = async () => {
+        if (settled) return;
         if (attempt >= attempts || this.closed) return finish({ status: 'no-ack', command });
         attempt++;
+        if (!this.sock?.isOpen) {
+          // The socket dropped during the window: reconnect and re-subscribe before the retry.
+          try { await this.open(); await this.ackSubscription(session); } catch { /* counted as a silent attempt */ }
+        }
+        if (settled) return;
         // Identical bytes on every attempt (AEP-0004 §2: a retry reuses the id and source).
-        if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(raw);
-        timer = setTimeout(fire, window);
+        this.sock?.send(raw);
+        timer = setTimeout(() => { void fire(); }, window);
       };
-      fire();
+      void fire();
     });
   }
 
-  /** Close the socket. Idempotent. */
+  /**
+   * The relay's roster snapshot (brief 05 §7.2): live (connection, session) claims with their
+   * declared `control`, and, on a relay that tracks them, the `offline` requests (contract C4).
+   * `null` when unavailable: not advertised, refused, or no reply within 5 s.
+   */
+  async roster(): Promise<RosterSnapshot | null> {
+    try { await this.open(); } catch { return null; }
+    if (!this.rosterAdvertised || !this.sock) return null;
+    const id = `roster-${++this.counter}`;
+    const sock = this.sock;
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { this.rosterWaiters.delete(id); resolve(null); }, ROSTER_TIMEOUT_MS);
+      this.rosterWaiters.set(id, (r) => { clearTimeout(t); resolve(r); });
+      sock.send(encodeFrame(rosterRequestFrame(id)));
+    });
+  }
+
+  /** Settle a pending command from an ack seen on another transport (e.g. an SSE stream). */
+  observe(event: WireEvent): void {
+    if ((event.type === 'control.accepted' || event.type === 'control.rejected') && typeof event.cause === 'string') {
+      this.waiters.get(event.cause)?.onAck(event);
+    }
+  }
+
+  /** Close the socket; pending commands settle as `no-ack`. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const ws = this.ws;
-    this.ws = undefined;
-    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    const sock = this.sock;
+    this.sock = undefined;
+    if (!sock) return;
+    if (!sock.isOpen) { sock.terminate(); return; }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => { ws.terminate(); resolve(); }, 1_000);
-      ws.once('close', () => { clearTimeout(t); resolve(); });
-      try { ws.close(1000); } catch { clearTimeout(t); resolve(); }
+      const t = setTimeout(() => { sock.terminate(); resolve(); }, 1_000);
+      this.onSocketClosed = () => { clearTimeout(t); resolve(); };
+      sock.close(1000);
     });
   }
 
   // ---- internals -------------------------------------------------------------------------
 
-  private open(): Promise<void> {
-    const headers: Record<string, string> = {};
-    if (this.options.token) headers['Authorization'] = `Bearer ${this.options.token}`;
-    const timeoutMs = this.options.connectTimeoutMs ?? 5_000;
-    return new Promise<void>((resolve, reject) => {
-      let ws: WebSocket;
-      try {
-        ws = new WebSocket(socketUrl(this.options.url), { headers, perMessageDeflate: false, handshakeTimeout: timeoutMs });
-      } catch {
-        reject(new ClientError('AEP_CLIENT_OPTION', `invalid relay URL ${safeUrl(this.options.url)}`));
-        return;
-      }
-      this.ws = ws;
-      let settled = false;
-      const fail = (msg: string) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(t);
-        ws.terminate();
-        reject(new ClientError('AEP_CLIENT_UNREACHABLE', msg));
-      };
-      const t = setTimeout(() => fail(`relay at ${safeUrl(this.options.url)} did not answer hello within ${timeoutMs} ms`), timeoutMs);
-      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: this.agent } })));
-      ws.on('unexpected-response', (_req, res) => fail(`relay at ${safeUrl(this.options.url)} refused the socket: HTTP ${res.statusCode}`));
-      ws.on('error', (err) => fail(`cannot reach relay at ${safeUrl(this.options.url)}: ${err.message}`));
-      ws.on('close', () => {
-        fail(`relay at ${safeUrl(this.options.url)} closed the socket`);
-        for (const s of this.subAcks.values()) s.reject(new ClientError('AEP_CLIENT_CLOSED', 'socket closed'));
-        this.subAcks.clear();
-      });
-      ws.on('message', (buf: Buffer, isBinary: boolean) => {
-        if (isBinary) return;
-        const msg = tryParse(buf.toString('utf8'));
-        if (!isObject(msg) || typeof msg['type'] !== 'string') return;
-        const type = msg['type'];
-        if (type === 'hello') {
-          if (!settled) { settled = true; clearTimeout(t); resolve(); }
-          return;
-        }
-        if (type === 'ping') { ws.send(JSON.stringify({ type: 'pong', t: msg['t'] })); return; }
-        if (type === 'subscribed' && typeof msg['id'] === 'string') { this.subAcks.get(msg['id'])?.resolve(); this.subAcks.delete(msg['id']); return; }
-        if (type === 'error') {
-          const code = typeof msg['code'] === 'string' ? msg['code'] : 'error';
-          const detail = typeof msg['detail'] === 'string' ? msg['detail'] : undefined;
-          if (typeof msg['cause'] === 'string') this.waiters.get(msg['cause'])?.onRefusal(code, detail);
-          if (typeof msg['id'] === 'string') {
-            this.subAcks.get(msg['id'])?.reject(new ClientError('AEP_CLIENT_HTTP', `subscribe refused: ${code}${detail ? `: ${detail}` : ''}`));
-            this.subAcks.delete(msg['id']);
-          }
-          if (!settled && code === 'hello-required') fail(`relay refused hello: ${code}`);
-          return;
-        }
-        if (type === 'control.accepted' || type === 'control.rejected') {
-          const cause = msg['cause'];
-          if (typeof cause === 'string') this.waiters.get(cause)?.onAck(msg as unknown as WireEvent);
-        }
-      });
+  private onSocketClosed: (() => void) | undefined;
+
+  private steer(type: 'control.pause' | 'control.resume', input: SteerInput): Promise<CommandResult> {
+    return this.build({
+      type, session: input.session, ...(input.id !== undefined ? { id: input.id } : {}), data: {},
+      ...(input.run !== undefined ? { run: input.run } : {}),
+      ...(input.extensions ? { extensions: input.extensions } : {}),
     });
   }
 
+  /** Builds with the protocol builder (validated, AEP-0001 §10); a refusal rejects the promise. */
+  private build(input: EventInput): Promise<CommandResult> {
+    let cmd: WireEvent;
+    try {
+      cmd = this.builder.build(input) as unknown as WireEvent;
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.send(cmd);
+  }
+
+  private connectOnce(): Promise<void> {
+    const timeoutMs = this.options.connectTimeoutMs ?? 5_000;
+    const where = `relay at ${redactUrl(this.options.url)}`;
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      let failure: ClientError | undefined;
+      const settle = (err?: ClientError) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(t);
+        if (err) { reject(err); sock.terminate(); } else resolve();
+      };
+      const t = setTimeout(() => settle(new ClientError('AEP_CLIENT_UNREACHABLE', `${where} did not answer hello within ${timeoutMs} ms`)), timeoutMs);
+      const sock: ClientSocket = this.factory({ url: this.options.url, ...(this.options.token ? { token: this.options.token } : {}), handshakeTimeoutMs: timeoutMs }, {
+        open: () => {
+          sock.send(encodeFrame(helloFrame({ role: 'consumer', identity: { agent: this.agent, ...(this.options.instance ? { instance: this.options.instance } : {}) } })));
+        },
+        message: (text) => this.onMessage(sock, text, () => settle(), (e) => settle(e)),
+        refused: (status) => {
+          failure = isRefusalStatus(status) ? refusedError(`${where} refused the socket`, status) : new ClientError('AEP_CLIENT_HTTP', `${where} refused the socket: HTTP ${status}`, { status });
+        },
+        error: (message) => { if (!failure) failure = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach ${where}: ${message}`); },
+        close: () => {
+          settle(failure ?? new ClientError('AEP_CLIENT_UNREACHABLE', `${where} closed the socket`));
+          if (this.sock === sock) { this.sock = undefined; this.resetConnectionState(); }
+          this.onSocketClosed?.();
+        },
+      });
+      this.resetConnectionState();
+      this.sock = sock;
+    });
+  }
+
+  /** Standing subscriptions and pending frame replies die with a socket; they are re-made on the next command. */
+  private resetConnectionState(): void {
+    this.helloed = false;
+    this.ackSubs.clear();
+    for (const s of this.subAcks.values()) s.reject(new ClientError('AEP_CLIENT_CLOSED', 'socket closed'));
+    this.subAcks.clear();
+    for (const w of this.rosterWaiters.values()) w(null);
+    this.rosterWaiters.clear();
+  }
+
+  private onMessage(sock: ClientSocket, text: string, helloOk: () => void, helloFailed: (e: ClientError) => void): void {
+    const m = parseSocketMessage(text);
+    if (m.kind === 'event') {
+      const ev = m.event as unknown as WireEvent;
+      try { this.options.onEvent?.(ev, text); } catch { /* a consumer callback never breaks the sender */ }
+      if ((m.type === 'control.accepted' || m.type === 'control.rejected') && typeof ev.cause === 'string') this.waiters.get(ev.cause)?.onAck(ev);
+      return;
+    }
+    if (m.kind !== 'frame') return; // unknown frames are ignored (AEP-0003 §2)
+    const f = m.frame;
+    switch (f.type) {
+      case 'hello': {
+        if (this.helloed) return;
+        this.helloed = true;
+        const caps = f.capabilities;
+        // Ask for a roster only where it is advertised (brief 05 §7.2 rule 1).
+        this.rosterAdvertised = isObject(caps) && isObject(caps['roster']);
+        helloOk();
+        return;
+      }
+      case 'ping':
+        sock.send(encodeFrame(pongFrame(f.t)));
+        return;
+      case 'subscribed':
+        this.subAcks.get(f.id)?.resolve();
+        this.subAcks.delete(f.id);
+        return;
+      case 'roster':
+        if (isRosterReply(f)) {
+          const w = this.rosterWaiters.get(f.id);
+          if (w) { this.rosterWaiters.delete(f.id); w({ entries: f.entries, ...(f.offline ? { offline: f.offline } : {}) }); }
+        }
+        return;
+      case 'error': {
+        const detail = f.detail;
+        // Any cause-matched error frame is that command's refusal, whatever the code (brief 06 §5.1).
+        if (f.cause !== undefined) this.waiters.get(f.cause)?.onRefusal(f.code, detail);
+        if (f.id !== undefined) {
+          const s = this.subAcks.get(f.id);
+          if (s) {
+            this.subAcks.delete(f.id);
+            s.reject(new ClientError(f.code === 'unauthorized' ? 'AEP_CLIENT_REFUSED' : 'AEP_CLIENT_HTTP', `subscribe refused: ${f.code}${detail ? `: ${detail}` : ''}`, { wireCode: f.code }));
+          }
+          const r = this.rosterWaiters.get(f.id);
+          if (r) { this.rosterWaiters.delete(f.id); r(null); }
+        }
+        if (!this.helloed && f.cause === undefined && f.id === undefined) {
+          helloFailed(new ClientError('AEP_CLIENT_HELLO', `relay refused hello: ${f.code}${detail ? `: ${detail}` : ''}`, { wireCode: f.code }));
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
   /**
-   * One standing ack subscription per target session (`{session, type: acks}`), opened before
-   * the first command to it and reused (bounded to {@link MAX_ACK_SUBS} sessions).
+   * One standing subscription per target session (`{session, type: acks}`, or `{session}` with
+   * `watch:"session"`), opened before the first command to it and reused (bounded to
+   * {@link MAX_ACK_SUBS} sessions).
    */
   private ackSubscription(session: string): Promise<void> {
     const known = this.ackSubs.get(session);
     if (known) return known.ready;
-    const id = `acks-${++this.subCounter}`;
+    const id = `acks-${++this.counter}`;
     const ready = this.subscribeAcks(id, session);
     this.ackSubs.set(session, { id, ready });
-    ready.catch(() => { this.ackSubs.delete(session); });
+    ready.catch(() => { if (this.ackSubs.get(session)?.id === id) this.ackSubs.delete(session); });
     if (this.ackSubs.size > MAX_ACK_SUBS) {
       const [oldSession, old] = this.ackSubs.entries().next().value as [string, { id: string }];
       this.ackSubs.delete(oldSession);
-      if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'unsubscribe', id: old.id }));
+      this.sock?.send(encodeFrame(unsubscribeFrame(old.id)));
     }
     return ready;
   }
 
   private subscribeAcks(id: string, session: string): Promise<void> {
-    const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new ClientError('AEP_CLIENT_CLOSED', 'sender is not connected'));
+    const sock = this.sock;
+    if (!sock?.isOpen) return Promise.reject(new ClientError('AEP_CLIENT_CLOSED', 'sender is not connected'));
     return new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => { this.subAcks.delete(id); reject(new ClientError('AEP_CLIENT_UNREACHABLE', 'relay did not confirm the ack subscription')); }, this.options.connectTimeoutMs ?? 5_000);
       this.subAcks.set(id, { resolve: () => { clearTimeout(t); resolve(); }, reject: (e) => { clearTimeout(t); reject(e); } });
-      ws.send(JSON.stringify({ type: 'subscribe', id, filter: { session, type: ['control.accepted', 'control.rejected'] } }));
+      const filter = this.options.watch === 'session' ? { session } : { session, type: ['control.accepted', 'control.rejected'] };
+      sock.send(encodeFrame(subscribeFrame({ id, filter })));
     });
   }
 }

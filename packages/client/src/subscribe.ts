@@ -1,18 +1,29 @@
-// Consumer side: SSE `/stream` and WS `subscribe` (AEP-0003 §3.3, §6.5, §7).
-import WebSocket from 'ws';
-import { safeUrl } from './emitter.js';
-import { ClientError } from './errors.js';
+// Consumer side: SSE `/stream` and WS `subscribe` (AEP-0003 §3.3, §6.5, §7). Browser-safe: SSE
+// over `fetch` (which can send `Authorization`, so the token never sits in a URL), WS over the
+// socket seam (`socket.ts`); frames, SSE messages and URLs come from the protocol wire layer.
+import { SseParser, helloFrame, parseSocketMessage, pingFrame, pongFrame, redactUrl, streamUrl, subscribeFrame, encodeFrame } from '@aep/protocol';
+import { ClientError, isRefusalStatus, refusedError } from './errors.js';
+import { resolveSocketFactory } from './socket.js';
+import type { SocketFactory } from './socket.js';
 import type { ResumePosition, SubscribeOptions, Subscription, WireEvent } from './types.js';
-import { BoundedMap, backoffDelay, httpUrl, isObject, socketUrl, tryParse } from './util.js';
+import { BoundedMap, backoffDelay, isObject, tryParse } from './util.js';
 
-/** Errors after which reconnecting cannot help (the request itself is refused). */
-class FatalError extends Error {}
+/** A failure after which reconnecting cannot help (the request itself is refused). */
+class Fatal {
+  constructor(readonly error: ClientError) {}
+}
+
+const SUB_ID = 'sub-1';
+const PING_INTERVAL_MS = 30_000;
+const LIVENESS_TIMEOUT_MS = 90_000;
 
 /**
  * Subscribe to a relay over SSE (default) or WebSocket. Deduplicates on `(source, id)`
  * (AEP-0001 §7.4) and resumes after a disconnect without a gap (AEP-0003 §7): it reconnects
  * with `from` = the last delivered position of every session seen (or `all` when the
  * subscription started with `all`). `onEvent` receives each event once, with its received bytes.
+ * A relay that refuses the token (HTTP 401/403) ends the subscription at once with
+ * `AEP_CLIENT_REFUSED` (never retried).
  */
 export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent, raw: string) => void): Subscription {
   const seen = new BoundedMap<string, true>(options.dedupeLimit ?? 100_000);
@@ -22,6 +33,8 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
   if (!live && options.transport === 'ws') {
     throw new ClientError('AEP_CLIENT_OPTION', 'live:false (replay only) needs the SSE transport: the WS binding has no live=0 (AEP-0003 §3.3)');
   }
+  // Resolved up front so a missing WebSocket implementation is an immediate option error.
+  const factory = options.transport === 'ws' ? resolveSocketFactory(options) : undefined;
   const abort = new AbortController();
   let closed = false;
   let readyResolve!: () => void;
@@ -60,7 +73,10 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
     return [...positions].map(([session, p]) => ({ session, epoch: p.epoch, seq: p.seq }));
   };
 
-  const once = options.transport === 'ws' ? runWs : runSse;
+  const ctx: RunContext = {
+    o: options, live, signal: abort.signal, deliver,
+    opened: () => { markReady(); state('open'); },
+  };
 
   const done = (async () => {
     let failures = 0;
@@ -70,19 +86,20 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
     try {
       while (!closed) {
         state(failures === 0 && !isReady ? 'connecting' : 'reconnecting');
+        let connected = false;
         try {
-          await once(options, currentFrom(), live, abort.signal, deliver, () => { failures = 0; markReady(); state('open'); });
+          const from = currentFrom();
+          await (factory ? runWs(ctx, factory, from, () => { connected = true; }) : runSse(ctx, from, () => { connected = true; }));
           if (!live) break; // replay-only finished
-          failures++;
         } catch (err) {
           if (closed) break;
-          if (err instanceof FatalError) { readyReject(new ClientError('AEP_CLIENT_HTTP', err.message)); throw new ClientError('AEP_CLIENT_HTTP', err.message); }
+          if (err instanceof Fatal) throw err.error;
           options.onError?.(err instanceof Error ? err : new Error(String(err)));
-          failures++;
         }
         if (closed) break;
+        failures = connected ? 1 : failures + 1;
         const max = options.reconnect?.maxAttempts ?? Infinity;
-        if (failures > max) throw new ClientError('AEP_CLIENT_UNREACHABLE', `relay at ${safeUrl(options.url)} unreachable after ${failures} attempts`);
+        if (failures > max) throw new ClientError('AEP_CLIENT_UNREACHABLE', `relay at ${redactUrl(options.url)} unreachable after ${failures} attempts`);
         await sleep(backoffDelay(failures - 1, options.reconnect), abort.signal);
       }
     } catch (err) {
@@ -104,6 +121,14 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
   };
 }
 
+interface RunContext {
+  o: SubscribeOptions;
+  live: boolean;
+  signal: AbortSignal;
+  deliver: (raw: string) => void;
+  opened: () => void;
+}
+
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
@@ -113,122 +138,136 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** One SSE connection: GET /stream, parse `event:`/`data:`/`id:` and comments (AEP-0003 §3.3). */
-async function runSse(
-  o: SubscribeOptions, from: 'all' | ResumePosition[] | undefined, live: boolean, signal: AbortSignal,
-  deliver: (raw: string) => void, opened: () => void,
-): Promise<void> {
-  const u = new URL(httpUrl(o.url, '/stream'));
-  if (o.filter && Object.keys(o.filter).length > 0) u.searchParams.set('filter', JSON.stringify(o.filter));
-  if (o.ceiling) u.searchParams.set('capture', o.ceiling);
-  if (from !== undefined) u.searchParams.set('from', from === 'all' ? 'all' : JSON.stringify(from));
-  if (!live) u.searchParams.set('live', '0');
+/** The `error` member of a relay's JSON error body, when it has one. */
+function wireCodeOf(body: string): string | undefined {
+  const v = tryParse(body);
+  return isObject(v) && typeof v['error'] === 'string' ? v['error'] : undefined;
+}
+
+/** One SSE connection: GET /stream, parsed by the protocol's SSE codec (AEP-0003 §3.3). */
+async function runSse(ctx: RunContext, from: 'all' | ResumePosition[] | undefined, connected: () => void): Promise<void> {
+  const { o, signal } = ctx;
+  const url = streamUrl(o.url, { ...(o.filter ? { filter: o.filter } : {}), ...(o.ceiling ? { capture: o.ceiling } : {}), ...(from !== undefined ? { from } : {}), live: ctx.live });
   const headers: Record<string, string> = { Accept: 'text/event-stream' };
   if (o.token) headers['Authorization'] = `Bearer ${o.token}`;
   let res: Response;
   try {
-    res = await fetch(u, { headers, signal });
+    res = await fetch(url, { headers, signal });
   } catch (err) {
     if (signal.aborted) return;
-    throw new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${safeUrl(o.url)}: ${(err as Error).message}`);
+    throw new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${redactUrl(o.url)}: ${(err as Error).message}`);
   }
   if (res.status !== 200 || !res.body) {
     const body = await res.text().catch(() => '');
-    const msg = `relay refused the stream: HTTP ${res.status} ${body.slice(0, 300)}`;
-    if (res.status >= 400 && res.status < 500) throw new FatalError(msg);
-    throw new ClientError('AEP_CLIENT_HTTP', msg);
+    if (isRefusalStatus(res.status)) throw new Fatal(refusedError(`relay at ${redactUrl(o.url)} refused the stream`, res.status));
+    const wireCode = wireCodeOf(body);
+    const err = new ClientError('AEP_CLIENT_HTTP', `relay refused the stream: HTTP ${res.status} ${body.slice(0, 300)}`, { status: res.status, ...(wireCode ? { wireCode } : {}) });
+    if (res.status >= 400 && res.status < 500) throw new Fatal(err);
+    throw err;
   }
-  opened();
+  connected();
+  ctx.opened();
   const decoder = new TextDecoder();
-  let buf = '';
+  const parser = new SseParser();
   const reader = res.body.getReader();
+  const handle = (items: ReturnType<SseParser['push']>) => {
+    for (const it of items) {
+      if (it.kind === 'message') ctx.deliver(it.data);
+      else if (it.kind === 'replay-exhausted') o.onReplayExhausted?.(it.session, it.earliest);
+      // `: ping` and unknown comments are ignored (brief 05 §15).
+    }
+  };
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      buf += decoder.decode(value, { stream: true });
-      let idx: number;
-      while ((idx = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, idx);
-        buf = buf.slice(idx + 2);
-        let data: string | undefined;
-        for (const line of block.split('\n')) {
-          if (line.startsWith('data:')) data = (data === undefined ? '' : data + '\n') + line.slice(line[5] === ' ' ? 6 : 5);
-          else if (line.startsWith(': replay-exhausted ')) {
-            const m = /^: replay-exhausted (.+) (\d+):(\d+)$/.exec(line);
-            if (m && m[1] && m[2] && m[3]) o.onReplayExhausted?.(m[1], { epoch: Number(m[2]), seq: Number(m[3]) });
-          }
-        }
-        if (data !== undefined) deliver(data);
-      }
+      handle(parser.push(decoder.decode(value, { stream: true })));
     }
+    handle(parser.push(decoder.decode()));
+    handle(parser.end());
   } catch (err) {
     if (signal.aborted) return;
     throw err;
   } finally {
-    reader.releaseLock?.();
+    await reader.cancel().catch(() => undefined);
   }
 }
 
 /** One WS connection: hello as consumer, one `subscribe`, Event frames (AEP-0003 §3.5, §6.5). */
-function runWs(
-  o: SubscribeOptions, from: 'all' | ResumePosition[] | undefined, _live: boolean, signal: AbortSignal,
-  deliver: (raw: string) => void, opened: () => void,
-): Promise<void> {
+function runWs(ctx: RunContext, factory: SocketFactory, from: 'all' | ResumePosition[] | undefined, connected: () => void): Promise<void> {
+  const { o, signal } = ctx;
   return new Promise<void>((resolve, reject) => {
     if (signal.aborted) return resolve();
-    const headers: Record<string, string> = {};
-    if (o.token) headers['Authorization'] = `Bearer ${o.token}`;
-    const ws = new WebSocket(socketUrl(o.url), { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
-    const onAbort = () => { try { ws.close(1000); } catch { ws.terminate(); } };
-    signal.addEventListener('abort', onAbort, { once: true });
-    let fatal: Error | undefined;
+    let fatal: Fatal | undefined;
+    let failure: ClientError | undefined;
     let lastHeard = Date.now();
-    const live = setInterval(() => {
-      if (Date.now() - lastHeard > 90_000) { ws.terminate(); return; }
-      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'ping', t: Date.now() }));
-    }, 30_000);
-    live.unref?.();
-    ws.on('open', () => {
-      ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
-      const sub: Record<string, unknown> = { type: 'subscribe', id: 'sub-1' };
-      if (o.filter) sub['filter'] = o.filter;
-      if (from !== undefined) sub['from'] = from;
-      if (o.ceiling) sub['capture'] = o.ceiling;
-      ws.send(JSON.stringify(sub)); // pipelined after hello (AEP-0003 §3.5)
+    let subscribed = false;
+    const sock = factory({ url: o.url, ...(o.token ? { token: o.token } : {}), handshakeTimeoutMs: 10_000 }, {
+      open: () => {
+        connected();
+        sock.send(encodeFrame(helloFrame({ role: 'consumer' })));
+        // Pipelined after hello (AEP-0003 §3.5: frames are processed in arrival order).
+        sock.send(encodeFrame(subscribeFrame({ id: SUB_ID, ...(o.filter ? { filter: o.filter } : {}), ...(from !== undefined ? { from } : {}), ...(o.ceiling ? { capture: o.ceiling } : {}) })));
+      },
+      message: (text) => {
+        lastHeard = Date.now();
+        const m = parseSocketMessage(text);
+        if (m.kind === 'event') { ctx.deliver(text); return; }
+        if (m.kind !== 'frame') return; // unknown frames are ignored (AEP-0003 §2)
+        const f = m.frame;
+        switch (f.type) {
+          case 'subscribed':
+            if (f.id === SUB_ID && !subscribed) { subscribed = true; ctx.opened(); }
+            return;
+          case 'ping':
+            sock.send(encodeFrame(pongFrame(f.t)));
+            return;
+          case 'replay-exhausted':
+            o.onReplayExhausted?.(f.session, f.earliest);
+            return;
+          case 'error': {
+            const detail = f.detail ? `: ${f.detail}` : '';
+            if (f.id === SUB_ID) {
+              const msg = `subscribe refused: ${f.code}${detail}`;
+              fatal = new Fatal(f.code === 'unauthorized'
+                ? new ClientError('AEP_CLIENT_REFUSED', `relay at ${redactUrl(o.url)} ${msg}`, { wireCode: f.code })
+                : new ClientError('AEP_CLIENT_HTTP', msg, { wireCode: f.code }));
+              sock.close(1000);
+            } else if (f.id === undefined && f.cause === undefined && !subscribed) {
+              fatal = new Fatal(new ClientError('AEP_CLIENT_HELLO', `relay refused hello: ${f.code}${detail}`, { wireCode: f.code }));
+              sock.close(1000);
+            }
+            return;
+          }
+          default:
+            return;
+        }
+      },
+      refused: (status) => {
+        fatal = new Fatal(isRefusalStatus(status)
+          ? refusedError(`relay at ${redactUrl(o.url)} refused the socket`, status)
+          : new ClientError('AEP_CLIENT_HTTP', `relay at ${redactUrl(o.url)} refused the socket: HTTP ${status}`, { status }));
+        if (status >= 500) { failure = fatal.error; fatal = undefined; }
+      },
+      error: (message) => {
+        if (!failure) failure = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${redactUrl(o.url)}: ${message}`);
+      },
+      close: () => {
+        clearInterval(liveTimer);
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) return resolve();
+        if (fatal) return reject(fatal);
+        if (failure && !subscribed) return reject(failure);
+        resolve(); // dropped: the caller reconnects from the last positions
+      },
     });
-    ws.on('unexpected-response', (_req, res) => {
-      const code = res.statusCode ?? 0;
-      fatal = code >= 400 && code < 500 ? new FatalError(`relay refused the socket: HTTP ${code}`) : new ClientError('AEP_CLIENT_HTTP', `HTTP ${code}`);
-      ws.terminate();
-    });
-    ws.on('error', (err) => { if (!fatal) fatal = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${safeUrl(o.url)}: ${err.message}`); });
-    ws.on('message', (buf: Buffer, isBinary: boolean) => {
-      lastHeard = Date.now();
-      if (isBinary) return;
-      const text = buf.toString('utf8');
-      const msg = tryParse(text);
-      if (!isObject(msg) || typeof msg['type'] !== 'string') return;
-      const type = msg['type'];
-      if (type.includes('.')) { deliver(text); return; }
-      if (type === 'subscribed') { opened(); return; }
-      if (type === 'ping') { ws.send(JSON.stringify({ type: 'pong', t: msg['t'] })); return; }
-      if (type === 'replay-exhausted') {
-        const e = msg['earliest'];
-        if (typeof msg['session'] === 'string' && isObject(e)) o.onReplayExhausted?.(msg['session'], { epoch: Number(e['epoch'] ?? 0), seq: Number(e['seq'] ?? 0) });
-        return;
-      }
-      if (type === 'error' && msg['id'] === 'sub-1') {
-        fatal = new FatalError(`subscribe refused: ${String(msg['code'])}${msg['detail'] ? `: ${String(msg['detail'])}` : ''}`);
-        ws.close(1000);
-      }
-    });
-    ws.on('close', () => {
-      clearInterval(live);
-      signal.removeEventListener('abort', onAbort);
-      if (signal.aborted) return resolve();
-      if (fatal) return reject(fatal);
-      resolve(); // dropped: the caller reconnects from the last positions
-    });
+    const onAbort = () => sock.close(1000);
+    signal.addEventListener('abort', onAbort, { once: true });
+    // Liveness (AEP-0003 §3.5.5): ping every 30 s, give up after 90 s of silence.
+    const liveTimer = setInterval(() => {
+      if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) { sock.terminate(); return; }
+      if (sock.isOpen) sock.send(encodeFrame(pingFrame()));
+    }, PING_INTERVAL_MS);
+    (liveTimer as { unref?: () => void }).unref?.();
   });
 }

@@ -1,6 +1,7 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { AepEvent, EventInput, CaptureLevel, FieldSpec as ProtocolFieldSpec, FormConstraints, Issue, RedactOptions, Severity } from '@aep/protocol';
+import type { AepEvent, EventInput, CaptureLevel, ExtensionValue, FieldSpec as ProtocolFieldSpec, FormConstraints, Issue, OfflineRequest, RedactOptions, RosterEntry, Severity } from '@aep/protocol';
+import type { SocketOptions } from './socket.js';
 
 /**
  * An AEP event as it travels (AEP-0001 §5): the 16 context attributes, optional `data`, and
@@ -40,7 +41,7 @@ export interface ControlDeclaration {
 }
 
 /** Options of {@link EmitterConnection}. */
-export interface EmitterOptions {
+export interface EmitterOptions extends SocketOptions {
   /** Relay base URL, `http(s)://host:port` (the socket is `{url}/socket`, AEP-0003 §3.5). */
   url: string;
   /** Bearer token; required for control (AEP-0004 §4.1). Sent as `Authorization`, never logged. */
@@ -69,7 +70,18 @@ export interface EmitterOptions {
   bufferLimit?: number;
   /** Reconnect policy. */
   reconnect?: ReconnectOptions;
-  /** Diagnostics sink (never receives tokens). Default: silent. */
+  /**
+   * Options of the §9.4 pipeline run on every event sent at `redacted` (operator secret values
+   * and names, PII switch). `home` defaults to the user's home directory.
+   */
+  redact?: RedactOptions;
+  /**
+   * Dismiss (`attention.resolved{resolution:"dismissed"}`) the `offline` requests the relay's
+   * roster lists for this connection's own `(source, session)`s that this connection did not
+   * raise (contract C4: an emitter that comes back does not re-claim them). Default true.
+   */
+  dismissOffline?: boolean;
+  /** Diagnostics sink (never receives tokens or the claim). Default: silent. */
   log?: (line: string) => void;
 }
 
@@ -111,10 +123,12 @@ export interface EmitterStats {
   reconnects: number;
   /** Commands received (including redeliveries). */
   commands: number;
+  /** Offline requests of earlier connections this one dismissed (contract C4). */
+  dismissed: number;
 }
 
 /** Options of {@link subscribe}. */
-export interface SubscribeOptions {
+export interface SubscribeOptions extends SocketOptions {
   /** Relay base URL. */
   url: string;
   token?: string;
@@ -155,14 +169,24 @@ export interface Subscription {
 }
 
 /** Options of {@link CommandSender}. */
-export interface CommandSenderOptions {
+export interface CommandSenderOptions extends SocketOptions {
   url: string;
   /** Required: commands are refused on unauthenticated bindings (AEP-0004 §4.1). */
   token?: string;
-  /** Sender identity (`agent` of commands); default `aep-cli`. */
+  /** Sender identity (`agent` of commands and `hello.identity.agent`); default `aep-cli`. */
   agent?: string;
-  /** Sender `source`; default `aep://{hostname}/agent/{agent}`. */
+  /** `hello.identity.instance`; default none (the Node entry: `{hostname}/{pid}`). */
+  instance?: string;
+  /** Sender `source`; default `aep://localhost/agent/{agent}` (the Node entry: the host name). */
   source?: string;
+  /**
+   * What the standing subscription per target session carries: `acks` (default: only
+   * `control.accepted`/`control.rejected`) or `session` (every event of the session, e.g. for an
+   * inbox that folds outcomes too). Either way every Event frame goes to `onEvent`.
+   */
+  watch?: 'acks' | 'session';
+  /** Every Event frame received on the sender's socket, with its bytes. */
+  onEvent?: (event: WireEvent, raw: string) => void;
   /** Window per attempt; default 10 000 ms (AEP-0004 §3). */
   ackWindowMs?: number;
   /** Extra attempts with the identical envelope after a silent window; default 1. */
@@ -189,16 +213,40 @@ export interface RespondInput {
   capture?: CaptureLevel;
   /** Reuse a command id (a retry of an earlier command, AEP-0004 §2). */
   id?: string;
+  /**
+   * Extension attributes of the command (AEP-0001 §5.4), e.g. `approvalproof` =
+   * `approvalProof(requestId, text)` on a permissive answer (contract C1).
+   */
+  extensions?: Readonly<Record<string, ExtensionValue>>;
 }
 
-/** Input of {@link CommandSender.cancel}. */
+/** Input of {@link CommandSender.cancel} (`control.cancel`, brief 06 §4). */
 export interface CancelInput {
   session: string;
   scope: 'run' | 'session';
+  /** Required for `scope:"run"` (the envelope `run`). */
   run?: string;
+  /** Free text: the command then rides at `redacted` (through the §9.4 pipeline). */
   reason?: string;
   capture?: CaptureLevel;
   id?: string;
+  extensions?: Readonly<Record<string, ExtensionValue>>;
+}
+
+/** Input of {@link CommandSender.pause} / {@link CommandSender.resume} (`control.pause` / `control.resume`, brief 06 §4). */
+export interface SteerInput {
+  session: string;
+  /** Optional envelope `run` (the commands are session-scoped; a target may use it). */
+  run?: string;
+  id?: string;
+  extensions?: Readonly<Record<string, ExtensionValue>>;
+}
+
+/** A roster snapshot (brief 05 §7.2): live claims, and (contract C4) pending requests whose asker is gone. */
+export interface RosterSnapshot {
+  entries: RosterEntry[];
+  /** Present only when the relay tracks offline requests (contract C4). */
+  offline?: OfflineRequest[];
 }
 
 /**

@@ -1,32 +1,10 @@
-// Internal helpers (not exported from the package root).
-import { hostname } from 'node:os';
+// Internal helpers (not exported from the package root). Browser-safe: no `node:` import here
+// (the host name of default `source` URIs comes from `host.ts`, in the Node entry only).
 import type { ReconnectOptions } from './types.js';
 
-/** Host name used in default `source` URIs and `instance`. Sanitized to URI-safe characters. */
-export function hostName(): string {
-  return hostname().replace(/[^A-Za-z0-9.-]/g, '-') || 'localhost';
-}
-
 /** `aep://{host}/agent/{agent}` (AEP-0001 §5 recommended shape). */
-export function defaultSource(agent: string): string {
-  return `aep://${hostName()}/agent/${encodeURIComponent(agent)}`;
-}
-
-/** `http(s)://h:p[/base]` → `ws(s)://h:p/socket` (AEP-0003 §5: the socket sits at the origin root). */
-export function socketUrl(base: string): string {
-  const u = new URL(base);
-  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  u.pathname = '/socket';
-  u.search = '';
-  return u.toString();
-}
-
-/** Origin-root URL for a fixed path (AEP-0003 §5: `/events`, `/stream`). */
-export function httpUrl(base: string, path: string): string {
-  const u = new URL(base);
-  u.pathname = path;
-  u.search = '';
-  return u.toString();
+export function defaultSource(agent: string, host = 'localhost'): string {
+  return `aep://${host}/agent/${encodeURIComponent(agent)}`;
 }
 
 /** Backoff delay for attempt `n` (0-based): exponential with full jitter, bounded. */

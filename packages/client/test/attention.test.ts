@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { AttentionEngine, CommandSender, EmitterConnection, subscribe, listPending } from '@aep/client';
+import { AttentionEngine, CommandSender, EmitterConnection, subscribe, listPending } from '@aep/client/node';
 import type { FieldSpec, WireEvent } from '@aep/client';
 import { startRelayProcess } from '../../../test/support/cli.js';
 import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';

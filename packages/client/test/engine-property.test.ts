@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { validateFormAnswer, redact } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import { AttentionEngine } from '@aep/client';
-import type { CommandDecision, CommandHandler, EmitterConnection, FieldSpec, WireEvent } from '@aep/client';
+import type { CommandDecision, CommandHandler, EmitterConnection, FieldSpec, WireEvent } from '@aep/client/node';
 import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
 const FIELDS: FieldSpec[] = [

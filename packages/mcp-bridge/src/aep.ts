@@ -5,13 +5,13 @@
 // this file raises the mapped requests with their pinned data, member for member (brief 03 §7:
 // `{kind, prompt, fields, respond_via}` and nothing else), lets the engine accept the
 // `decline`/`cancel` answer options every form accepts without listing them (contract C2,
-// `FORM_REFUSAL_OPTIONS`), and adds the MCP constraints an AEP form cannot carry (integer,
-// lengths, format, item counts) as a validate hook that nacks `invalid` (docs/decisions.md
-// "MCP bridge").
-import { AttentionEngine, EmitterConnection } from '@aep/client';
-import type { Answer, AnswerCheck, AttentionPort, AttentionPromise, CommandDecision, EmitAttributes, IncomingCommand } from '@aep/client';
-import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, FORM_REFUSAL_OPTIONS, captureRank, redact, synthesizePrompt } from '@aep/protocol';
-import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, RedactOptions } from '@aep/protocol';
+// `FORM_REFUSAL_OPTIONS`), and hands it the MCP constraints an AEP form cannot carry (integer,
+// lengths, format, item counts) as data, so the engine alone decides validity; the validate
+// hook only restores MCP types (docs/decisions.md "MCP bridge", "One answer path").
+import { AttentionEngine, EmitterConnection } from '@aep/client/node';
+import type { Answer, AnswerCheck, AttentionOutcome, AttentionPort, AttentionPromise, CommandDecision, EmitAttributes, IncomingCommand } from '@aep/client';
+import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, captureRank, redact, synthesizePrompt } from '@aep/protocol';
+import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FieldSpec, FormConstraints, RedactOptions } from '@aep/protocol';
 import type { AepPort, AskHandle, AskOutcome, FormAsk, SteerHandler, SteerReport, UrlAsk } from './bridge.js';
 import { BRIDGE_ACCEPTS, checkCancel } from './steering.js';
 import { checkElicitationAnswer } from './answers.js';
@@ -123,23 +123,18 @@ export class AepSide implements AepPort {
 
   askForm(ask: FormAsk): AskHandle {
     // The Annex A pin exactly: no `options`, no `expires_at` (the deadline is still enforced:
-    // `attention.timeout` after `timeoutMs`), decline/cancel accepted without being listed.
+    // `attention.timeout` after `timeoutMs`); decline/cancel are accepted by the engine on every
+    // form without being listed (contract C2) and come back as `outcome.refusal`.
     const data: Record<string, unknown> = { ...(ask.data as ElicitationFormData) };
     const schema = ask.requestedSchema;
-    let content: Record<string, ElicitationContentValue> | undefined;
-    /** The MCP constraints an AEP form cannot carry, checked on the values the engine accepted. */
+    // Translation only: the engine already checked the values against fields + constraints.
     const validate = (answer: Answer): AnswerCheck => {
-      if (answer.values === undefined) return { answer: { option: answer.option ?? CANCEL } };
       const checked = checkElicitationAnswer(schema, answer.values);
-      if (!checked.ok) return checked.issues;
-      content = checked.content;
-      return [];
+      return checked.ok ? { ok: true, result: checked.content } : { ok: false, issues: checked.issues };
     };
-    // The engine validates option answers against `options`; declaring the refusal options here
-    // (not in `data`) is what lets it accept them until it accepts FORM_REFUSAL_OPTIONS on every
-    // form by itself (then this argument becomes redundant, not wrong).
-    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], options: [...FORM_REFUSAL_OPTIONS], timeoutMs: ask.timeoutMs, validate });
-    return this.handle(p, (answer) => (answer.values !== undefined ? { action: 'accept', ...(content ? { content } : {}) } : optionOutcome(answer.option)));
+    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], constraints: ask.constraints, options: [], timeoutMs: ask.timeoutMs, validate });
+    return this.handle(p, (o) => (o.refusal === 'decline' ? { action: 'decline' }
+      : { action: 'accept', ...(o.result !== undefined ? { content: o.result as Record<string, ElicitationContentValue> } : {}) }));
   }
 
   askUrl(ask: UrlAsk): AskHandle {
@@ -161,10 +156,10 @@ export class AepSide implements AepPort {
     if (this.capture === 'full') data['context'] = { url: ask.url, elicitation_id: ask.elicitationId };
     const optionIds = [ACCEPT, DECLINE, CANCEL];
     // Text that names no option is not an answer to a URL question (AEP-0008 §1, never permissive).
-    const validate = (answer: Answer): AnswerCheck => (answer.option !== undefined ? { answer: { option: answer.option } }
-      : [{ rule: 'control.respond.answer-shape', path: '/data/answer/text', message: `text answers must name one of: ${optionIds.join(', ')}`, section: 'AEP-0002 §5.3' }]);
+    const validate = (answer: Answer): AnswerCheck => (answer.option !== undefined ? { ok: true, answer: { option: answer.option } }
+      : { ok: false, issues: [{ rule: 'control.respond.answer-shape', path: '/data/answer/text', message: `text answers must name one of: ${optionIds.join(', ')}`, section: 'AEP-0002 §5.3' }] });
     const p = this.raise({ kind: 'auth', data, options: optionIds, timeoutMs: ask.timeoutMs, validate });
-    return this.handle(p, (answer) => optionOutcome(answer.option));
+    return this.handle(p, (o) => optionOutcome(o.answer.option));
   }
 
   onSteer(handler: SteerHandler): void {
@@ -232,15 +227,16 @@ export class AepSide implements AepPort {
 
   // ---- lifecycle (the client's AttentionEngine) -----------------------------------------------
 
-  private raise(r: { kind: 'form' | 'auth'; data: Record<string, unknown>; fields?: FieldSpec[]; options: string[]; timeoutMs: number; validate: (a: Answer) => AnswerCheck }): AttentionPromise {
+  private raise(r: { kind: 'form' | 'auth'; data: Record<string, unknown>; fields?: FieldSpec[]; constraints?: FormConstraints; options: string[]; timeoutMs: number; validate: (a: Answer) => AnswerCheck }): AttentionPromise {
     return this.engine.requestAttention({
       session: this.opts.session,
       kind: r.kind,
       data: r.data,
       capture: this.capture,
       ...(r.fields ? { fields: r.fields } : {}),
+      ...(r.constraints ? { constraints: r.constraints } : {}),
       // Labels as ids: text answers name an option by its id (case-insensitive, AEP-0008 §1).
-      options: r.options.map((id) => ({ id, label: id })),
+      ...(r.options.length > 0 ? { options: r.options.map((id) => ({ id, label: id })) } : {}),
       expiresInMs: r.timeoutMs,
       ...(this.subject !== undefined ? { subject: this.subject } : {}),
       validate: r.validate,
@@ -253,9 +249,9 @@ export class AepSide implements AepPort {
    * `attention.resolved{dismissed}` once it implements contract C2 that way) are `cancel`: the
    * request closed without an answer (README "Outcome mapping").
    */
-  private handle(p: AttentionPromise, answered: (answer: Answer) => AskOutcome): AskHandle {
-    const outcome = p.then((o): AskOutcome => (o.status === 'answered' ? answered(o.answer)
-      : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : 'dismissed' }));
+  private handle(p: AttentionPromise, answered: (o: Extract<AttentionOutcome, { status: 'answered' }>) => AskOutcome): AskHandle {
+    const outcome = p.then((o): AskOutcome => (o.status === 'answered' ? answered(o)
+      : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : o.refusal === 'cancel' ? 'cancel' : 'dismissed' }));
     return { id: p.id, outcome, withdraw: (reason) => this.withdraw(p.id, reason) };
   }
 

@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationToForm } from '@aep/protocol';
-import type { CaptureLevel, ElicitationContentValue, ElicitationFormData } from '@aep/protocol';
+import type { CaptureLevel, ElicitationContentValue, ElicitationFormData, FormConstraints } from '@aep/protocol';
 import { LineSplitter } from './lines.js';
 import { BRIDGE_JSONRPC_ERRORS } from './errors.js';
 
@@ -43,7 +43,9 @@ export interface AskHandle {
 /** A form question for the AEP side: the mapped form plus what is needed to restore content. */
 export interface FormAsk {
   data: ElicitationFormData;
-  /** The MCP `requestedSchema` (for validation and type restoration of the answer). */
+  /** The MCP constraints a form cannot carry (integer, lengths, format, item counts): checked by the engine. */
+  constraints: FormConstraints;
+  /** The MCP `requestedSchema` (for type restoration of the answer). */
   requestedSchema: unknown;
   /** The elicitation `message` (real text; the port applies capture to it). */
   message: string;
@@ -475,7 +477,7 @@ export class McpBridge {
         } else {
           const mapped = elicitationToForm(rawParams, { agent: aep.agent, capture: aep.capture, redact: (s) => aep.redact(s) });
           if (mapped.ok) {
-            handle = aep.askForm({ data: mapped.data, requestedSchema: rawParams['requestedSchema'], message: String(rawParams['message']), timeoutMs: this.timeoutMs });
+            handle = aep.askForm({ data: mapped.data, constraints: mapped.constraints, requestedSchema: rawParams['requestedSchema'], message: String(rawParams['message']), timeoutMs: this.timeoutMs });
           } else {
             why = `schema not mappable to an AEP form: ${mapped.reason}`;
           }

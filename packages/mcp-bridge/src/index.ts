@@ -12,5 +12,5 @@ export type { AepSideOptions } from './aep.js';
 export { LineSplitter } from './lines.js';
 export { childEnvironment, CHILD_ENV_ALLOW } from './env.js';
 export type { ChildEnvironment } from './env.js';
-export { checkElicitationAnswer, VALUES_PATH } from './answers.js';
+export { checkElicitationAnswer } from './answers.js';
 export type { ElicitationAnswerCheck } from './answers.js';

@@ -40,12 +40,12 @@ test('a non-integer for an integer property is nacked (optional and required ali
     // The issue's case: optional integer given 2.5.
     const optional = await nackOf({ note: 'hi', count: 2.5, size: 3 });
     assert.equal(optional.reason, 'invalid');
-    assert.deepEqual(optional.issues?.map((i) => [i.rule, i.path]), [['mcp-elicitation.integer', '/data/answer/values/count']]);
-    assert.match(optional.issues?.[0]?.message ?? '', /"count" is not an integer/);
+    assert.deepEqual(optional.issues?.map((i) => [i.rule, i.path]), [['form.not-integer', '/data/answer/values/count']]);
+    assert.match(optional.issues?.[0]?.message ?? '', /"count" takes whole numbers only/);
     // Required integer given 3.5: the same message, not "required property … is missing".
     const required = await nackOf({ note: 'hi', size: 3.5 });
-    assert.deepEqual(required.issues?.map((i) => [i.rule, i.path]), [['mcp-elicitation.integer', '/data/answer/values/size']]);
-    assert.match(required.issues?.[0]?.message ?? '', /"size" is not an integer/);
+    assert.deepEqual(required.issues?.map((i) => [i.rule, i.path]), [['form.not-integer', '/data/answer/values/size']]);
+    assert.match(required.issues?.[0]?.message ?? '', /"size" takes whole numbers only/);
     assert.doesNotMatch(JSON.stringify(required), /missing/);
     // Messages never repeat the submitted values (issue 12).
     for (const n of [optional, required]) assert.doesNotMatch(JSON.stringify(n), /2\.5|3\.5|"hi"/);
@@ -66,13 +66,13 @@ test('checkElicitationAnswer: the issue cases, paths and messages', () => {
   assert.deepEqual(checkElicitationAnswer(s, { note: 'hi', count: 2, size: 3 }), { ok: true, content: { note: 'hi', count: 2, size: 3 } });
   const opt = checkElicitationAnswer(s, { note: 'hi', count: 2.5, size: 3 });
   assert.equal(opt.ok, false);
-  assert.deepEqual(!opt.ok && opt.issues.map((i) => [i.rule, i.path, i.message]), [['mcp-elicitation.integer', '/data/answer/values/count', '"count" is not an integer (the MCP schema asks for an integer)']]);
+  assert.deepEqual(!opt.ok && opt.issues.map((i) => [i.rule, i.path, i.message]), [['form.not-integer', '/data/answer/values/count', 'form.not-integer: field "count" takes whole numbers only and its entry has a fractional part']]);
   const req = checkElicitationAnswer(s, { size: 3.5 });
-  assert.deepEqual(!req.ok && req.issues.map((i) => i.rule), ['mcp-elicitation.integer']);
+  assert.deepEqual(!req.ok && req.issues.map((i) => i.rule), ['form.not-integer']);
   const missing = checkElicitationAnswer(s, { note: 'x' });
-  assert.deepEqual(!missing.ok && missing.issues.map((i) => [i.rule, i.path]), [['mcp-elicitation.required', '/data/answer/values/size']]);
+  assert.deepEqual(!missing.ok && missing.issues.map((i) => [i.rule, i.path]), [['form.required-missing', '/data/answer/values/size']]);
   const low = checkElicitationAnswer(s, { size: 0 });
-  assert.deepEqual(!low.ok && low.issues.map((i) => [i.rule, i.path]), [['mcp-elicitation.minimum', '/data/answer/values/size']]);
+  assert.deepEqual(!low.ok && low.issues.map((i) => [i.rule, i.path]), [['form.out-of-range', '/data/answer/values/size']]);
   // Keys are JSON-Pointer escaped.
   const odd = checkElicitationAnswer({ type: 'object', properties: { 'a/b~c': { type: 'integer' } } }, { 'a/b~c': 1.5 });
   assert.deepEqual(!odd.ok && odd.issues.map((i) => i.path), ['/data/answer/values/a~1b~0c']);
@@ -117,7 +117,7 @@ test('property: an answer the form checks accept is either restored whole or ref
         }
       }
       const retention = values['retention'];
-      if (typeof retention === 'number' && !Number.isInteger(retention)) assert.ok(r.issues.some((i) => i.rule === 'mcp-elicitation.integer' && i.path === '/data/answer/values/retention'));
+      if (typeof retention === 'number' && !Number.isInteger(retention)) assert.ok(r.issues.some((i) => i.rule === 'form.not-integer' && i.path === '/data/answer/values/retention'));
     }
   }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
   assert.ok(accepted > 0, 'some answers are accepted');

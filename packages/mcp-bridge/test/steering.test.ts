@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { CommandSender } from '@aep/client';
+import { CommandSender } from '@aep/client/node';
 import type { WireEvent } from '@aep/client';
 import { createEmitter, validateEvent, validateStream } from '@aep/protocol';
 import { REQUEST_CANCELLED_CODE } from '@aep/mcp-bridge';

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { subscribe } from '@aep/client';
+import { subscribe } from '@aep/client/node';
 import type { WireEvent } from '@aep/client';
 import { aepArgv, repoRoot } from '../../../test/support/cli.js';
 

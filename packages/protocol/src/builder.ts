@@ -1,7 +1,7 @@
 // Emitter-side envelope builder (AEP-0001 §5, §5.4, §7): monotonic ULID ids, per-session `seq`,
 // `epoch`, defaults omitted (never null), coded refusal of illegal extension attributes, and a
 // final check that every built event passes validateEvent in emitter mode (AEP-0001 §10).
-import { monotonicFactory } from 'ulid';
+import { monotonicFactory } from './ulid.js';
 import { AepError } from './errors.js';
 import type { Issue } from './issue.js';
 import type { CaptureLevel, Severity } from './levels.js';
@@ -97,19 +97,6 @@ export interface SessionPosition {
   nextSeq: number;
 }
 
-function cryptoRandom(): () => number {
-  const c = (globalThis as { crypto?: { getRandomValues?: (a: Uint32Array) => Uint32Array } }).crypto;
-  if (!c || typeof c.getRandomValues !== 'function') {
-    throw new AepError('AEP_NO_RANDOM', 'globalThis.crypto.getRandomValues is not available; pass `random` to createEmitter');
-  }
-  const buf = new Uint32Array(64);
-  let i = buf.length;
-  return () => {
-    if (i >= buf.length) { c.getRandomValues!(buf); i = 0; }
-    return buf[i++]! / 4294967296;
-  };
-}
-
 /**
  * Builds AEP events for one emitter identity (`source` + `agent`). Ids are monotonic ULIDs;
  * session-scoped events get the session's next `seq` (strictly increasing within an epoch,
@@ -141,7 +128,7 @@ export class EventBuilder {
     this.defaultCapture = opts.capture === 'metadata' ? undefined : opts.capture;
     this.extensions = { ...(opts.extensions ?? {}) };
     this.now = opts.now ?? Date.now;
-    this.ulid = monotonicFactory(opts.random ?? cryptoRandom());
+    this.ulid = monotonicFactory(opts.random);
     this.check = opts.validate ?? true;
   }
 

@@ -49,3 +49,13 @@ export { VALUES_PATH, pointer, matchesFormat, isStringFormat, codePointLength } 
 export type { FieldConstraints, FormConstraints, StringFormat } from './forms.js';
 export type { ValidateElicitationContentOptions } from './elicitation.js';
 export { redactAttentionRequestData } from './attention-request.js';
+export { ulid, monotonicFactory, cryptoRandomSource, isUlid, ulidTime, ULID_ALPHABET, ULID_PATTERN } from './ulid.js';
+export type { RandomSource } from './ulid.js';
+export { AEP_VERSION, SUPPORTED_VERSIONS, AEP_VERSION_HEADER, SSE_CONTENT_TYPE, JSON_CONTENT_TYPE, WIRE_PATHS, selectVersion, isEventType, eventsUrl, socketUrl, streamUrl, redactUrl } from './wire.js';
+export type { StreamQuery } from './wire.js';
+export { SSE_PING, SSE_REPLAY_EXHAUSTED, sseLineSafe, encodeSseMessage, encodeSseEvent, encodeSseComment, encodeReplayExhausted, parseSseComment, SseParser, parseSse } from './sse.js';
+export type { SseOutgoing, SseMessage, SseReplayExhausted, SsePing, SseComment, SseItem, SseParserOptions } from './sse.js';
+export { NDJSON_CONTENT_TYPE, splitNdjson, parseNdjson, encodeNdjsonLines, encodeNdjson } from './ndjson.js';
+export type { NdjsonLine, NdjsonParse } from './ndjson.js';
+export { HELLO_ROLES, FRAME_TYPES, CLAIM_PATTERN, isClaim, base64url, generateClaim, helloFrame, relayHelloFrame, subscribeFrame, subscribedFrame, unsubscribeFrame, unsubscribedFrame, rosterRequestFrame, rosterReplyFrame, pingFrame, pongFrame, errorFrame, replayExhaustedFrame, closingFrame, encodeFrame, classifySocketValue, parseSocketMessage, isRosterReply } from './frames.js';
+export type { HelloRole, HelloIdentity, ControlCapability, Capabilities, HelloFrame, SubscribeFrame, SubscribedFrame, UnsubscribeFrame, UnsubscribedFrame, RosterEntry, OfflineRequest, RosterRequestFrame, RosterReplyFrame, PingFrame, PongFrame, ErrorFrame, ReplayExhaustedFrame, DeliveredPosition, ClosingFrame, Frame, SocketMessage, HelloInput, SubscribeInput, ErrorInput } from './frames.js';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { CommandSender } from '@aep/client';
+import { CommandSender } from '@aep/client/node';
 import { startRelay } from '@aep/relay';
 import type { RelayHandle } from '@aep/relay';
 import { webRoot } from '@aep/web';

@@ -65,7 +65,7 @@ function progress(line: string): void {
 }
 
 async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | undefined): Promise<void> {
-  const client = await import('@aep/client');
+  const client = await import('@aep/client/node');
   const session = opts.session ?? `demo-${new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14)}-${Math.random().toString(36).slice(2, 8)}`;
   let conn: InstanceType<typeof client.EmitterConnection>;
   try {

@@ -55,7 +55,7 @@ Elicitation outcomes (MCP ElicitResult <- AEP):
   host answered first              -> the host's result    (AEP request dismissed)
   unmappable schema / no relay     -> asked in the host if it supports elicitation, else {action:"decline"}
   URL mode                         -> kind "auth" request with options accept/decline/cancel (needs capture >= redacted)
-  a non-integer for an integer     -> nacked invalid (mcp-elicitation.integer); the request stays open
+  a non-integer for an integer     -> nacked invalid (form.not-integer); the request stays open
 
 Steering (the session = this wrapped server; it keeps running):
   control.cancel (scope session)   -> open elicitations get {action:"cancel"}; the host's requests in flight are

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type * as ClientModule from '@aep/client';
+import type * as ClientModule from '@aep/client/node';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 
@@ -141,7 +141,7 @@ export interface RespondOutcome {
 
 /** Looks the session up (unless given), sends the command, waits for the ack. */
 export async function sendRespond(req: RespondRequest): Promise<RespondOutcome> {
-  const client = await import('@aep/client');
+  const client = await import('@aep/client/node');
   let session = req.session;
   try {
     if (session === undefined) session = await findSession(client, req.url, req.token, req.requestId);

@@ -68,7 +68,7 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
     }
     const stateFile = join(opts.stateDir ?? join(homedir(), '.aep', 'tail'), `${createHash('sha256').update(`${new URL(url).origin}\n${JSON.stringify(filter)}\n${opts.capture ?? ''}`).digest('hex').slice(0, 16)}.json`);
     const saved = opts.resume ? loadPositions(stateFile) : new Map<string, ResumePosition>();
-    const { subscribe } = await import('@aep/client');
+    const { subscribe } = await import('@aep/client/node');
     const ac = new AbortController();
     let printed = 0;
     let dirty = false;

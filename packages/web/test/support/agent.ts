@@ -1,7 +1,7 @@
 // A real test agent for the inbox e2e tests: an `@aep/client` EmitterConnection (the same one the
 // demo agent, the adapter and the bridge use) that raises events with any attributes, records
 // every command the relay forwards to it, and decides each with a handler the test sets.
-import { EmitterConnection } from '@aep/client';
+import { EmitterConnection } from '@aep/client/node';
 import type { CommandDecision, IncomingCommand } from '@aep/client';
 
 /** The handler deciding one command; the default accepts. */
