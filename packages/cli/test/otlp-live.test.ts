@@ -204,3 +204,17 @@ test('a relay that refuses the subscription (wrong token) stops the exporter: ex
   assert.doesNotMatch(x.stderr(), /wrong-token-abc/);
   assert.equal(recv.requests.length, 0);
 });
+
+test('subscribing over the WebSocket binding (--transport ws) exports the same way', async (t) => {
+  const recv = await new OtlpReceiver().start();
+  t.after(() => recv.stop());
+  const session = `w-${randomBytes(3).toString('hex')}`;
+  const x = startExporter(recv.url, join(dir, 'ws.json'), { session }, ['--transport', 'ws']);
+  t.after(() => stopExporter(x));
+  const events = makeEvents('ws', session, 0, 12).filter((e) => e['session'] === session);
+  await postEvents(relay.url, TOKEN, events);
+  await waitFor('all records', () => recv.items.length >= events.length);
+  assert.deepEqual(recv.problems, []);
+  assertExactlyOnce(recv.items, events);
+  assert.doesNotMatch(JSON.stringify(recv.requests.map((r) => r.body)), /CANARY/);
+});

@@ -11,8 +11,8 @@
 // and subscribes again from the relay's buffer once the queue has drained to half.
 import { downlevel } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
-import { subscribe } from '@aep/client';
-import type { Subscription } from '@aep/client';
+import { subscribe } from '@aep/client/node';
+import type { Subscription } from '@aep/client/node';
 import { BridgeNodeError } from './errors.js';
 import { displayUrl } from './http.js';
 import type { Sender } from './http.js';
