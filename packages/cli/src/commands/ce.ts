@@ -4,7 +4,7 @@ import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 import { addLiveOptions, envelopeProblem, httpUrlOption, mapBridgeLines, parseHeaders, runLive } from './otlp.js';
 import type { LiveOpts } from './otlp.js';
-import { positiveInt, relayUrl } from './respond.js';
+import { positiveInt, relayUrl } from '../util/relay.js';
 
 interface ForwardOpts extends LiveOpts {
   sink?: string;

@@ -13,6 +13,7 @@ import { register as answer } from './answer.js';
 import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
+import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
 import { register as ce } from './ce.js';
 import { register as otlp } from './otlp.js';
 import { register as ocsf } from './ocsf.js';
@@ -30,6 +31,9 @@ export function registerAll(program: Command): void {
   inbox(program);
   respond(program);
   answer(program);
+  cancel(program);
+  pause(program);
+  resume(program);
   demo(program);
   claudeCode(program);
   mcp(program);

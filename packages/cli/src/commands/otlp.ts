@@ -9,7 +9,7 @@ import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 import { readLineBatches } from '../util/lines.js';
 import { parseCeiling, stdoutWriter } from './downlevel.js';
-import { addRelayOptions, positiveInt, relayUrl } from './respond.js';
+import { addRelayOptions, positiveInt, relayUrl } from '../util/relay.js';
 
 // ------------------------------------------------------------- shared by `aep ce|otlp|ocsf`
 
