@@ -14,7 +14,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'mcp-bridge': ['protocol', 'client'],
   bridges: ['protocol', 'client'],
   web: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'bridges', 'web'],
+  notify: ['protocol', 'client'],
+  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'bridges'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

@@ -30,13 +30,6 @@ export interface RelayUplinkOptions {
   log?: (line: string) => void;
 }
 
-/**
- * How often the connection state is sampled. `EmitterConnection` exposes no state-change event
- * yet (asked of the client's owner); this one sampler turns its `stats().connected` into events,
- * and is the only timer between the relay and the daemon. Remove it when the event lands.
- */
-const STATE_SAMPLE_MS = 50;
-
 /** The relay connection as an {@link Uplink}. */
 export function relayUplink(o: RelayUplinkOptions): Uplink {
   const eopts: ConstructorParameters<typeof EmitterConnection>[0] = {
@@ -50,21 +43,12 @@ export function relayUplink(o: RelayUplinkOptions): Uplink {
   if (o.stateDir !== undefined) eopts.stateDir = o.stateDir;
   if (o.log) eopts.log = o.log;
   const conn = new EmitterConnection(eopts);
-  const listeners: ((connected: boolean) => void)[] = [];
-  let last = false;
-  const sampler = setInterval(() => {
-    const now = conn.stats().connected;
-    if (now === last) return;
-    last = now;
-    for (const l of listeners) l(now);
-  }, STATE_SAMPLE_MS);
-  sampler.unref();
   return {
     emit: (session, type, data, attrs) => conn.emit(session, type, data, attrs),
     connected: () => conn.stats().connected,
-    onState: (l) => { listeners.push(l); },
+    onState: (l) => { conn.onState(l); },
     onCommand: (type, h) => { conn.onCommand(type, h); },
     flush: (ms) => conn.flush(ms),
-    close: async () => { clearInterval(sampler); await conn.close(); },
+    close: async () => { await conn.close(); },
   };
 }

@@ -143,15 +143,16 @@ test('at capture metadata no command is shown, so no allow is accepted (whatever
   assert.deepEqual((await reply).body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
 });
 
-test('an Edit request carries path and change as JSON; a secret in it at redacted sends it out at metadata (nothing to allow remotely, nothing leaked)', async () => {
+test('an Edit request carries path and change as JSON; a secret in it (even glued to an escaped newline) is redacted, so nothing can be allowed remotely and nothing leaks', async () => {
   const input = { file_path: '/srv/app/.env', old_string: 'KEY=old', new_string: 'line one\nsk-proj-AbCdEfGh1234567890_abcdefGHIJ' };
   const { reply, request } = await held(daemon, 'cc-approve', input, 'Edit');
-  assert.equal(request.capture ?? 'metadata', 'metadata', 'down-levelled: the text pipeline would miss the key glued to the escaped newline');
-  assert.equal((request.data as Record<string, unknown>)['prompt'], 'cc-approve requests permission: Edit');
+  assert.equal(request.capture ?? 'metadata', 'redacted');
+  const prompt = (request.data as Record<string, unknown>)['prompt'] as string;
+  assert.match(prompt, /"new_string": "line one\\n\[REDACTED:secret\]"/, 'the key right after the escaped newline is redacted');
   assert.ok(!JSON.stringify(request).includes('sk-proj-'), 'the key never reaches the relay');
   assert.equal(request['approvaldigest'], approvalDigest(JSON.stringify(input, null, 2)));
-  assert.equal(approvalView(request).complete, false);
-  const tryIt = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, (request.data as Record<string, unknown>)['prompt'] as string) }, 'metadata');
+  assert.equal(approvalView(request).complete, false, 'the redacted copy is not what would run');
+  const tryIt = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, prompt) }, 'metadata');
   assert.equal(tryIt.reason, 'invalid');
   assert.ok(await stillHeld(reply));
   assert.equal((await sendRespond(sender, request, { option: 'deny' }, undefined, 'metadata')).status, 'accepted');

@@ -159,8 +159,9 @@ test('a question answered elsewhere is dismissed; malformed input is refused wit
   assert.deepEqual(post.body, {});
   assert.deepEqual((await held).body, {}, 'the held hook gets no decision');
   await waitFor(() => events.find((e) => e.type === 'attention.resolved' && e.subject === req.id && (e.data as Record<string, unknown>)['resolution'] === 'dismissed'), 'dismissed');
-  const late = await respond(req.id, ['--option', 'allow']);
-  assert.equal(late.code, 3, 'a late answer is refused');
+  // (deny: allowing from the CLI also needs --digest, and the point here is the late answer)
+  const late = await respond(req.id, ['--option', 'deny']);
+  assert.equal(late.code, 3, `a late answer is refused: ${late.stdout}${late.stderr}`);
 
   for (const body of ['{not json', '[]', '{"hook_event_name":"Stop"}', JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'x', tool_name: 'AskUserQuestion', tool_input: { questions: 'nope' } })]) {
     const res = await fetch(`${daemon.url}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}` }, body });

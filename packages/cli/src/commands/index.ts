@@ -14,6 +14,7 @@ import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
 import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
+import { register as notify } from './notify.js';
 import { register as ce } from './ce.js';
 import { register as otlp } from './otlp.js';
 import { register as ocsf } from './ocsf.js';
@@ -37,6 +38,7 @@ export function registerAll(program: Command): void {
   demo(program);
   claudeCode(program);
   mcp(program);
+  notify(program);
   ce(program);
   otlp(program);
   ocsf(program);

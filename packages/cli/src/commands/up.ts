@@ -13,6 +13,7 @@ interface UpOptions {
   token?: string;
   demo?: boolean;
   open: boolean;
+  notify?: string[];
 }
 
 /** `$XDG_DATA_HOME/aep` (absolute only), else `~/.local/share/aep`: where `aep up` keeps its token. */
@@ -111,6 +112,7 @@ export function register(program: Command): void {
     .option('--token <t>', 'bearer token for every endpoint (default: $AEP_TOKEN, else the token saved in the state dir, else a new random one saved there with mode 0600)')
     .option('--demo', 'also start `aep demo agent` against this relay, so the inbox has a form to answer (the token reaches it through an inherited descriptor, never its command line or environment)', false)
     .option('--no-open', 'do not open the inbox in a browser (default: open it when stdout is a terminal)')
+    .option('--notify <spec>', 'also run a notifier (repeatable): push, ntfy:URL (e.g. ntfy:https://ntfy.sh/TOPIC), webhook:URL, or a rules file *.json (see aep notify --help, docs/phone.md)', (v: string, prev: string[] = []) => [...prev, v])
     .addHelpText('after', `
 The inbox is served at the relay's origin (http://HOST:PORT/). Paste the printed token into it
 once; the browser keeps it in local storage (never in the page address).
@@ -149,10 +151,13 @@ Examples:
         }
       }
       const built = existsSync(join(webRoot, 'index.html'));
+      // Web Push keys (generated once, 0600, in the state dir) and the --notify specs (issue 17).
+      const notify = await import('@aep/notify').then(async (n) => n.prepareUpNotify(await stateDir(), opts.notify ?? []))
+        .catch((e: Error & { code?: string }) => { throw new CliError(e.code === 'AEP_NOTIFY_RULES_INVALID' ? e.code : 'AEP_CLI_STATE_DIR', e.message, EXIT.USAGE); });
       let relay;
       try {
         relay = await startRelay({
-          port, host: opts.host, token, storePath, staticDir: webRoot,
+          port, host: opts.host, token, storePath, staticDir: webRoot, push: notify.push,
           log: (line) => process.stderr.write(`relay: ${line}\n`),
         });
       } catch (err) {
@@ -219,6 +224,8 @@ Examples:
           child.on('exit', (code, signal) => { process.stdout.write(`demo: exited (${code ?? signal ?? 'signal'})\n`); demo = null; resolve(); });
         });
       }
+      const notifiers = await notify.start(relay.url, token, (l) => process.stderr.write(`notify: ${l}\n`));
+      for (const d of notify.describe) process.stdout.write(`notify: ${d}\n`);
       if (opts.open && process.stdout.isTTY) await openBrowser(inbox);
 
       const close = relay.close.bind(relay) as Close;
@@ -244,6 +251,7 @@ Examples:
               clearTimeout(timer);
               (demo as ChildProcess | null)?.kill('SIGKILL');
             }
+            await notifiers.close().catch(() => {});
             process.stderr.write(`aep: stopping the relay (drain up to ${DRAIN_MS / 1000} s)\n`);
             await close({ drainMs: DRAIN_MS }).catch((err: unknown) => process.stderr.write(`aep: warning: ${(err as Error).message}\n`));
             resolve();
