@@ -15,6 +15,9 @@ import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
 import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
 import { register as notify } from './notify.js';
+import { register as ce } from './ce.js';
+import { register as otlp } from './otlp.js';
+import { register as ocsf } from './ocsf.js';
 import { register as token } from './token.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
@@ -37,5 +40,8 @@ export function registerAll(program: Command): void {
   claudeCode(program);
   mcp(program);
   notify(program);
+  ce(program);
+  otlp(program);
+  ocsf(program);
   token(program);
 }
