@@ -12,8 +12,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   relay: ['protocol'],
   'adapter-claude-code': ['protocol', 'client'],
   'mcp-bridge': ['protocol', 'client'],
+  delegate: ['protocol', 'client'],
   web: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web'],
+  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'delegate', 'web'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {
