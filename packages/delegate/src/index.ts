@@ -1,4 +1,5 @@
 // Public API of @aep/delegate: policy delegates (issue 18). Named exports only.
+export { loadPolicyFile } from './policy-file.js';
 export { parsePolicy, policyHash, tierOf, RULE_ID_PATTERN, GRANT_ID_PREFIX, POLICY_DEFAULTS, POLICY_LIMITS } from './policy.js';
 export type { Policy, Rule, RuleMatch, RuleDecision, FieldMatch, StructuralValue, Tier, RateLimit, ParsePolicyOptions } from './policy.js';
 export { requestFacts, answerableByControl } from './facts.js';
@@ -21,3 +22,4 @@ export {
   GRANTED_EVENT, REVOKED_EVENT, SNAPSHOT_EVENT,
 } from './delegate.js';
 export type { DelegateOptions, DelegateHandle, DelegateStats } from './delegate.js';
+export { PolicyFold, delegatesInRoster, grantDataFor } from './view.js';

@@ -13,6 +13,7 @@ import { register as answer } from './answer.js';
 import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
+import { register as delegate } from './delegate.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
 export function registerAll(program: Command): void {
@@ -30,4 +31,5 @@ export function registerAll(program: Command): void {
   demo(program);
   claudeCode(program);
   mcp(program);
+  delegate(program);
 }
