@@ -12,6 +12,7 @@ interface UpOptions {
   token?: string;
   demo?: boolean;
   open: boolean;
+  policy?: string;
 }
 
 /** `$XDG_DATA_HOME/aep` (absolute only), else `~/.local/share/aep`: where `aep up` keeps its token. */
@@ -85,6 +86,7 @@ export function register(program: Command): void {
     .option('--token <t>', 'bearer token for every endpoint (default: $AEP_TOKEN, else the token saved in the state dir, else a new random one saved there with mode 0600)')
     .option('--demo', 'also start `aep demo agent` against this relay, so the inbox has a form to answer', false)
     .option('--no-open', 'do not open the inbox in a browser (default: open it when stdout is a terminal)')
+    .option('--policy <file>', 'also run a policy delegate with this policy file (aep delegate; docs/delegates.md), with the owner token')
     .addHelpText('after', `
 The inbox is served at the relay's origin (http://HOST:PORT/). Paste the printed token into it
 once; the browser keeps it in local storage (never in the page address).
@@ -141,6 +143,7 @@ Examples:
       }
       if (!built) process.stderr.write('aep: warning: the inbox assets are not built (run `npm run build`); the relay runs without the web UI\n');
 
+      const delegate = opts.policy ? await (await import('./delegate.js')).startDelegateForUp({ url: relay.url, token, policyFile: opts.policy, log: (l) => process.stderr.write(`${l}\n`) }).catch(async (err: unknown) => { await relay.close(); throw err; }) : null;
       let demo: ChildProcess | null = null;
       if (opts.demo) {
         const { spawn } = await import('node:child_process');
@@ -161,7 +164,7 @@ Examples:
           if (stopping) return;
           stopping = true;
           demo?.kill('SIGTERM');
-          relay.close().then(resolve, resolve);
+          void (delegate?.close() ?? Promise.resolve()).then(() => relay.close()).then(resolve, resolve);
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
