@@ -13,6 +13,7 @@ import { AgentText, Badge, formatTime, Guard, kindOf, promptOf, requestHref } fr
 import { RequestDetail } from './request.js';
 import type { AnswerContext } from './request.js';
 import { SessionList, SessionTimeline } from './sessions.js';
+import { PolicyView } from './policy.js';
 
 const TOKEN_KEY = 'aep.inbox.token';
 
@@ -24,7 +25,8 @@ type Route =
   | { view: 'inbox' }
   | { view: 'request'; session: string; id: string }
   | { view: 'sessions' }
-  | { view: 'session'; session: string };
+  | { view: 'session'; session: string }
+  | { view: 'policy' };
 
 function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
@@ -32,6 +34,7 @@ function parseRoute(hash: string): Route {
   if (parts[0] === 'r' && parts.length >= 3) return { view: 'request', session: dec(parts[1]), id: dec(parts[2]) };
   if (parts[0] === 's' && parts.length >= 2) return { view: 'session', session: dec(parts[1]) };
   if (parts[0] === 'sessions') return { view: 'sessions' };
+  if (parts[0] === 'policy') return { view: 'policy' };
   return { view: 'inbox' };
 }
 
@@ -243,6 +246,8 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
       : <p class="empty">{conn.state === 'live' ? 'This request is not known to the relay (it may have been evicted from its buffer).' : 'Loading…'}</p>;
   } else if (route.view === 'session') {
     main = <Guard key={route.session} what="session"><SessionTimeline session={store.sessions.get(route.session)} name={route.session} ctx={ctx} /></Guard>;
+  } else if (route.view === 'policy') {
+    main = <Guard what="policy"><PolicyView ctx={ctx} /></Guard>;
   } else if (route.view === 'sessions') {
     main = <section aria-labelledby="sl-h"><h2 id="sl-h">Sessions</h2><SessionList store={store} /></section>;
   }
@@ -255,6 +260,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
         <nav aria-label="Views">
           <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox <span class="count" data-testid="pending-count">{pendingCount}</span></a>
           <a href="#/sessions" aria-current={route.view === 'sessions' || route.view === 'session' ? 'page' : undefined}>Sessions</a>
+          <a href="#/policy" aria-current={route.view === 'policy' ? 'page' : undefined}>Policy</a>
         </nav>
         <Status state={conn.state} detail={conn.detail} />
         <button type="button" class="link" onClick={() => props.onUnauthorized('')}><span class="wide-only">Change </span>token</button>
