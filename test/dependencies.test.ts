@@ -14,7 +14,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'mcp-bridge': ['protocol', 'client'],
   delegate: ['protocol', 'client'],
   web: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'delegate', 'web'],
+  notify: ['protocol', 'client'],
+  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'delegate'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

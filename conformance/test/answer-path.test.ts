@@ -2,7 +2,8 @@
 //   (1) validateFormAnswer (protocol, with the constraints elicitationToForm returns),
 //   (2) the attention engine given the constraints as data (in process, and over a real relay),
 //   (3) the MCP bridge's real AepSide (the engine plus its old content-check hook) over the relay,
-//   (4) the Claude Code adapter's applyAnswer as the engine's hook, wired as the daemon wires it,
+//   (4) the Claude Code adapter's request (engineRequest: constraints as data, translateAnswer as
+//       the translation hook), wired as the daemon wires it,
 // must give the same verdict. The generators live in conformance/support/answer-cases.ts so the
 // inbox's client-side hints can join.
 import { test, before, after } from 'node:test';
@@ -13,7 +14,7 @@ import type { FieldSpec, FormConstraints } from '@aep/protocol';
 import { AttentionEngine, CommandSender, EmitterConnection } from '@aep/client/node';
 import type { AnswerCheck, AttentionRequestInput, CommandDecision } from '@aep/client';
 import { AepSide } from '@aep/mcp-bridge';
-import { applyAnswer, ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS } from '@aep/adapter-claude-code';
+import { translateAnswer } from '@aep/adapter-claude-code';
 import type { AttentionSpec } from '@aep/adapter-claude-code';
 import { startRelayProcess } from '../../test/support/cli.js';
 import { recordingPort } from '../../packages/client/test/engine-port.js';
@@ -36,13 +37,9 @@ async function engineVerdict(input: Omit<AttentionRequestInput, 'session'>, answ
   return verdictOf(d);
 }
 
-/** The adapter's answers.ts as the engine's validate hook, exactly as daemon.ts `raise` wires it. */
-function adapterHook(spec: AttentionSpec): (a: Parameters<typeof applyAnswer>[1]) => AnswerCheck {
-  return (answer) => {
-    const result = applyAnswer(spec, answer);
-    if (!result.ok) return result.issues;
-    return { answer: result.applied };
-  };
+/** The adapter's answers.ts as the engine's translation hook, exactly as request.ts `engineRequest` wires it. */
+function adapterHook(spec: AttentionSpec): (a: Parameters<typeof translateAnswer>[1]) => AnswerCheck {
+  return (answer) => translateAnswer(spec, answer);
 }
 
 function mapped(c: McpCase): { fields: FieldSpec[]; constraints: FormConstraints; data: Record<string, unknown> } {
@@ -63,7 +60,7 @@ test('differential (in process): MCP elicitation answers — protocol, engine wi
     const protocol = fromIssues(validateFormAnswer(m.fields, c.values, { constraints: m.constraints }));
     const engine = await engineVerdict({ kind: 'form', data: m.data, fields: m.fields, constraints: m.constraints }, { values: c.values });
     const adapter = await engineVerdict({
-      kind: 'form', data: m.data, fields: m.fields, options: ELICITATION_DECLINE_OPTIONS.map((id) => ({ id, label: id })),
+      kind: 'form', data: m.data, fields: m.fields, constraints: m.constraints,
       validate: adapterHook(adapterElicitationSpec(c, m.fields)),
     }, { values: c.values });
     assert.deepEqual(engine, protocol, 'the engine judges exactly as validateFormAnswer with the constraints');
@@ -86,7 +83,7 @@ test('differential (in process): AEP forms and AskUserQuestion forms — protoco
     const spec: AttentionSpec = { hook: 'ask', request: { type: 'attention.requested', session: 's', capture: 'redacted' } as AttentionSpec['request'], questions, fields: c.fields, toolInput: { questions } };
     const protocol = fromIssues(validateFormAnswer(c.fields, c.values));
     const engine = await engineVerdict({ kind: 'form', prompt: 'p', fields: c.fields }, { values: c.values });
-    const adapter = await engineVerdict({ kind: 'form', prompt: 'p', fields: c.fields, options: ASK_DECLINE_OPTIONS.map((id) => ({ id, label: id })), validate: adapterHook(spec) }, { values: c.values });
+    const adapter = await engineVerdict({ kind: 'form', prompt: 'p', fields: c.fields, validate: adapterHook(spec) }, { values: c.values });
     assert.deepEqual(engine, protocol);
     assert.deepEqual(adapter, protocol, 'the ask hook adds no check of its own');
   }), { numRuns: RUNS });
@@ -97,7 +94,7 @@ test('differential (in process): refusals and junk answers are judged alike on e
     const m = mapped(c);
     const engine = await engineVerdict({ kind: 'form', data: m.data, fields: m.fields, constraints: m.constraints }, answer);
     const adapter = await engineVerdict({
-      kind: 'form', data: m.data, fields: m.fields, options: ELICITATION_DECLINE_OPTIONS.map((id) => ({ id, label: id })),
+      kind: 'form', data: m.data, fields: m.fields, constraints: m.constraints,
       validate: adapterHook(adapterElicitationSpec(c, m.fields)),
     }, answer);
     assert.equal(adapter.ok, engine.ok, JSON.stringify(answer));
@@ -133,7 +130,7 @@ test('differential over a real relay: engine + constraints, the MCP bridge (AepS
       const viaEngine = engine.requestAttention({ session: 'diff-engine', kind: 'form', data: m.data, fields: m.fields, constraints: m.constraints });
       const e = await ask('diff-engine', viaEngine.id, values);
       const viaAdapter = engine.requestAttention({
-        session: 'diff-engine', kind: 'form', data: m.data, fields: m.fields, options: ELICITATION_DECLINE_OPTIONS.map((id) => ({ id, label: id })),
+        session: 'diff-engine', kind: 'form', data: m.data, fields: m.fields, constraints: m.constraints,
         validate: adapterHook(adapterElicitationSpec(c, m.fields)),
       });
       const a = await ask('diff-engine', viaAdapter.id, values);

@@ -73,3 +73,105 @@ export async function startRelayProcess(args: readonly string[] = ['--memory']):
   });
   return { url, child, stop };
 }
+
+export type JsonLine = Record<string, unknown>;
+
+/** A running `aep demo agent` with its JSON lines and bounded waits. */
+export interface DemoProcess {
+  child: ChildProcess;
+  lines: JsonLine[];
+  /** The first line matching `pred` (waits up to `ms`). */
+  next(pred: (l: JsonLine) => boolean, what: string, ms?: number): Promise<JsonLine>;
+  /** Exit code (kills the child and throws after `ms`). */
+  exit(ms?: number): Promise<number | null>;
+  stderr(): string;
+}
+
+/** Starts `aep demo agent --relay URL --token T ...args` (stdout parsed as JSON lines). */
+export function spawnDemo(url: string, token: string, args: readonly string[], opts: SpawnOptions = {}): DemoProcess {
+  const child = spawnAep(['demo', 'agent', '--relay', url, '--token', token, ...args], opts);
+  const lines: JsonLine[] = [];
+  let buf = '';
+  let stderr = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    buf += b.toString('utf8');
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const l = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      if (l.trim()) lines.push(JSON.parse(l) as JsonLine);
+    }
+  });
+  child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const next = async (pred: (l: JsonLine) => boolean, what: string, ms = 30_000): Promise<JsonLine> => {
+    const start = Date.now();
+    for (;;) {
+      const l = lines.find(pred);
+      if (l) return l;
+      if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; stdout=${JSON.stringify(lines)} stderr=${stderr}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const exit = async (ms = 30_000) => {
+    let t: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => { t = setTimeout(() => r('timeout'), ms); })]);
+    clearTimeout(t);
+    if (code === 'timeout') { child.kill('SIGKILL'); throw new Error(`demo agent did not exit; stderr=${stderr}`); }
+    return code;
+  };
+  return { child, lines, next, exit, stderr: () => stderr };
+}
+
+/** Parsed `data:` events of an SSE stream, collected while it stays open. */
+export interface SseWatch {
+  events: JsonLine[];
+  /** Texts of every `data:` line, as received. */
+  raw: string[];
+  ready: Promise<void>;
+  waitFor(pred: (events: JsonLine[]) => boolean, what: string, ms?: number): Promise<void>;
+  close(): void;
+}
+
+/** Opens `GET /stream?filter=…` with the token and collects what it delivers (no SDK involved). */
+export function watchStream(url: string, token: string, filter: Record<string, unknown>, extra = ''): SseWatch {
+  const ac = new AbortController();
+  const events: JsonLine[] = [];
+  const raw: string[] = [];
+  const ready = (async () => {
+    const res = await fetch(`${url}/stream?filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: ac.signal });
+    if (res.status !== 200 || !res.body) throw new Error(`stream refused: ${res.status}`);
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buf += dec.decode(value, { stream: true });
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const msg = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            for (const line of msg.split('\n')) {
+              if (!line.startsWith('data:')) continue;
+              const text = line.slice(5).trim();
+              raw.push(text);
+              events.push(JSON.parse(text) as JsonLine);
+            }
+          }
+        }
+      } catch { /* aborted */ }
+    })();
+  })();
+  const waitFor = async (pred: (events: JsonLine[]) => boolean, what: string, ms = 30_000) => {
+    const start = Date.now();
+    for (;;) {
+      if (pred(events)) return;
+      if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e['type']))}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  return { events, raw, ready, waitFor, close: () => ac.abort() };
+}

@@ -37,9 +37,11 @@ function rate(label: string, n: number, ms: number, base: { label: string; n: nu
 
 // 2. Lifecycle hook over HTTP through the daemon (uplink stubbed: measures our overhead), vs a bare
 //    node:http server answering `{}`.
+const BENCH_SECRET = 'bench-secret-Xk2mQ9vLr4Tz8WcN3fJ6hYd1sGa5eUo0iPq_7bB';
+
 async function post(url: string, body: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json' } }, (res) => { res.resume(); res.on('end', () => resolve()); });
+    const req = request(url, { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` } }, (res) => { res.resume(); res.on('end', () => resolve()); });
     req.on('error', reject);
     req.end(body);
   });
@@ -60,11 +62,12 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
   const uplink: Uplink = {
     emit: (session, type, data, attrs) => ({ aep: '0.1', id: `e${seq++}`, type, time: '', source: '', agent: 'claude-code', session, ...(data ? { data } : {}), ...attrs }),
     connected: () => true,
-    onRespond: () => {},
+    onState: () => {},
+    onCommand: () => {},
     flush: async () => true,
     close: async () => {},
   };
-  const d = await startDaemon({ port: 0, uplink });
+  const d = await startDaemon({ port: 0, uplink, secret: BENCH_SECRET, socket: false });
   t = performance.now();
   for (let i = 0; i < N; i++) await post(`${d.url}/hooks/PostToolUse`, body);
   rate('daemon PostToolUse round trip', N, performance.now() - t, base);
@@ -83,7 +86,7 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
     for (let i = 0; i < runs; i++) spawnSync(process.execPath, ['-e', ''], { input: '' });
     const base = (performance.now() - t) / runs;
     t = performance.now();
-    for (let i = 0; i < runs; i++) spawnSync(process.execPath, [hookJs, '--url', 'http://127.0.0.1:9/hook'], { input: fixture('Stop') });
+    for (let i = 0; i < runs; i++) spawnSync(process.execPath, [hookJs, '--socket', '/nonexistent/aep/cc.sock', '--secret-file', '/nonexistent/secret'], { input: fixture('Stop') });
     const ms = (performance.now() - t) / runs;
     console.log(`command-hook run (daemon down): ${ms.toFixed(0)} ms   baseline node -e "": ${base.toFixed(0)} ms   ratio ${(ms / base).toFixed(2)}`);
   }

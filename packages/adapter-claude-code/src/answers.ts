@@ -1,47 +1,22 @@
 // Answers -> Claude Code hook output (integrations.md §1 "Answering AskUserQuestion",
-// "PermissionRequest", "Elicitation"). Pure: validation (AEP-0006 MUST-reject rule, AEP-0008 text
-// rule) decides accept/nack; an accepted answer becomes the exact hook JSON Claude Code reads.
+// "PermissionRequest", "Elicitation"). Pure translation (issue 13 item 1, "one answer path"):
+// the attention engine alone decides whether an answer is valid (shape, options, AEP-0008 text,
+// AEP-0006 values with the schema's constraints as data, the approval proof, decline/cancel);
+// what it accepted becomes here the exact hook JSON Claude Code reads.
 import type { Issue } from '@aep/protocol';
-import { formValuesToElicitationContent, mapTextAnswer, validateElicitationContent, validateFormAnswer } from '@aep/protocol';
+import { FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, formValuesToElicitationContent, validateElicitationContent } from '@aep/protocol';
+import type { AnswerVerdict } from '@aep/client';
 import type { AttentionSpec } from './mapper.js';
 
-/** An answer as carried by `control.attention.respond` (AEP-0002 §5.3). */
+/** An answer as the engine applied it (AEP-0002 §5.3). */
 export interface HookAnswer {
   option?: string;
   text?: string;
   values?: Record<string, unknown>;
 }
 
-/** Outcome of applying an answer: the hook output and what was applied (for `attention.answered`). */
-export type AnswerResult =
-  | { ok: true; output: Record<string, unknown>; applied: HookAnswer }
-  | { ok: false; issues: Issue[] };
-
 /** Hook output meaning "no decision" (Claude Code falls back to its own dialog). */
 export const NO_DECISION: Readonly<Record<string, never>> = Object.freeze({});
-
-/** Option ids that decline an AskUserQuestion form without answering it (documented in README). */
-export const ASK_DECLINE_OPTIONS = ['skip', 'deny'] as const;
-/** Option ids that decline or cancel an MCP elicitation (MCP ElicitResult `action`). */
-export const ELICITATION_DECLINE_OPTIONS = ['decline', 'cancel'] as const;
-
-function issue(rule: string, path: string, message: string, section: string): Issue {
-  return { rule, path, message, section };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Checks the shape of the `answer` object itself. */
-export function checkAnswerShape(answer: unknown): Issue[] {
-  if (!isObject(answer)) return [issue('payload.answer', '/data/answer', 'answer must be an object', 'AEP-0004 §5')];
-  const out: Issue[] = [];
-  if (answer['option'] !== undefined && typeof answer['option'] !== 'string') out.push(issue('payload.answer.option', '/data/answer/option', 'answer.option must be a string', 'AEP-0002 §5.3'));
-  if (answer['text'] !== undefined && typeof answer['text'] !== 'string') out.push(issue('payload.answer.text', '/data/answer/text', 'answer.text must be a string', 'AEP-0002 §5.3'));
-  if (answer['values'] !== undefined && !isObject(answer['values'])) out.push(issue('payload.answer.values', '/data/answer/values', 'answer.values must be an object', 'AEP-0006 §3'));
-  return out;
-}
 
 /** AskUserQuestion: the `answers` map keyed by full question text (integrations.md §1). */
 export function askAnswers(spec: AttentionSpec, values: Record<string, unknown>): Record<string, string> {
@@ -67,94 +42,65 @@ function preToolUse(decision: 'allow' | 'deny', extra: Record<string, unknown>):
 }
 
 /**
- * Validates `answer` against the request and builds the hook output. An invalid answer returns
- * issues (the caller nacks `invalid` and keeps the request pending, AEP-0006 §4).
+ * The engine's translation hook for a held request: an answer the engine accepted is turned into
+ * its hook output (`result`). It refuses (`ok:false`) only what cannot be translated: a permission
+ * answer that is neither allow nor deny, or elicitation values that cannot be restored to the MCP
+ * types (the engine checks the schema's constraints first, so neither happens for an answer it
+ * accepted).
  */
-export function applyAnswer(spec: AttentionSpec, answerIn: unknown): AnswerResult {
-  const shape = checkAnswerShape(answerIn);
-  if (shape.length) return { ok: false, issues: shape };
-  const answer = answerIn as HookAnswer;
+export function translateAnswer(spec: AttentionSpec, applied: HookAnswer): AnswerVerdict {
+  if (spec.hook === 'permission' && applied.option !== 'allow' && applied.option !== 'deny') {
+    return { ok: false, issues: [{ rule: 'control.respond.validate-failed', path: '/data/answer/option', message: 'a permission is answered allow or deny', section: 'AEP-0002 §5.3' }] };
+  }
+  if (spec.hook === 'elicitation' && applied.values !== undefined) {
+    const content = formValuesToElicitationContent(spec.schema, applied.values);
+    const issues: Issue[] = validateElicitationContent(spec.schema, content).map((i) => ({ ...i, path: `/data/answer/values${i.path}` }));
+    if (issues.length) return { ok: false, issues };
+  }
+  return { ok: true, result: hookOutput(spec, applied) };
+}
+
+/**
+ * The exact hook output for an applied answer (integrations.md §1). A form's `decline` denies with
+ * the person's reason (AskUserQuestion) or is MCP `decline`; `cancel` is no decision
+ * (AskUserQuestion: Claude Code asks in its own dialog) or MCP `cancel` (contract C2).
+ */
+export function hookOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
   switch (spec.hook) {
-    case 'ask': return applyAsk(spec, answer);
-    case 'permission': return applyPermission(spec, answer);
-    case 'elicitation': return applyElicitation(spec, answer);
+    case 'ask': return askOutput(spec, applied);
+    case 'permission': return permissionOutput(applied);
+    case 'elicitation': return elicitationOutput(spec, applied);
   }
 }
 
-function applyAsk(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
+/**
+ * AskUserQuestion output: values -> allow with `updatedInput` (questions echoed, answers keyed by
+ * question text); `decline` -> deny with a reason Claude reads; `cancel` -> no decision.
+ */
+function askOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
   const input = spec.toolInput ?? {};
-  const questions = input['questions'];
-  if (answer.values !== undefined) {
-    const issues = validateFormAnswer(spec.fields ?? [], answer.values);
-    if (issues.length) return { ok: false, issues };
-    const answers = askAnswers(spec, answer.values);
-    return {
-      ok: true,
-      output: preToolUse('allow', { updatedInput: { ...input, questions, answers } }),
-      applied: { values: answer.values },
-    };
+  if (applied.values !== undefined) return preToolUse('allow', { updatedInput: { ...input, questions: input['questions'], answers: askAnswers(spec, applied.values) } });
+  if (applied.option === FORM_DECLINE_OPTION) {
+    const reason = applied.text?.trim() ? applied.text : 'The user declined to answer these questions.';
+    return preToolUse('deny', { permissionDecisionReason: reason });
   }
-  if (answer.option === 'skip') {
-    // integrations.md: allow with empty answers = Claude is told the user skipped.
-    return { ok: true, output: preToolUse('allow', { updatedInput: { ...input, questions, answers: {} } }), applied: { option: 'skip' } };
-  }
-  if (answer.option === 'deny') {
-    const reason = answer.text?.trim() ? answer.text : 'The user declined to answer these questions.';
-    const applied: HookAnswer = { option: 'deny' };
-    if (answer.text?.trim()) applied.text = answer.text;
-    return { ok: true, output: preToolUse('deny', { permissionDecisionReason: reason }), applied };
-  }
-  if (answer.option !== undefined) {
-    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "skip" / "deny"`, 'AEP-0006 §4')] };
-  }
-  return { ok: false, issues: [issue('form.required', '/data/answer/values', 'a form is answered with answer.values (every required field), or declined with option "skip" / "deny"', 'AEP-0006 §4')] };
+  return NO_DECISION;
 }
 
-function applyPermission(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
-  let option = answer.option;
-  let text = answer.text;
-  if (option === undefined && text !== undefined) {
-    // AEP-0008 §1: map text to an option by id, then by a unique label; unmatched text never
-    // grants: it denies, and the text is kept as the stated reason (step 4).
-    const m = mapTextAnswer({ kind: 'permission', prompt: '', options: spec.options ?? [] }, text);
-    if (m.invalid === true || m.option === undefined) {
-      return { ok: false, issues: [issue('text-answer.unmatched', '/data/answer/text', 'the text matches no option and no refusing option exists', 'AEP-0008 §1')] };
-    }
-    option = m.option;
-    text = m.text;
-  }
-  if (option === 'allow') {
-    const applied: HookAnswer = { option: 'allow' };
-    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }, applied };
-  }
-  if (option === 'deny') {
-    const applied: HookAnswer = { option: 'deny' };
-    if (text?.trim()) applied.text = text;
-    const message = text?.trim() ? text : 'Denied by the user.';
-    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message, interrupt: false } } }, applied };
-  }
-  if (option !== undefined) return { ok: false, issues: [issue('answer.option', '/data/answer/option', `option "${option}" is not one of allow, deny`, 'AEP-0002 §5.3')] };
-  return { ok: false, issues: [issue('answer.option', '/data/answer', 'a permission answer needs option "allow" or "deny" (or text, AEP-0008)', 'AEP-0008 §1')] };
+/**
+ * PermissionRequest output. An allow carries no `updatedInput`: the decision applies to exactly
+ * the input the person was shown (contract C1), never to a changed one.
+ */
+function permissionOutput(applied: HookAnswer): Record<string, unknown> {
+  if (applied.option === 'allow') return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } };
+  const message = applied.text?.trim() ? applied.text : 'Denied by the user.';
+  return { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message, interrupt: false } } };
 }
 
-function applyElicitation(spec: AttentionSpec, answer: HookAnswer): AnswerResult {
-  if (answer.values !== undefined) {
-    const issues = validateFormAnswer(spec.fields ?? [], answer.values);
-    if (issues.length) return { ok: false, issues };
-    const content = formValuesToElicitationContent(spec.schema, answer.values);
-    const more = validateElicitationContent(spec.schema, content);
-    if (more.length) return { ok: false, issues: more };
-    return {
-      ok: true,
-      output: { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content } },
-      applied: { values: answer.values },
-    };
+/** Elicitation output: values -> `accept` with typed `content`; `decline` / `cancel` -> that MCP action. */
+function elicitationOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
+  if (applied.values !== undefined) {
+    return { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: formValuesToElicitationContent(spec.schema, applied.values) } };
   }
-  if (answer.option === 'decline' || answer.option === 'cancel') {
-    return { ok: true, output: { hookSpecificOutput: { hookEventName: 'Elicitation', action: answer.option } }, applied: { option: answer.option } };
-  }
-  if (answer.option !== undefined) {
-    return { ok: false, issues: [issue('form.option', '/data/answer/option', `option "${answer.option}" is not offered; answer with values, or "decline" / "cancel"`, 'AEP-0006 §4')] };
-  }
-  return { ok: false, issues: [issue('form.required', '/data/answer/values', 'an elicitation is answered with answer.values, or declined with option "decline" / "cancel"', 'AEP-0006 §4')] };
+  return { hookSpecificOutput: { hookEventName: 'Elicitation', action: applied.option === FORM_CANCEL_OPTION ? 'cancel' : 'decline' } };
 }

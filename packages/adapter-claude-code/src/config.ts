@@ -1,7 +1,7 @@
 // Adapter configuration: capture ceiling and per-category overrides (AEP-0003 §9.1).
 import type { CaptureLevel } from '@aep/protocol';
 import { isCaptureLevel } from '@aep/protocol';
-import { ADAPTER_ERRORS, AdapterError } from './hook-input.js';
+import { ADAPTER_ERRORS, AdapterError } from './errors.js';
 
 /** One per-type capture override: `pattern` is a full type or a `category.*` prefix pattern. */
 export interface CaptureOverride {

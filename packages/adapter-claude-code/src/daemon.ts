@@ -1,41 +1,51 @@
-// The adapter daemon (`aep claude-code serve`): receives Claude Code HTTP hooks, owns each Claude
+// The adapter daemon (`aep claude-code serve`): receives Claude Code hooks, owns each Claude
 // Code session's AEP session through one authenticated relay connection (AEP-0003 §3.5), holds
 // AskUserQuestion / PermissionRequest / Elicitation hooks open until a validated
 // `control.attention.respond` arrives (AEP-0004 §5.3), and never breaks the agent (style.md §9):
 // every hook path answers, at worst with "no decision", within its budget. The attention
 // lifecycle (validation, nacks, answered/resolved/timeout/dismissed) is the client's
-// AttentionEngine; this file maps hooks to requests and answers back to hook output.
-import { createServer } from 'node:http';
-import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// AttentionEngine; this class maps hooks to requests and answers back to hook output, driven by
+// hook arrivals, engine outcomes and relay connection events (no polling).
 import { homedir } from 'node:os';
 import type { CaptureLevel } from '@aep/protocol';
 import { captureRank } from '@aep/protocol';
-import { AttentionEngine, EmitterConnection } from '@aep/client/node';
-import type { AnswerCheck, AttentionKind, AttentionPort, AttentionPromise, CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
+import { AttentionEngine } from '@aep/client';
+import type { AttentionPort, AttentionPromise, CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
 import type { MappingConfig } from './config.js';
 import { captureFor, mappingConfig } from './config.js';
-import { ADAPTER_ERRORS, AdapterError, parseHookText } from './hook-input.js';
+import { ADAPTER_ERRORS, AdapterError } from './errors.js';
+import type { HookExchange } from './exchange.js';
+import { parseHookText } from './hook-input.js';
 import type { AttentionSpec, DismissRule, EventDraft } from './mapper.js';
 import { ClaudeCodeMapper } from './mapper.js';
-import { ASK_DECLINE_OPTIONS, ELICITATION_DECLINE_OPTIONS, NO_DECISION, applyAnswer } from './answers.js';
-import { DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
+import { NO_DECISION, hookOutput } from './answers.js';
+import { engineRequest } from './request.js';
+import { DEFAULT_LIMITS, DEFAULT_PORT, DEFAULT_RELAY, DEFAULT_WAIT_MS } from './constants.js';
+import { defaultSecretPath, defaultSocketPath, ensureSecret } from './local.js';
+import { RefusalLog } from './refusal-log.js';
+import type { HttpTransport } from './transport-http.js';
+import { listenHttp } from './transport-http.js';
+import type { SocketTransport } from './transport-socket.js';
+import { listenSocket } from './transport-socket.js';
+import type { Uplink } from './uplink.js';
+import { relayUplink } from './uplink.js';
+import { CANCELLED_HOOKS, STEERING_COMMANDS, Steering, cancelOutput, cancelReason, parseCancel } from './steering.js';
 
-
-/** What the daemon needs to emit and receive commands: the relay connection, or a test double of it. */
-export interface Uplink {
-  emit(session: string, type: string, data: Record<string, unknown> | undefined, attrs: Record<string, unknown>): WireEvent;
-  /** True while the relay connection is established. */
-  connected(): boolean;
-  onRespond(handler: (cmd: IncomingCommand) => CommandDecision | Promise<CommandDecision>): void;
-  flush(timeoutMs: number): Promise<boolean>;
-  close(): Promise<void>;
-}
+export type { Uplink } from './uplink.js';
 
 /** Options of {@link startDaemon}. */
 export interface DaemonOptions {
-  /** Listen port; default 8377 (0 = ephemeral, tests). */
+  /** Loopback HTTP port (`GET /health`, HTTP hooks); default 8377 (0 = ephemeral, tests). */
   port?: number;
+  /**
+   * Unix socket of the command-hook shim; default `$XDG_RUNTIME_DIR/aep/claude-code.sock`, else
+   * `~/.local/state/aep/run/claude-code.sock` (its directory is made 0700). `false`: none.
+   */
+  socket?: string | false;
+  /** The per-install secret file (created 0600 when missing); default `$XDG_CONFIG_HOME/aep/claude-code/hook-secret`. */
+  secretFile?: string;
+  /** The secret itself (instead of `secretFile`; tests). */
+  secret?: string;
   /** Listen host; default 127.0.0.1 (hooks come from the local machine). */
   host?: string;
   /** Relay base URL; default http://127.0.0.1:8787. */
@@ -48,8 +58,8 @@ export interface DaemonOptions {
   waitMs?: number;
   /** How long a blocking hook waits for a relay connection before giving no decision; default 600 ms. */
   connectGraceMs?: number;
-  /** Max hook body size; default 1 MiB (413 above). */
-  maxBodyBytes?: number;
+  /** Limits; beyond one a hook gets no decision at once and the refusal is logged with its code. */
+  limits?: Partial<DaemonLimits>;
   /** Durable state directory for the epoch counter (AEP-0001 §7.2). */
   stateDir?: string;
   /** Diagnostics (never receives tokens). */
@@ -60,29 +70,38 @@ export interface DaemonOptions {
   uplink?: Uplink;
 }
 
+/** The daemon's limits (defaults: `DEFAULT_LIMITS`). */
+export interface DaemonLimits {
+  /** Blocking hooks held open at once (`AEP_CC_TOO_MANY_HELD`). */
+  maxHeld: number;
+  /** Questions of one AskUserQuestion (`AEP_CC_TOO_MANY_QUESTIONS`). */
+  maxQuestions: number;
+  /** Fields of one elicitation form (`AEP_CC_TOO_MANY_FIELDS`). */
+  maxFields: number;
+  /** Bytes of one hook body (`AEP_CC_HOOK_TOO_LARGE`). */
+  maxHookBytes: number;
+}
+
 /** A running daemon. */
 export interface DaemonHandle {
   url: string;
   port: number;
+  /** The socket path, when the daemon listens on one. */
+  socket?: string;
   /** Ids of pending attention requests. */
   pending(): string[];
   /** Dismisses pending requests (no decision to Claude Code), flushes and closes. Idempotent. */
   close(): Promise<void>;
 }
 
-/** A hook held open on an engine request: what dismiss rules match against. */
+/** A hook held open on an engine request. */
 interface Held {
   spec: AttentionSpec;
   session: string;
-}
-
-/** The AEP kind of each answerable hook (mapper.ts). */
-const KIND: Record<AttentionSpec['hook'], AttentionKind> = { ask: 'form', permission: 'permission', elicitation: 'form' };
-
-/** The options an answer may choose (real labels where the hook has them; answers.ts maps them). */
-function answerOptions(spec: AttentionSpec): { id: string; label: string }[] {
-  if (spec.hook === 'permission') return spec.options ?? [];
-  return (spec.hook === 'ask' ? ASK_DECLINE_OPTIONS : ELICITATION_DECLINE_OPTIONS).map((id) => ({ id, label: id }));
+  /** The hook (`PreToolUse`, `PermissionRequest`, `Elicitation`): what a cancel answers it with. */
+  hookName: string;
+  /** Set when a control.cancel dismissed it: the denial it is answered with. */
+  cancelled?: string;
 }
 
 /** The highest level the config may emit at: the connection's ceiling. */
@@ -91,273 +110,411 @@ function ceilingOf(cfg: MappingConfig): CaptureLevel {
   return levels.reduce((a, b) => (captureRank(b) > captureRank(a) ? b : a), 'metadata' as CaptureLevel);
 }
 
-/** The relay connection as an {@link Uplink}. */
-function relayUplink(opts: DaemonOptions, cfg: MappingConfig): Uplink {
-  const ceiling = ceilingOf(cfg);
-  const eopts: ConstructorParameters<typeof EmitterConnection>[0] = {
-    url: opts.relay ?? DEFAULT_RELAY,
-    agent: cfg.agent,
-    capture: ceiling,
-    control: { accepts: ['control.attention.respond'], ackWindowMs: 10_000 },
-    emits: ['session', 'run', 'tool', 'attention', 'delegation', 'progress', 'control'],
-  };
-  if (opts.token !== undefined) eopts.token = opts.token;
-  if (opts.stateDir !== undefined) eopts.stateDir = opts.stateDir;
-  if (opts.log) eopts.log = opts.log;
-  const conn = new EmitterConnection(eopts);
-  return {
-    emit: (session, type, data, attrs) => conn.emit(session, type, data, attrs),
-    connected: () => conn.stats().connected,
-    onRespond: (h) => { conn.onCommand('control.attention.respond', h); },
-    flush: (ms) => conn.flush(ms),
-    close: () => conn.close(),
-  };
-}
-
-/**
- * Starts the daemon. Resolves once the HTTP endpoint listens; the relay connection is made in
- * the background (hooks are answered with no decision until it is up).
- */
-export async function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandle> {
-  const log = opts.log ?? (() => {});
-  const now = opts.now ?? Date.now;
-  const cfg = mappingConfig({ home: homedir(), ...opts.mapping });
-  const mapper = new ClaudeCodeMapper(cfg);
-  const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
-  const graceMs = opts.connectGraceMs ?? 600;
-  const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
-  const uplink = opts.uplink ?? relayUplink(opts, cfg);
-  // Without a token the relay refuses every command (AEP-0004 §4.1): no answer can ever arrive,
-  // so holding a hook would only delay Claude Code. Questions are recorded and handed back at once.
-  const canAnswer = opts.uplink !== undefined || (opts.token !== undefined && opts.token !== '');
-  if (!canAnswer) log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
-  const refs = new Map<string, string>();
-  const held = new Map<string, Held>();
-  mapper.pendingProbe = (session) => [...held.values()].some((h) => h.session === session);
-  let disconnectedSince: number | undefined = uplink.connected() ? undefined : now();
-  let closing = false;
-
-  const port: AttentionPort = {
-    ceiling: ceilingOf(cfg),
-    options: { agent: cfg.agent },
-    emit: (session, type, data, attrs) => uplink.emit(session, type, data, { ...attrs }),
-    onCommand: (_type, handler) => { uplink.onRespond(handler); return () => {}; },
-  };
-  const engine = new AttentionEngine(port, {
-    redact: redactionOf(cfg),
-    lifecycleCapture: (type) => captureFor(cfg, type),
-    now,
-    log: (line) => log(`aep claude-code: AEP_CC_EMIT_FAILED: ${line}`),
-  });
-
-  const remember = (ref: string, id: string): void => {
-    refs.set(ref, id);
-    if (refs.size > 50_000) refs.delete(refs.keys().next().value as string);
-  };
-
-  const emitDraft = (d: EventDraft): WireEvent | undefined => {
-    const attrs: Record<string, unknown> = { capture: d.capture };
-    if (d.run) attrs['run'] = d.run;
-    if (d.severity) attrs['severity'] = d.severity;
-    const subject = d.subjectRef ? refs.get(d.subjectRef) : d.subject;
-    if (subject) attrs['subject'] = subject;
-    const cause = d.causeRef ? refs.get(d.causeRef) : undefined;
-    if (cause) attrs['cause'] = cause;
-    try {
-      const ev = uplink.emit(d.session, d.type, d.data, attrs);
-      if (d.ref) remember(d.ref, ev.id);
-      return ev;
-    } catch (err) {
-      log(`aep claude-code: AEP_CC_EMIT_FAILED: ${d.type}: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
-    }
-  };
-
-  /**
-   * Raises `spec` on the engine; answers are checked by answers.ts (hook-specific rules) after the
-   * engine's own checks, and the accepted answer's hook output is handed to `answered`.
-   */
-  const raise = (spec: AttentionSpec, expiresInMs: number | undefined, answered: (output: Record<string, unknown>) => void): AttentionPromise | undefined => {
-    const r = spec.request;
-    const subject = r.subjectRef ? refs.get(r.subjectRef) : r.subject;
-    const cause = r.causeRef ? refs.get(r.causeRef) : undefined;
-    const validate = (answer: Parameters<typeof applyAnswer>[1]): AnswerCheck => {
-      const result = applyAnswer(spec, answer);
-      if (!result.ok) return result.issues;
-      answered(result.output);
-      return { answer: result.applied };
-    };
-    try {
-      const p = engine.requestAttention({
-        session: r.session, kind: KIND[spec.hook], data: r.data ?? {}, capture: r.capture,
-        ...(r.severity ? { severity: r.severity } : {}),
-        ...(subject ? { subject } : {}),
-        ...(cause ? { cause } : {}),
-        ...(r.run ? { run: r.run } : {}),
-        ...(spec.fields ? { fields: spec.fields } : {}),
-        options: answerOptions(spec),
-        ...(expiresInMs !== undefined ? { expiresInMs } : {}),
-        validate,
-        onRejected: (issues, cmd) => log(`aep claude-code: answer to ${String(cmd.subject)} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`),
-      });
-      if (r.ref) remember(r.ref, p.id);
-      return p;
-    } catch (err) {
-      log(`aep claude-code: AEP_CC_EMIT_FAILED: ${r.type}: ${err instanceof Error ? err.message : String(err)}`);
-      return undefined;
-    }
-  };
-
-  const matches = (h: Held, r: DismissRule): boolean => {
-    if (h.session !== r.session) return false;
-    if (r.all) return true;
-    if (r.toolUseId !== undefined) return h.spec.toolUseId === r.toolUseId;
-    if (r.server !== undefined) return h.spec.hook === 'elicitation' && h.spec.request.subject === r.server;
-    if (r.toolName !== undefined) return h.spec.hook === 'permission' && h.spec.toolName === r.toolName && h.spec.inputDigest === r.inputDigest;
-    return false;
-  };
-
-  const openAttention = (spec: AttentionSpec, res: ServerResponse, send: (o: Record<string, unknown>) => void): void => {
-    let output: Record<string, unknown> = NO_DECISION;
-    const p = raise(spec, waitMs, (o) => { output = o; });
-    if (!p) { send(NO_DECISION); return; }
-    held.set(p.id, { spec, session: spec.request.session });
-    // Relay lost while waiting: hand the question back to the terminal within ~1 s.
-    const watchdog = setInterval(() => {
-      if (disconnectedSince !== undefined && now() - disconnectedSince >= graceMs) engine.dismiss(p.id, 'relay unreachable');
-    }, 100);
-    // Claude Code cancelled the hook (user pressed Esc, hook timeout): the question went elsewhere.
-    res.on('close', () => { if (!res.writableFinished) engine.dismiss(p.id, 'hook cancelled'); });
-    void p.then((o) => {
-      clearInterval(watchdog);
-      held.delete(p.id);
-      send(o.status === 'answered' ? output : NO_DECISION);
-    });
-  };
-
-  const waitConnected = async (ms: number): Promise<boolean> => {
-    const deadline = now() + ms;
-    while (!uplink.connected()) {
-      if (now() >= deadline || closing) return false;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return true;
-  };
-
-  const handleHook = async (body: string, res: ServerResponse, send: (o: Record<string, unknown>) => void): Promise<void> => {
-    let hook;
-    try {
-      hook = parseHookText(body);
-    } catch (err) {
-      const e = err instanceof AdapterError ? err : new AdapterError(ADAPTER_ERRORS.HOOK_INVALID, 'hook input could not be read');
-      log(`aep claude-code: ${e.code}: ${e.message}`);
-      res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: e.code, message: e.message }));
-      return;
-    }
-    const result = mapper.map(hook, now());
-    for (const rule of result.dismiss) {
-      for (const [id, h] of [...held]) if (matches(h, rule)) engine.dismiss(id, 'answered elsewhere');
-    }
-    for (const d of result.events) emitDraft(d);
-    if (!result.attention) { send(NO_DECISION); return; }
-    // Relay unreachable (or no token): no decision within the grace (< 1 s), so Claude Code asks
-    // in the terminal.
-    if (!canAnswer || (!uplink.connected() && !(await waitConnected(graceMs)))) {
-      const p = raise(result.attention, undefined, () => {});
-      if (p) engine.dismiss(p.id, 'no relay');
-      send(NO_DECISION);
-      return;
-    }
-    openAttention(result.attention, res, send);
-  };
-
-  const server: Server = createServer((req, res) => {
-    let answered = false;
-    const send = (o: Record<string, unknown>): void => {
-      if (answered) return;
-      answered = true;
-      if (res.writableEnded || res.destroyed) return;
-      const body = JSON.stringify(o);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    };
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (req.method === 'GET' && path === '/health') {
-      const body = JSON.stringify({ ok: true, connected: uplink.connected(), pending: engine.pending().length });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-      return;
-    }
-    if (req.method !== 'POST' || !(path === '/' || path === '/hook' || path.startsWith('/hooks/'))) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'AEP_CC_NOT_FOUND', message: 'POST hook input to /hook' }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (c: Buffer) => {
-      if (tooLarge) return;
-      size += c.length;
-      if (size > maxBody) {
-        tooLarge = true;
-        log(`aep claude-code: ${ADAPTER_ERRORS.HOOK_TOO_LARGE}: hook body over ${maxBody} bytes`);
-        res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-        res.end(JSON.stringify({ error: ADAPTER_ERRORS.HOOK_TOO_LARGE, message: `hook body exceeds ${maxBody} bytes` }));
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('error', () => { /* client went away; nothing to answer */ });
-    req.on('end', () => {
-      if (tooLarge) return;
-      handleHook(Buffer.concat(chunks).toString('utf8'), res, send).catch((err: unknown) => {
-        // Our fault, never the agent's: log and give no decision (style.md §6, §9).
-        log(`aep claude-code: AEP_CC_INTERNAL: ${err instanceof Error ? err.message : String(err)}`);
-        send(NO_DECISION);
-      });
-    });
-  });
-  server.on('clientError', (_err, socket) => { socket.destroy(); });
-
-  const connWatch = setInterval(() => {
-    if (uplink.connected()) disconnectedSince = undefined;
-    else if (disconnectedSince === undefined) disconnectedSince = now();
-  }, 50);
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? DEFAULT_PORT, opts.host ?? '127.0.0.1', () => { server.off('error', reject); resolve(); });
-  });
-  const addr = server.address() as AddressInfo;
-  const host = opts.host ?? '127.0.0.1';
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${addr.port}`;
-  let closed: Promise<void> | undefined;
-  return {
-    url,
-    port: addr.port,
-    pending: () => engine.pending(),
-    close: () => {
-      closed ??= (async () => {
-        closing = true;
-        clearInterval(connWatch);
-        await engine.shutdown();
-        const stopped = new Promise<void>((r) => server.close(() => r()));
-        server.closeAllConnections();
-        await stopped;
-        await uplink.flush(2_000).catch(() => false);
-        await uplink.close();
-      })();
-      return closed;
-    },
-  };
-}
-
 function redactionOf(cfg: MappingConfig): { home?: string; secretValues?: string[]; pii?: boolean } {
   const o: { home?: string; secretValues?: string[]; pii?: boolean } = {};
   if (cfg.home !== undefined) o.home = cfg.home;
   if (cfg.secretValues !== undefined) o.secretValues = cfg.secretValues;
   if (cfg.pii !== undefined) o.pii = cfg.pii;
   return o;
+}
+
+/** The daemon: one instance per `serve`. */
+export class ClaudeCodeDaemon {
+  private readonly cfg: MappingConfig;
+  private readonly mapper: ClaudeCodeMapper;
+  private readonly engine: AttentionEngine;
+  private readonly log: (line: string) => void;
+  private readonly now: () => number;
+  private readonly waitMs: number;
+  private readonly graceMs: number;
+  private readonly limits: DaemonLimits;
+  /** Answers can arrive: a relay token (or an injected uplink). */
+  private readonly canAnswer: boolean;
+  private uplink: Uplink | undefined;
+  private http: HttpTransport | undefined;
+  private sock: SocketTransport | undefined;
+  private readonly refusals: RefusalLog;
+  /** Local refs of drafts -> event ids (cause/subject correlation). */
+  private readonly refs = new Map<string, string>();
+  private readonly held = new Map<string, Held>();
+  private connected = false;
+  /** Started when the relay connection drops while hooks are held; releases them at the grace. */
+  private lostTimer: NodeJS.Timeout | undefined;
+  /** Hooks waiting for the relay connection (resolved on connect, or at their grace). */
+  private readonly connectWaiters = new Set<(ok: boolean) => void>();
+  private closing: Promise<void> | undefined;
+  private readonly steering = new Steering();
+
+  constructor(private readonly opts: DaemonOptions = {}) {
+    this.log = opts.log ?? (() => {});
+    this.now = opts.now ?? Date.now;
+    this.refusals = new RefusalLog(this.log, this.now);
+    this.cfg = mappingConfig({ home: homedir(), ...opts.mapping });
+    this.mapper = new ClaudeCodeMapper(this.cfg);
+    this.mapper.pendingProbe = (session) => this.heldIn(session);
+    this.waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
+    this.graceMs = opts.connectGraceMs ?? 600;
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    // Without a token the relay refuses every command (AEP-0004 §4.1): no answer can ever arrive,
+    // so holding a hook would only delay Claude Code. Questions are recorded and handed back at once.
+    this.canAnswer = opts.uplink !== undefined || (opts.token !== undefined && opts.token !== '');
+    const port: AttentionPort = {
+      ceiling: ceilingOf(this.cfg),
+      options: { agent: this.cfg.agent },
+      emit: (session, type, data, attrs) => this.up().emit(session, type, data, { ...attrs }),
+      onCommand: (type, handler) => { this.up().onCommand(type, handler); return () => {}; },
+    };
+    this.uplink = opts.uplink;
+    this.engine = new AttentionEngine(port, {
+      redact: redactionOf(this.cfg),
+      lifecycleCapture: (type) => captureFor(this.cfg, type),
+      now: this.now,
+      log: (line) => this.log(`aep claude-code: ${ADAPTER_ERRORS.EMIT_FAILED}: ${line}`),
+    });
+    const up = this.up();
+    up.onCommand('control.cancel', (cmd) => this.onCancel(cmd));
+    up.onCommand('control.pause', (cmd) => this.onPause(cmd));
+    up.onCommand('control.resume', (cmd) => this.onResume(cmd));
+  }
+
+  /**
+   * Binds the transports, then returns; the relay connection is made in the background (hooks
+   * are answered with no decision until it is up). A bind failure closes everything opened and
+   * rejects with `AEP_CC_ADDRESS_IN_USE` / `AEP_CC_LISTEN_FAILED`, so `serve` exits at once.
+   */
+  async start(): Promise<DaemonHandle> {
+    const up = this.up();
+    this.connected = up.connected();
+    up.onState((c) => this.onConnection(c));
+    if (!this.canAnswer) this.log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
+    const host = this.opts.host ?? '127.0.0.1';
+    const port = this.opts.port ?? DEFAULT_PORT;
+    const maxHookBytes = this.limits.maxHookBytes;
+    const handle = (x: HookExchange): void => { void this.handle(x); };
+    try {
+      const secret = this.opts.secret ?? ensureSecret(this.opts.secretFile ?? defaultSecretPath()).secret;
+      const socketPath = this.opts.socket === false ? undefined : this.opts.socket ?? defaultSocketPath();
+      if (socketPath !== undefined) this.sock = await listenSocket({ path: socketPath, secret, maxHookBytes, refusals: this.refusals, handle });
+      this.http = await listenHttp({
+        host, port, maxHookBytes, secret, refusals: this.refusals, handle,
+        health: () => ({ ok: true, connected: this.connected, pending: this.engine.pending().length }),
+      }).catch((err: unknown) => {
+        const code = (err as { code?: unknown }).code;
+        if (code === 'EADDRINUSE') throw new AdapterError(ADAPTER_ERRORS.ADDRESS_IN_USE, `cannot listen on ${host}:${port}: the port is taken (another daemon? pick --port)`);
+        throw new AdapterError(ADAPTER_ERRORS.LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    } catch (err) {
+      await this.shutdown();
+      throw err;
+    }
+    const http = this.http;
+    const h: DaemonHandle = { url: http.url, port: http.port, pending: () => this.engine.pending(), close: () => this.shutdown() };
+    if (this.sock) h.socket = this.sock.path;
+    return h;
+  }
+
+  /** The relay connection (created with the engine; a failed bind closes it again in shutdown). */
+  private up(): Uplink {
+    this.uplink ??= relayUplink({
+      url: this.opts.relay ?? DEFAULT_RELAY,
+      agent: this.cfg.agent,
+      ceiling: ceilingOf(this.cfg),
+      // Only what the daemon honours (AEP-0004 §4.2; steering.ts documents each mapping).
+      accepts: ['control.attention.respond', ...STEERING_COMMANDS],
+      ...(this.opts.token !== undefined ? { token: this.opts.token } : {}),
+      ...(this.opts.stateDir !== undefined ? { stateDir: this.opts.stateDir } : {}),
+      log: this.log,
+    });
+    return this.uplink;
+  }
+
+  /** One hook from any transport. Never throws: our faults answer with no decision. */
+  async handle(x: HookExchange): Promise<void> {
+    try {
+      await this.route(x);
+    } catch (err) {
+      // Our fault, never the agent's: log and give no decision (style.md §6, §9).
+      this.log(`aep claude-code: ${ADAPTER_ERRORS.INTERNAL}: ${err instanceof Error ? err.message : String(err)}`);
+      x.reply(NO_DECISION);
+    }
+  }
+
+  private async route(x: HookExchange): Promise<void> {
+    let hook;
+    try {
+      hook = parseHookText(x.body);
+    } catch (err) {
+      const e = err instanceof AdapterError ? err : new AdapterError(ADAPTER_ERRORS.HOOK_INVALID, 'hook input could not be read');
+      this.log(`aep claude-code: ${e.code}: ${e.message}`);
+      x.refuse(e);
+      return;
+    }
+    const start = this.now();
+    const result = this.mapper.map(hook, start);
+    for (const rule of result.dismiss) this.dismissMatching(rule);
+    for (const d of result.events) this.emitDraft(d);
+    const name = hook.hook_event_name;
+    const session = result.session;
+    const parent = this.mapper.steerable(session)?.parent;
+    if (name === 'UserPromptSubmit') this.steering.disarm(session);
+    if (name === 'SessionEnd') this.steering.forget(session);
+    // A cancelled session: its tool calls are refused with the person's reason (steering.ts).
+    const denied = CANCELLED_HOOKS.has(name) ? this.steering.cancelledReason(session, parent) : undefined;
+    if (denied !== undefined) { x.reply(cancelOutput(name, denied)); return; }
+    // A paused session: the tool call waits at PreToolUse (within the hook's budget).
+    const pausedBy = name === 'PreToolUse' ? this.steering.isPaused(session, parent) : undefined;
+    if (pausedBy !== undefined) {
+      if (this.held.size + this.steering.heldCount() >= this.limits.maxHeld) {
+        this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${this.held.size + this.steering.heldCount()} hooks already held (--max-held ${this.limits.maxHeld}): not held for the pause, no decision`);
+        x.reply(NO_DECISION);
+        return;
+      }
+      const end = await this.steering.wait(pausedBy, this.waitMs, (cb) => x.onAbandon(cb));
+      if (end === 'abandoned') return;
+      if (end === 'cancelled') { x.reply(cancelOutput(name, this.steering.cancelledReason(session, parent) ?? cancelReason(undefined, 'a surface'))); return; }
+      if (end === 'timeout') { x.reply(NO_DECISION); return; }
+    }
+    const spec = result.attention;
+    if (!spec) { x.reply(NO_DECISION); return; }
+    const over = this.overLimit(spec);
+    if (over) {
+      // Not forwarded at all (the inbox is not flooded); Claude Code asks in its own dialog.
+      this.refusals.note(over.code, over.message);
+      x.reply(NO_DECISION);
+      return;
+    }
+    // Relay unreachable (or no token): no decision within the grace (< 1 s), so Claude Code asks
+    // in the terminal; the request is still recorded (and dismissed).
+    if (!this.canAnswer || !(await this.whenConnected())) {
+      const p = this.raise(spec, undefined);
+      if (p) this.engine.dismiss(p.id, 'no relay');
+      x.reply(NO_DECISION);
+      return;
+    }
+    // A pause spent part of the hook's budget: the question gets what is left.
+    const left = this.waitMs - Math.max(0, this.now() - start);
+    if (left <= 0) { x.reply(NO_DECISION); return; }
+    this.hold(spec, x, name, left);
+  }
+
+  /** Raises the request and answers the hook when it settles (answered, timeout, dismissed, cancelled). */
+  private hold(spec: AttentionSpec, x: HookExchange, hookName: string, waitMs: number): void {
+    // Checked here, synchronously with the insertion below: concurrent hooks cannot overshoot.
+    const holding = this.held.size + this.steering.heldCount();
+    if (holding >= this.limits.maxHeld) {
+      this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${holding} hooks already held (--max-held ${this.limits.maxHeld}): not forwarded, no decision`);
+      x.reply(NO_DECISION);
+      return;
+    }
+    const p = this.raise(spec, waitMs);
+    if (!p) { x.reply(NO_DECISION); return; }
+    const h: Held = { spec, session: spec.request.session, hookName };
+    this.held.set(p.id, h);
+    // Claude Code cancelled the hook (user pressed Esc, hook timeout): the question went elsewhere.
+    x.onAbandon(() => { this.engine.dismiss(p.id, 'hook cancelled'); });
+    void p.then((o) => {
+      this.held.delete(p.id);
+      if (h.cancelled !== undefined) x.reply(cancelOutput(hookName, h.cancelled));
+      else if (o.status === 'answered') x.reply(hookOutput(spec, o.answer));
+      // The person cancelled the form (contract C2): recorded dismissed; MCP hears `cancel`.
+      else if (o.status === 'dismissed' && o.refusal === 'cancel') x.reply(hookOutput(spec, { option: 'cancel' }));
+      else x.reply(NO_DECISION);
+    });
+  }
+
+  /** A steering command's target: open, with its current run; or the refusal. */
+  private target(cmd: IncomingCommand): { session: string; run?: string } | CommandDecision {
+    const session = cmd.event.session;
+    const info = typeof session === 'string' ? this.mapper.steerable(session) : undefined;
+    if (!info || !info.open || typeof session !== 'string') {
+      return { status: 'rejected', reason: 'refused', detail: `session ${String(session)} is not running here (ended or unknown)` };
+    }
+    return info.run !== undefined ? { session, run: info.run } : { session };
+  }
+
+  /**
+   * control.cancel (steering.ts): the current turn ends (`run.cancelled{by:"control"}`, after the
+   * ack, cause = the command); held questions of the session are dismissed and answered with the
+   * denial; every later tool call is denied until the person starts a new turn.
+   */
+  private onCancel(cmd: IncomingCommand): CommandDecision {
+    const t = this.target(cmd);
+    if ('status' in t) return t;
+    const c = parseCancel(cmd.event as unknown as Record<string, unknown>);
+    if (Array.isArray(c)) return { status: 'rejected', reason: 'invalid', issues: c };
+    if (t.run === undefined) return { status: 'rejected', reason: 'refused', detail: `no turn is in progress in session ${t.session}` };
+    if (c.scope === 'run' && c.run !== t.run) return { status: 'rejected', reason: 'refused', detail: `the named run is not in progress (the current run is ${t.run})` };
+    const reason = cancelReason(c.reason, cmd.event.agent);
+    return {
+      status: 'accepted',
+      after: () => {
+        // Deny first (held and paused hooks answer with the denial), then the run's terminal.
+        this.steering.arm(t.session, reason);
+        for (const [id, h] of [...this.held]) {
+          if (h.session !== t.session && this.mapper.steerable(h.session)?.parent !== t.session) continue;
+          h.cancelled = reason;
+          this.engine.dismiss(id, 'cancelled');
+        }
+        for (const d of this.mapper.cancelRun(t.session, this.now(), cmd.event.id, c.reason)) this.emitDraft(d);
+      },
+    };
+  }
+
+  /** control.pause: tool calls of the session wait at PreToolUse until resume (or their budget). */
+  private onPause(cmd: IncomingCommand): CommandDecision {
+    const t = this.target(cmd);
+    if ('status' in t) return t;
+    return {
+      status: 'accepted',
+      after: () => {
+        this.steering.pause(t.session);
+        const d = this.mapper.steeringStatus(t.session, 'paused', cmd.event.id);
+        if (d) this.emitDraft(d);
+      },
+    };
+  }
+
+  /** control.resume: the held tool calls proceed. */
+  private onResume(cmd: IncomingCommand): CommandDecision {
+    const t = this.target(cmd);
+    if ('status' in t) return t;
+    if (this.steering.isPaused(t.session) === undefined) return { status: 'rejected', reason: 'refused', detail: `session ${t.session} is not paused` };
+    return {
+      status: 'accepted',
+      after: () => {
+        this.steering.resume(t.session);
+        const d = this.mapper.steeringStatus(t.session, 'resumed', cmd.event.id);
+        if (d) this.emitDraft(d);
+      },
+    };
+  }
+
+  /** The first limit a blocking request breaks, if any (issue 11 item 5). */
+  private overLimit(spec: AttentionSpec): { code: string; message: string } | undefined {
+    const l = this.limits;
+    if (spec.hook === 'ask' && (spec.questions?.length ?? 0) > l.maxQuestions) {
+      return { code: ADAPTER_ERRORS.TOO_MANY_QUESTIONS, message: `AskUserQuestion with ${spec.questions?.length ?? 0} questions (--max-questions ${l.maxQuestions}): not forwarded, no decision` };
+    }
+    if (spec.hook === 'elicitation' && (spec.fields?.length ?? 0) > l.maxFields) {
+      return { code: ADAPTER_ERRORS.TOO_MANY_FIELDS, message: `elicitation with ${spec.fields?.length ?? 0} fields (--max-fields ${l.maxFields}): not forwarded, no decision` };
+    }
+    return undefined;
+  }
+
+  /** True at once when connected; else waits up to the grace for the connection event. */
+  private whenConnected(): Promise<boolean> {
+    if (this.connected) return Promise.resolve(true);
+    if (this.closing) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean): void => { clearTimeout(t); this.connectWaiters.delete(done); resolve(ok); };
+      const t = setTimeout(() => done(false), this.graceMs);
+      this.connectWaiters.add(done);
+    });
+  }
+
+  /**
+   * Relay connection events. Up: waiting hooks proceed. Down: held hooks are handed back to the
+   * terminal if the connection is not back within the grace (answers cannot arrive meanwhile).
+   */
+  private onConnection(connected: boolean): void {
+    this.connected = connected;
+    if (connected) {
+      if (this.lostTimer) { clearTimeout(this.lostTimer); this.lostTimer = undefined; }
+      for (const w of [...this.connectWaiters]) w(true);
+      return;
+    }
+    this.lostTimer ??= setTimeout(() => {
+      this.lostTimer = undefined;
+      if (this.connected) return;
+      for (const id of [...this.held.keys()]) this.engine.dismiss(id, 'relay unreachable');
+    }, this.graceMs);
+  }
+
+  /**
+   * Raises `spec` on the engine, which alone decides answers: the fields and the schema's
+   * constraints, the permission's options and its approval text (contract C1: the engine sets
+   * `approvaldigest` and refuses an allow without a valid `approvalproof`), and every form's
+   * decline/cancel (contract C2) are given as data; answers.ts only translates what it accepted.
+   */
+  private raise(spec: AttentionSpec, expiresInMs: number | undefined): AttentionPromise | undefined {
+    const r = spec.request;
+    const subject = r.subjectRef ? this.refs.get(r.subjectRef) : r.subject;
+    const cause = r.causeRef ? this.refs.get(r.causeRef) : undefined;
+    try {
+      const p = this.engine.requestAttention({
+        ...engineRequest(spec, { ...(subject ? { subject } : {}), ...(cause ? { cause } : {}), ...(expiresInMs !== undefined ? { expiresInMs } : {}) }),
+        onRejected: (issues, cmd) => this.log(`aep claude-code: answer to ${String(cmd.subject)} nacked invalid: ${issues.map((i) => i.rule).join(', ')}`),
+      });
+      if (r.ref) this.remember(r.ref, p.id);
+      return p;
+    } catch (err) {
+      this.log(`aep claude-code: ${ADAPTER_ERRORS.EMIT_FAILED}: ${r.type}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  }
+
+  private heldIn(session: string): boolean {
+    for (const h of this.held.values()) if (h.session === session) return true;
+    return false;
+  }
+
+  private dismissMatching(r: DismissRule): void {
+    for (const [id, h] of [...this.held]) {
+      if (h.session !== r.session) continue;
+      const hit = r.all === true
+        || (r.toolUseId !== undefined ? h.spec.toolUseId === r.toolUseId
+          : r.server !== undefined ? h.spec.hook === 'elicitation' && h.spec.request.subject === r.server
+            : r.toolName !== undefined && h.spec.hook === 'permission' && h.spec.toolName === r.toolName && h.spec.inputDigest === r.inputDigest);
+      if (hit) this.engine.dismiss(id, 'answered elsewhere');
+    }
+  }
+
+  private remember(ref: string, id: string): void {
+    this.refs.set(ref, id);
+    if (this.refs.size > 50_000) this.refs.delete(this.refs.keys().next().value as string);
+  }
+
+  private emitDraft(d: EventDraft): WireEvent | undefined {
+    const attrs: Record<string, unknown> = { capture: d.capture };
+    if (d.run) attrs['run'] = d.run;
+    if (d.severity) attrs['severity'] = d.severity;
+    const subject = d.subjectRef ? this.refs.get(d.subjectRef) : d.subject;
+    if (subject) attrs['subject'] = subject;
+    const cause = d.cause ?? (d.causeRef ? this.refs.get(d.causeRef) : undefined);
+    if (cause) attrs['cause'] = cause;
+    if (d.extensions) attrs['extensions'] = d.extensions;
+    try {
+      const ev = this.up().emit(d.session, d.type, d.data, attrs);
+      if (d.ref) this.remember(d.ref, ev.id);
+      return ev;
+    } catch (err) {
+      this.log(`aep claude-code: ${ADAPTER_ERRORS.EMIT_FAILED}: ${d.type}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  }
+
+  /** Dismisses pending requests (no decision), stops the transports, flushes, closes. Idempotent. */
+  private shutdown(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.lostTimer) clearTimeout(this.lostTimer);
+      for (const w of [...this.connectWaiters]) w(false);
+      await this.engine.shutdown();
+      await this.sock?.close();
+      await this.http?.close();
+      const up = this.uplink;
+      if (up) {
+        await up.flush(2_000).catch(() => false);
+        await up.close();
+      }
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * Starts the daemon. Resolves once the endpoint listens; the relay connection is made in the
+ * background (hooks are answered with no decision until it is up).
+ */
+export function startDaemon(opts: DaemonOptions = {}): Promise<DaemonHandle> {
+  return new ClaudeCodeDaemon(opts).start();
 }

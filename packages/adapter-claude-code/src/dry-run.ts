@@ -48,10 +48,11 @@ export function dryRun(payload: unknown, cfg: MappingConfig, opts: DryRunOptions
     if (subject) ev['subject'] = subject;
     if (d.run) ev['run'] = d.run;
     ev['seq'] = seq;
-    const cause = d.causeRef ? refs.get(d.causeRef) : undefined;
+    const cause = d.cause ?? (d.causeRef ? refs.get(d.causeRef) : undefined);
     if (cause) ev['cause'] = cause;
     if (d.severity && d.severity !== 'info') ev['severity'] = d.severity;
     ev['capture'] = d.capture;
+    if (d.extensions) for (const [k, v] of Object.entries(d.extensions)) ev[k] = v;
     if (d.data !== undefined) ev['data'] = d.data;
     return ev;
   });

@@ -2,27 +2,7 @@
 // we check only what the mapping relies on and report the first broken rule with a stable code,
 // so a malformed payload is logged and answered with "no decision" (style.md §9), never a crash.
 
-/** Stable local error codes of the adapter (never sent on the wire). */
-export const ADAPTER_ERRORS = {
-  /** The hook body is not JSON, not an object, or lacks a field the mapping needs. */
-  HOOK_INVALID: 'AEP_CC_HOOK_INVALID',
-  /** The hook body exceeds the daemon's size limit. */
-  HOOK_TOO_LARGE: 'AEP_CC_HOOK_TOO_LARGE',
-  /** A settings file could not be read or parsed (install/uninstall). */
-  SETTINGS_INVALID: 'AEP_CC_SETTINGS_INVALID',
-  /** A configuration value (capture level, override, port) is not valid. */
-  CONFIG_INVALID: 'AEP_CC_CONFIG_INVALID',
-} as const;
-
-/** A coded adapter error (local family, AEP_CC_*). */
-export class AdapterError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'AdapterError';
-    this.code = code;
-  }
-}
+import { ADAPTER_ERRORS, AdapterError } from './errors.js';
 
 /** The common input fields of every hook (integrations.md §1 "Common input fields"). */
 export interface HookInput {

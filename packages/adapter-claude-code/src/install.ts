@@ -1,13 +1,16 @@
 // `aep claude-code install` / `uninstall`: merge our hook handlers into a Claude Code settings
 // file (integrations.md §1 "Configuration") without disturbing existing hooks, idempotently, and
 // restore the file byte-identically on uninstall (a backup of the original bytes is kept next to
-// the settings file while installed).
+// the settings file while installed). Install also creates the per-install hook secret (0600 in a
+// 0700 directory, local.ts); the default handlers are command hooks running the shim (hook.ts),
+// which talks to the daemon over its private Unix socket (docs/security.md §6).
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, mkdirSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
-import { ADAPTER_ERRORS, AdapterError } from './hook-input.js';
+import { ADAPTER_ERRORS, AdapterError } from './errors.js';
 import { DEFAULT_PORT } from './constants.js';
+import { defaultSecretPath, defaultSocketPath, ensureSecret } from './local.js';
 
 /** Where the settings live (integrations.md §1). */
 export type SettingsScope = 'user' | 'project' | 'local';
@@ -36,12 +39,16 @@ export interface InstallOptions {
   settingsPath?: string;
   /** Project directory for `project`/`local` scopes; default the current directory. */
   projectDir?: string;
-  /** Daemon base URL; default http://127.0.0.1:8377. */
+  /** Daemon base URL of `http` handlers; default http://127.0.0.1:8377. */
   url?: string;
-  /** `http` handlers (default) or `command` handlers running the hook entry. */
+  /** `command` handlers running the shim over the daemon's socket (default), or `http` handlers. */
   handler?: 'http' | 'command';
-  /** Command line of the command-hook entry (handler `command`). */
+  /** Command line that starts the shim (handler `command`); default `aep-claude-hook`. */
   hookCommand?: string;
+  /** The daemon's socket (handler `command`); default as `serve`'s. */
+  socketPath?: string;
+  /** The per-install secret file; default `$XDG_CONFIG_HOME/aep/claude-code/hook-secret`. */
+  secretPath?: string;
   blockingTimeoutS?: number;
   lifecycleTimeoutS?: number;
 }
@@ -73,17 +80,29 @@ function trimUrl(u: string): string {
   return u.replace(/\/+$/, '');
 }
 
+/** POSIX shell quoting (Claude Code runs command hooks through a shell). */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Environment variable an `http` handler interpolates the secret from (Claude Code `allowedEnvVars`). */
+export const HOOK_SECRET_ENV = 'AEP_CC_HOOK_SECRET';
+
 /** One of our handlers for a hook event. */
 function handlerFor(event: string, opts: InstallOptions): Record<string, unknown> {
   const timeout = (BLOCKING_HOOKS as readonly string[]).includes(event)
     ? opts.blockingTimeoutS ?? DEFAULT_BLOCKING_TIMEOUT_S
     : opts.lifecycleTimeoutS ?? DEFAULT_LIFECYCLE_TIMEOUT_S;
-  const base = trimUrl(opts.url ?? DEFAULT_DAEMON_URL);
-  if ((opts.handler ?? 'http') === 'command') {
+  if ((opts.handler ?? 'command') === 'command') {
     const cmd = opts.hookCommand ?? 'aep-claude-hook';
-    return { type: 'command', command: `${cmd} --url ${base}/hooks/${event} --timeout-ms ${timeout * 1000}`, timeout };
+    const socket = shellQuote(opts.socketPath ?? defaultSocketPath());
+    const secret = shellQuote(opts.secretPath ?? defaultSecretPath());
+    return { type: 'command', command: `${cmd} --socket ${socket} --secret-file ${secret} --timeout-ms ${timeout * 1000}`, timeout };
   }
-  return { type: 'http', url: `${base}/hooks/${event}`, timeout };
+  // HTTP handlers present the secret from the environment (Claude Code >= 2.1.63 `headers` with
+  // `allowedEnvVars`); weaker than the socket: a process squatting the port would get it.
+  const base = trimUrl(opts.url ?? DEFAULT_DAEMON_URL);
+  return { type: 'http', url: `${base}/hooks/${event}`, timeout, headers: { Authorization: `Bearer $${HOOK_SECRET_ENV}` }, allowedEnvVars: [HOOK_SECRET_ENV] };
 }
 
 /** The `{"hooks": …}` snippet we merge (also what `--print` shows). */
@@ -177,9 +196,10 @@ export function stripOurs(value: Record<string, unknown>): Record<string, unknow
   return out;
 }
 
-/** Merges our handlers into the settings file (idempotent). */
+/** Merges our handlers into the settings file (idempotent) after making sure the hook secret exists. */
 export function install(opts: InstallOptions = {}): InstallResult {
   const path = settingsPathFor(opts);
+  ensureSecret(opts.secretPath ?? defaultSecretPath());
   const { text, value } = readSettings(path);
   if (hasOurs(value)) return { path, status: 'already-installed' };
   const merged: Record<string, unknown> = { ...value };

@@ -1,28 +1,57 @@
-// Answers -> exact Claude Code hook output (integrations.md §1), with the AEP-0006 MUST-reject
-// rule and the AEP-0008 text rule deciding what is accepted.
+// Answers -> exact Claude Code hook output (integrations.md §1). The attention engine alone
+// decides whether an answer is valid (issue 13: AEP-0006 MUST-reject rule and the schema's
+// constraints as data, AEP-0008 text rule, decline/cancel, the approval proof); the adapter only
+// translates. Each case goes through the engine exactly as the daemon wires it (engineRequest).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { ClaudeCodeMapper, applyAnswer, mappingConfig, parseHookInput } from '@aep/adapter-claude-code';
+import { approvalProof } from '@aep/protocol';
+import { AttentionEngine } from '@aep/client';
+import type { AttentionOutcome, CommandDecision } from '@aep/client';
+import { ClaudeCodeMapper, engineRequest, hookOutput, mappingConfig, NO_DECISION, parseHookInput } from '@aep/adapter-claude-code';
 import type { AttentionSpec } from '@aep/adapter-claude-code';
+import { recordingPort } from '../../client/test/engine-port.js';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8'));
 
 function specOf(payload: unknown): AttentionSpec {
-  const r = new ClaudeCodeMapper(mappingConfig()).map(parseHookInput(payload), 0);
+  const r = new ClaudeCodeMapper(mappingConfig({ capture: 'redacted' })).map(parseHookInput(payload), 0);
   assert.ok(r.attention, 'an answerable request');
   return r.attention;
+}
+
+/** The hook output the daemon would answer with (daemon.ts `hold`), or the nack. */
+function outputOf(spec: AttentionSpec, o: AttentionOutcome): Record<string, unknown> {
+  if (o.status === 'answered') return hookOutput(spec, o.answer);
+  if (o.status === 'dismissed' && o.refusal === 'cancel') return hookOutput(spec, { option: 'cancel' });
+  return NO_DECISION;
+}
+
+/** One answer through the engine as the daemon raises the request. */
+async function answer(spec: AttentionSpec, a: unknown, attrs?: Record<string, unknown>): Promise<{ decision: CommandDecision; output?: Record<string, unknown>; recorded?: unknown }> {
+  const { port, respond, emitted } = recordingPort('redacted');
+  const engine = new AttentionEngine(port);
+  const p = engine.requestAttention(engineRequest(spec));
+  const decision = await respond(p.id, a, { session: spec.request.session, ...(attrs ? { attrs } : {}) });
+  if (decision.status !== 'accepted') { await engine.shutdown(); return { decision }; }
+  decision.after?.();
+  const o = await p;
+  const recorded = emitted.find((e) => e.type === 'attention.answered')?.data;
+  await engine.shutdown();
+  return { decision, output: outputOf(spec, o), recorded };
 }
 
 const askPayload = fixture('AskUserQuestion') as { tool_input: { questions: unknown[] } };
 const ask = specOf(askPayload);
 const perm = specOf(fixture('PermissionRequest'));
 const elic = specOf(fixture('Elicitation'));
+const PERM_TEXT = 'git push origin main --force';
+const proof = (attrs: { id: string }) => ({ approvalproof: approvalProof(attrs.id, PERM_TEXT) });
 
-test('AskUserQuestion: allow + updatedInput with questions echoed and answers keyed by question text', () => {
-  const r = applyAnswer(ask, { values: { '1': '2', '2': ['1', '3'] } });
-  assert.ok(r.ok);
+test('AskUserQuestion: allow + updatedInput with questions echoed and answers keyed by question text', async () => {
+  const r = await answer(ask, { values: { '1': '2', '2': ['1', '3'] } });
+  assert.equal(r.decision.status, 'accepted');
   assert.deepEqual(r.output, {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
@@ -33,70 +62,67 @@ test('AskUserQuestion: allow + updatedInput with questions echoed and answers ke
       },
     },
   });
-  assert.deepEqual(r.applied, { values: { '1': '2', '2': ['1', '3'] } });
 });
 
-test('AskUserQuestion: "other" free text is the answer itself (single and inside a multi array)', () => {
-  const r = applyAnswer(ask, { values: { '1': 'Svelte, please', '2': ['2', 'Klarna'] } });
-  assert.ok(r.ok);
-  const answers = ((r.output['hookSpecificOutput'] as Record<string, unknown>)['updatedInput'] as Record<string, unknown>)['answers'];
+test('AskUserQuestion: "other" free text is the answer itself (single and inside a multi array)', async () => {
+  const r = await answer(ask, { values: { '1': 'Svelte, please', '2': ['2', 'Klarna'] } });
+  const answers = ((r.output!['hookSpecificOutput'] as Record<string, unknown>)['updatedInput'] as Record<string, unknown>)['answers'];
   assert.deepEqual(answers, { 'Which framework should the checkout page use?': 'Svelte, please', 'Which payment providers do we support?': 'PayPal, Klarna' });
 });
 
-test('AskUserQuestion: a missing required answer is rejected (AEP-0006 §4 rule 1), so is a bad shape', () => {
-  const r = applyAnswer(ask, { values: { '1': '1' } });
-  assert.equal(r.ok, false);
-  if (!r.ok) assert.ok(r.issues.some((i) => i.path.includes('2') || i.message.includes('2')), JSON.stringify(r.issues));
-  assert.equal(applyAnswer(ask, { text: 'React' }).ok, false, 'a form is not answered by text alone');
-  assert.equal(applyAnswer(ask, { option: 'maybe' }).ok, false);
-  assert.equal(applyAnswer(ask, 'React').ok, false);
-  assert.equal(applyAnswer(ask, { values: [] }).ok, false);
+test('AskUserQuestion: a missing required answer, text alone, an unknown option or a bad shape are nacked invalid', async () => {
+  for (const a of [{ values: { '1': '1' } }, { text: 'React' }, { option: 'maybe' }, 'React', { values: [] }, { option: 'skip' }, { option: 'deny' }]) {
+    const r = await answer(ask, a);
+    assert.equal(r.decision.status, 'rejected', JSON.stringify(a));
+    assert.equal(r.decision.status === 'rejected' && r.decision.reason, 'invalid');
+    assert.ok(r.decision.status === 'rejected' && !(r.decision.issues ?? []).some((i) => i.rule === 'control.respond.wrong-session'), 'judged on the answer');
+  }
 });
 
-test('AskUserQuestion: the documented skip and deny paths', () => {
-  const skip = applyAnswer(ask, { option: 'skip' });
-  assert.ok(skip.ok);
-  assert.deepEqual(skip.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { questions: askPayload.tool_input.questions, answers: {} } } });
-  const deny = applyAnswer(ask, { option: 'deny', text: 'Ask me tomorrow' });
-  assert.ok(deny.ok);
-  assert.deepEqual(deny.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Ask me tomorrow' } });
-  assert.deepEqual(deny.applied, { option: 'deny', text: 'Ask me tomorrow' });
+test('AskUserQuestion: decline (deny with a reason Claude reads) and cancel (no decision), contract C2', async () => {
+  const decline = await answer(ask, { option: 'decline', text: 'Ask me tomorrow' });
+  assert.deepEqual(decline.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Ask me tomorrow' } });
+  const bare = await answer(ask, { option: 'decline' });
+  assert.deepEqual(bare.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The user declined to answer these questions.' } });
+  const cancel = await answer(ask, { option: 'cancel' });
+  assert.equal(cancel.decision.status, 'accepted');
+  assert.deepEqual(cancel.output, {}, 'no decision: Claude Code asks in its own dialog');
 });
 
-test('PermissionRequest: allow, deny with the reason as message, AEP-0008 text mapping', () => {
-  const allow = applyAnswer(perm, { option: 'allow' });
-  assert.ok(allow.ok);
-  assert.deepEqual(allow.output, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
-  const deny = applyAnswer(perm, { option: 'deny', text: 'never force-push main' });
-  assert.ok(deny.ok);
+test('PermissionRequest: allow (with the approval proof), deny with the reason as message, AEP-0008 text mapping', async () => {
+  const unproven = await answer(perm, { option: 'allow' });
+  assert.deepEqual([unproven.decision.status, unproven.decision.status === 'rejected' && unproven.decision.reason], ['rejected', 'invalid'], 'contract C1');
+  const { port, respond } = recordingPort('redacted');
+  const engine = new AttentionEngine(port);
+  const p = engine.requestAttention(engineRequest(perm));
+  const ok = await respond(p.id, { option: 'allow' }, { session: perm.request.session, attrs: proof(p) });
+  assert.equal(ok.status, 'accepted');
+  ok.after?.();
+  assert.deepEqual(outputOf(perm, await p), { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+  await engine.shutdown();
+  const deny = await answer(perm, { option: 'deny', text: 'never force-push main' });
   assert.deepEqual(deny.output, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'never force-push main', interrupt: false } } });
-  const word = applyAnswer(perm, { text: '  DENY ' });
-  assert.ok(word.ok);
-  assert.deepEqual(word.applied, { option: 'deny' });
-  const yes = applyAnswer(perm, { text: 'Allow' });
-  assert.ok(yes.ok);
-  assert.deepEqual(yes.applied, { option: 'allow' });
-  // Unmatched text never grants (AEP-0008 §1 step 4): it denies with the text as the reason.
-  const other = applyAnswer(perm, { text: 'use the staging remote instead' });
-  assert.ok(other.ok);
-  assert.deepEqual(other.applied, { option: 'deny', text: 'use the staging remote instead' });
-  assert.equal(((other.output['hookSpecificOutput'] as Record<string, unknown>)['decision'] as Record<string, unknown>)['message'], 'use the staging remote instead');
-  assert.equal(applyAnswer(perm, { option: 'always' }).ok, false);
-  assert.equal(applyAnswer(perm, {}).ok, false);
+  const word = await answer(perm, { text: '  DENY ' });
+  assert.deepEqual(word.output, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
+  const yes = await answer(perm, { text: 'Allow' });
+  assert.equal(yes.decision.status === 'rejected' && yes.decision.reason, 'invalid', 'text that maps to allow needs the proof too');
+  // Unmatched text never grants (AEP-0008 §1 step 4).
+  const other = await answer(perm, { text: 'use the staging remote instead' });
+  assert.notEqual(other.output && JSON.stringify(other.output).includes('"allow"'), true);
+  for (const a of [{ option: 'always' }, {}]) assert.equal((await answer(perm, a)).decision.status, 'rejected', JSON.stringify(a));
 });
 
-test('Elicitation: accept with content typed back (integers restored, arrays, booleans, defaults)', () => {
-  const r = applyAnswer(elic, { values: { env: 'prod', replicas: 3, ratio: 0.25, features: ['cdn', 'logs'], tags: ['b'], notify: false, note: 'ship it' } });
-  assert.ok(r.ok, JSON.stringify(r));
-  const out = r.output['hookSpecificOutput'] as Record<string, unknown>;
-  assert.equal(out['hookEventName'], 'Elicitation');
+test('Elicitation: accept with content typed back (integers restored, arrays, booleans, defaults)', async () => {
+  const r = await answer(elic, { values: { env: 'prod', replicas: 3, ratio: 0.25, features: ['cdn', 'logs'], tags: ['b'], notify: false, note: 'ship it' } });
+  assert.equal(r.decision.status, 'accepted', JSON.stringify(r.decision));
+  const out = r.output!['hookSpecificOutput'] as Record<string, unknown>;
   assert.equal(out['action'], 'accept');
   const content = out['content'] as Record<string, unknown>;
   assert.deepEqual(content, { env: 'prod', region: 'eu', replicas: 3, ratio: 0.25, features: ['cdn', 'logs'], tags: ['b'], notify: false, note: 'ship it' });
   assert.ok(Number.isInteger(content['replicas']));
 });
 
-test('Elicitation: out-of-range, wrong type, unknown enum and missing required are rejected', () => {
+test('Elicitation: out-of-range, non-integer, unknown enum, missing required, wrong type, too long are nacked by the engine; decline/cancel are MCP actions', async () => {
   for (const values of [
     { env: 'prod', replicas: 11 },
     { env: 'prod', replicas: 2.5 },
@@ -104,16 +130,15 @@ test('Elicitation: out-of-range, wrong type, unknown enum and missing required a
     { replicas: 2 },
     { env: 'prod', replicas: '2' },
     { env: 'prod', replicas: 2, note: 'x'.repeat(201) },
-  ]) assert.equal(applyAnswer(elic, { values }).ok, false, JSON.stringify(values));
-  const decline = applyAnswer(elic, { option: 'decline' });
-  assert.ok(decline.ok);
-  assert.deepEqual(decline.output, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' } });
-  const cancel = applyAnswer(elic, { option: 'cancel' });
-  assert.ok(cancel.ok);
-  assert.deepEqual(cancel.output, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' } });
+  ]) {
+    const r = await answer(elic, { values });
+    assert.equal(r.decision.status === 'rejected' && r.decision.reason, 'invalid', JSON.stringify(values));
+  }
+  assert.deepEqual((await answer(elic, { option: 'decline' })).output, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'decline' } });
+  assert.deepEqual((await answer(elic, { option: 'cancel' })).output, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' } });
 });
 
-test('property: any valid AskUserQuestion answer maps to labels/free text keyed by question text', () => {
+test('property: any valid AskUserQuestion answer maps to labels/free text keyed by question text', async () => {
   const question = fc.record({
     question: fc.string({ minLength: 1, maxLength: 30 }),
     header: fc.string({ maxLength: 12 }),
@@ -121,11 +146,11 @@ test('property: any valid AskUserQuestion answer maps to labels/free text keyed 
     options: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 10 }), { minLength: 2, maxLength: 4 }).map((ls) => ls.map((label) => ({ label }))),
   });
   const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 200);
-  fc.assert(fc.property(
+  await fc.assert(fc.asyncProperty(
     fc.uniqueArray(question, { minLength: 1, maxLength: 4, selector: (q) => q.question }),
     fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
     fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !/^[1-9][0-9]*$/.test(s)),
-    (questions, picks, freeText) => {
+    async (questions, picks, freeText) => {
       const spec = specOf({ hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'AskUserQuestion', tool_use_id: 't', tool_input: { questions } });
       const values: Record<string, unknown> = {};
       const expected: Record<string, string> = {};
@@ -141,9 +166,9 @@ test('property: any valid AskUserQuestion answer maps to labels/free text keyed 
           expected[q.question] = q.options[pick]!.label;
         }
       });
-      const r = applyAnswer(spec, { values });
-      assert.ok(r.ok, JSON.stringify(r));
-      const upd = (r.output['hookSpecificOutput'] as Record<string, unknown>)['updatedInput'] as Record<string, unknown>;
+      const r = await answer(spec, { values });
+      assert.equal(r.decision.status, 'accepted', JSON.stringify(r.decision));
+      const upd = (r.output!['hookSpecificOutput'] as Record<string, unknown>)['updatedInput'] as Record<string, unknown>;
       assert.deepEqual(upd['answers'], expected);
       assert.deepEqual(upd['questions'], questions);
     },

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { startDaemon } from '@aep/adapter-claude-code';
 import type { Uplink } from '@aep/adapter-claude-code';
 import type { CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
+import { approvalProof } from '@aep/protocol';
 
 const fixture = (n: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./fixtures/hooks/${n}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
@@ -20,24 +21,32 @@ function recorder(connected = true): Uplink & { events: WireEvent[]; respond?: (
       return e;
     },
     connected: () => connected,
-    onRespond: (h) => { u.respond = h; },
+    onState: () => {},
+    onCommand: (type, h) => { if (type === 'control.attention.respond') u.respond = h; },
     flush: async () => true,
     close: async () => {},
   };
   return u;
 }
 
+const SECRET = 'daemon-test-secret-7Qm2xVb9LpR4tZ8wKc3NfJ6hYd1sGa5eUo0iXq_';
+
+/** The daemon in-process, with a known secret and no socket (the socket is channel.test.ts). */
+function start(opts: Parameters<typeof startDaemon>[0]): ReturnType<typeof startDaemon> {
+  return startDaemon({ secret: SECRET, socket: false, ...opts });
+}
+
 async function post(url: string, body: string): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` }, body, signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
 
 test('health, 404, 413 and 400 with stable codes; the daemon keeps serving', async () => {
   const lines: string[] = [];
-  const d = await startDaemon({ port: 0, uplink: recorder(), maxBodyBytes: 2048, log: (l) => lines.push(l) });
+  const d = await start({ port: 0, uplink: recorder(), limits: { maxHookBytes: 2048 }, log: (l) => lines.push(l) });
   try {
-    const h = await (await fetch(`${d.url}/health`)).json();
+    const h = await (await fetch(`${d.url}/health`, { headers: { authorization: `Bearer ${SECRET}` } })).json();
     assert.deepEqual(h, { ok: true, connected: true, pending: 0 });
     const nf = await post(`${d.url}/elsewhere`, '{}');
     assert.equal(nf.status, 404);
@@ -59,7 +68,7 @@ test('health, 404, 413 and 400 with stable codes; the daemon keeps serving', asy
 
 test('an answer nacked invalid keeps the request pending; a valid one releases the hook; a late one is refused', async () => {
   const u = recorder();
-  const d = await startDaemon({ port: 0, uplink: u, waitMs: 20_000 });
+  const d = await start({ port: 0, uplink: u, waitMs: 20_000 });
   try {
     const held = post(`${d.url}/hooks/PermissionRequest`, JSON.stringify(fixture('PermissionRequest')));
     const deadline = Date.now() + 5_000;
@@ -76,7 +85,11 @@ test('an answer nacked invalid keeps the request pending; a valid one releases t
     assert.deepEqual(d.pending(), [id]);
     const wrongSubject = await u.respond!({ ...cmd({ option: 'allow' }, 'c2'), event: { ...cmd({ option: 'allow' }, 'c2').event, subject: 'nope' } });
     assert.equal(wrongSubject.status === 'rejected' && wrongSubject.reason, 'invalid');
-    const acc = await u.respond!(cmd({ option: 'allow' }, 'c3'));
+    const unproven = await u.respond!(cmd({ option: 'allow' }, 'c2b'));
+    assert.equal(unproven.status === 'rejected' && unproven.reason, 'invalid', 'an allow without approvalproof (contract C1)');
+    const proven = cmd({ option: 'allow' }, 'c3');
+    proven.event = { ...proven.event, approvalproof: approvalProof(id, 'git push origin main --force') } as WireEvent;
+    const acc = await u.respond!(proven);
     assert.equal(acc.status, 'accepted');
     acc.after?.();
     assert.deepEqual((await held).json, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
@@ -95,7 +108,7 @@ test('an answer nacked invalid keeps the request pending; a valid one releases t
 
 test('without a relay token, questions are recorded and handed back at once', async () => {
   // No uplink injection and no token: the daemon's own relay connection (to a dead port).
-  const d = await startDaemon({ port: 0, relay: 'http://127.0.0.1:9', waitMs: 60_000 });
+  const d = await start({ port: 0, relay: 'http://127.0.0.1:9', waitMs: 60_000 });
   try {
     const t0 = performance.now();
     const r = await post(`${d.url}/hooks/PreToolUse`, JSON.stringify(fixture('AskUserQuestion')));
@@ -109,7 +122,7 @@ test('without a relay token, questions are recorded and handed back at once', as
 
 test('close() releases held hooks with no decision and records the dismissal', async () => {
   const u = recorder();
-  const d = await startDaemon({ port: 0, uplink: u, waitMs: 60_000 });
+  const d = await start({ port: 0, uplink: u, waitMs: 60_000 });
   const held = post(`${d.url}/hooks/Elicitation`, JSON.stringify(fixture('Elicitation')));
   const deadline = Date.now() + 5_000;
   while (d.pending().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -124,7 +137,7 @@ test('close() releases held hooks with no decision and records the dismissal', a
 
 test('a PostToolUse for the held AskUserQuestion call dismisses it (answered elsewhere)', async () => {
   const u = recorder();
-  const d = await startDaemon({ port: 0, uplink: u, waitMs: 60_000 });
+  const d = await start({ port: 0, uplink: u, waitMs: 60_000 });
   try {
     const ask = fixture('AskUserQuestion');
     const held = post(`${d.url}/hooks/PreToolUse`, JSON.stringify(ask));

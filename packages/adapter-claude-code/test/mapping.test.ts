@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { validateEvent, validateStream } from '@aep/protocol';
+import { approvalDigest, validateEvent, validateStream } from '@aep/protocol';
 import { ClaudeCodeMapper, dryRun, mappingConfig, parseCaptureOverride, parseHookInput } from '@aep/adapter-claude-code';
 import type { EventDraft } from '@aep/adapter-claude-code';
 
@@ -103,7 +103,7 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
     kind: 'form',
     prompt: 'claude-code asks 2 questions',
     fields: [
-      { id: '1', type: 'select', label: '1', required: true, multi: false, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }] },
+      { id: '1', type: 'select', label: '1', required: true, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }] },
       { id: '2', type: 'select', label: '2', required: true, multi: true, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }, { id: '3', label: '3' }] },
     ],
     respond_via: ['control'],
@@ -112,7 +112,7 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
     kind: 'form',
     prompt: 'claude-code asks 2 questions',
     fields: [
-      { id: '1', type: 'select', label: 'Framework: Which framework should the checkout page use?', required: true, multi: false, other: true, choices: [{ id: '1', label: 'React' }, { id: '2', label: 'Vue' }] },
+      { id: '1', type: 'select', label: 'Framework: Which framework should the checkout page use?', required: true, other: true, choices: [{ id: '1', label: 'React' }, { id: '2', label: 'Vue' }] },
       { id: '2', type: 'select', label: 'Payments: Which payment providers do we support?', required: true, multi: true, other: true, choices: [{ id: '1', label: 'Stripe' }, { id: '2', label: 'PayPal' }, { id: '3', label: 'Adyen' }] },
     ],
     respond_via: ['control'],
@@ -127,7 +127,10 @@ test('PermissionRequest -> kind:"permission" with allow/deny; metadata prompt is
   assert.equal(m['subject'], 'Bash');
   assert.deepEqual(m['data'], { kind: 'permission', prompt: 'claude-code requests permission: Bash', options: [{ id: 'allow', label: 'allow' }, { id: 'deny', label: 'deny' }], respond_via: ['control'] });
   const r = dryRun(fixtures['PermissionRequest'], red, { now: () => T0 }).at(-1)!;
-  assert.deepEqual(r['data'], { kind: 'permission', prompt: 'Allow Bash: git push origin main --force', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] });
+  // Contract C1: the prompt is the approval text (the whole command), with its digest attribute.
+  assert.deepEqual(r['data'], { kind: 'permission', prompt: 'git push origin main --force', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] });
+  assert.equal(r['approvaldigest'], approvalDigest('git push origin main --force'));
+  assert.equal(m['approvaldigest'], r['approvaldigest'], 'the digest is structural: the same at metadata');
   // AskUserQuestion is answered through PreToolUse, never PermissionRequest (integrations.md §1).
   const ask = { ...fixtures['PermissionRequest'], tool_name: 'AskUserQuestion', tool_input: (fixtures['AskUserQuestion'] as Record<string, unknown>)['tool_input'] };
   assert.deepEqual(dryRun(ask, meta, { now: () => T0 }).map((e) => e['type']), ['session.started']);
@@ -145,7 +148,7 @@ test('Elicitation (form) -> kind:"form" per the shared mapping; URL mode is info
   ]);
   assert.deepEqual(fields[2], { id: 'replicas', type: 'number', label: 'replicas', required: true, min: 1, max: 10 });
   assert.ok(fields.every((f) => f['other'] === undefined), 'MCP enums are closed: no other');
-  assert.deepEqual(d['options'], [{ id: 'decline', label: 'decline' }, { id: 'cancel', label: 'cancel' }]);
+  assert.deepEqual(Object.keys(d).sort(), ['fields', 'kind', 'prompt', 'respond_via'], 'exactly the Annex A members: no options (decline/cancel per contract C2)');
   assert.deepEqual(d['respond_via'], ['control']);
   const r = dryRun(fixtures['Elicitation'], red, { now: () => T0 }).at(-1)!;
   const rf = (r['data'] as Record<string, unknown>)['fields'] as Record<string, unknown>[];

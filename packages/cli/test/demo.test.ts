@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAep, spawnAep, startRelayProcess } from '../../../test/support/cli.js';
+import { runAep, spawnDemo, startRelayProcess, type JsonLine } from '../../../test/support/cli.js';
 
 const TOKEN = 'test-token-demo';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
@@ -22,43 +22,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Line = Record<string, unknown>;
+type Line = JsonLine;
 
-/** Starts `aep demo agent` and exposes its JSON lines with bounded waits. */
+/** Starts `aep demo agent` against the test relay. */
 function demo(args: string[]) {
-  const child = spawnAep(['demo', 'agent', '--relay', relay.url, '--token', TOKEN, ...args]);
-  children.push(child);
-  const lines: Line[] = [];
-  let buf = '';
-  let stderr = '';
-  child.stdout?.on('data', (b: Buffer) => {
-    buf += b.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const l = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (l.trim()) lines.push(JSON.parse(l) as Line);
-    }
-  });
-  child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  const next = async (pred: (l: Line) => boolean, what: string, ms = 30_000): Promise<Line> => {
-    const start = Date.now();
-    for (;;) {
-      const l = lines.find(pred);
-      if (l) return l;
-      if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}; stdout=${JSON.stringify(lines)} stderr=${stderr}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-  const exit = async (ms = 30_000) => {
-    let t: NodeJS.Timeout | undefined;
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => { t = setTimeout(() => r('timeout'), ms); })]);
-    clearTimeout(t);
-    if (code === 'timeout') { child.kill('SIGKILL'); throw new Error(`demo agent did not exit; stderr=${stderr}`); }
-    return code;
-  };
-  return { child, lines, next, exit, stderr: () => stderr };
+  const d = spawnDemo(relay.url, TOKEN, args);
+  children.push(d.child);
+  return d;
 }
 
 const respond = (id: string, ...args: string[]) => runAep(['respond', id, '--relay', relay.url, '--token', TOKEN, '--ack-window', '5000', ...args], undefined, { timeoutMs: 60_000 });
@@ -66,7 +36,8 @@ const respond = (id: string, ...args: string[]) => runAep(['respond', id, '--rel
 test('demo agent: invalid answers are nacked (exit 3, request pending), a corrected form and a permission are accepted with exact typed values', async () => {
   const d = demo(['--session', 'cli-demo-1']);
   const ready = await d.next((l) => l['event'] === 'ready', 'ready');
-  assert.deepEqual(ready, { event: 'ready', session: 'cli-demo-1', agent: 'demo-agent' });
+  assert.deepEqual(ready, { event: 'ready', session: 'cli-demo-1', agent: 'demo-agent', run: ready['run'] });
+  assert.match(String(ready['run']), /^run-[a-z0-9]+$/);
   const req = await d.next((l) => l['event'] === 'requested' && l['kind'] === 'form', 'form requested');
   const id = String(req['id']);
 
@@ -115,12 +86,12 @@ test('demo agent: invalid answers are nacked (exit 3, request pending), a correc
   assert.match(late.stdout, /refused by the relay: no-route/);
 
   // The whole loop is an ordered, replayable stream.
-  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-demo-1', '--from-start', '--no-resume', '--json', '--count', '16'], undefined, { timeoutMs: 60_000 });
+  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-demo-1', '--from-start', '--no-resume', '--json', '--count', '18'], undefined, { timeoutMs: 60_000 });
   assert.equal(tail.code, 0, tail.stderr);
   const types = tail.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type).filter((t) => t !== 'control.attention.respond');
   assert.deepEqual(types, [
-    'session.started', 'attention.requested', 'control.rejected', 'control.rejected', 'control.accepted', 'attention.answered', 'attention.resolved',
-    'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'session.ended',
+    'session.started', 'run.started', 'attention.requested', 'control.rejected', 'control.rejected', 'control.accepted', 'attention.answered', 'attention.resolved',
+    'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended',
   ]);
 });
 
@@ -170,7 +141,8 @@ test('tail: readable lines, filters, and resume between runs', async () => {
   const perm = await d.next((l) => l['event'] === 'requested', 'requested');
   const readable = await runAep(['inbox', '--relay', relay.url, '--token', TOKEN, '--agent', 'tail-agent'], undefined, { timeoutMs: 60_000 });
   assert.equal(readable.code, 0, readable.stderr);
-  assert.match(readable.stdout, /^1 pending attention request \(oldest first\)\n● \S+ {2}permission · options: allow\/deny\n {2}from tail-agent · session cli-demo-3 · \d+s ago · capture redacted\n {2}│ Allow tail-agent to run/);
+  assert.match(readable.stdout, /^1 pending attention request \(oldest first\)\n● \S+ {2}permission · Bash\n {2}from tail-agent · session cli-demo-3 · \d+s ago · capture redacted\n {2}What will run, complete and verbatim \(1 line, 14 characters; [^\n]*\n {2}│ rm -rf \.\/build\n {2}approval digest: [0-9a-f]{32}\n/);
+  assert.match(readable.stdout, /\[allow\] "Allow" → ALLOWS\n {4}\[deny \] "Deny" → denies\n/);
   const stateDir = join(dir, 'tail-state');
   const args = ['tail', '--relay', relay.url, '--token', TOKEN, '--agent', 'tail-agent', '--state-dir', stateDir];
   const first = await runAep([...args, '--from-start', '--count', '2'], undefined, { timeoutMs: 60_000 });
@@ -178,14 +150,17 @@ test('tail: readable lines, filters, and resume between runs', async () => {
   const l1 = first.stdout.trim().split('\n');
   assert.equal(l1.length, 2);
   assert.match(l1[0] ?? '', /^\d\d:\d\d:\d\d\.\d{3} INF tail-agent\/cli-demo-3#0 session\.started/);
-  assert.match(l1[1] ?? '', /NTC tail-agent\/cli-demo-3#1 attention\.requested Bash {2}permission \[allow\/deny\]: Allow tail-agent to run/);
-  await respond(String(perm['id']), '--option', 'allow');
+  assert.match(l1[1] ?? '', /INF tail-agent\/cli-demo-3#1 run\.started/);
+  const req = await runAep([...args, '--from-start', '--count', '1'], undefined, { timeoutMs: 60_000 });
+  assert.match(req.stdout, /NTC tail-agent\/cli-demo-3#2 attention\.requested Bash {2}permission \[allow\/deny\]: rm -rf \.\/build/);
+  const digest = /approval digest: ([0-9a-f]{32})/.exec(readable.stdout)?.[1] ?? '';
+  assert.equal((await respond(String(perm['id']), '--option', 'allow', '--digest', digest)).code, 0);
   assert.equal(await d.exit(), 0);
   // The next run resumes after what was printed: the ack and the outcome, nothing twice.
-  const second = await runAep([...args, '--count', '4'], undefined, { timeoutMs: 60_000 });
+  const second = await runAep([...args, '--count', '5'], undefined, { timeoutMs: 60_000 });
   assert.equal(second.code, 0, second.stderr);
   const kinds = second.stdout.trim().split('\n').map((l) => /(\S+\.\S+)/.exec(l.split(' ').slice(3).join(' '))?.[1]);
-  assert.deepEqual(kinds, ['control.accepted', 'attention.answered', 'attention.resolved', 'session.ended']);
+  assert.deepEqual(kinds, ['control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
   const bad = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--filter', '{"seq":1}']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /AEP_CLI_BAD_FILTER/);
@@ -200,27 +175,28 @@ test('a crashed and restarted demo agent continues its session in a higher epoch
     d.child.kill('SIGKILL'); // a crash: no dismissal, no session.ended
     await d.exit();
   }
-  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-restart', '--from-start', '--no-resume', '--json', '--count', '6'], undefined, { timeoutMs: 60_000 });
+  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-restart', '--from-start', '--no-resume', '--json', '--count', '9'], undefined, { timeoutMs: 60_000 });
   assert.equal(tail.code, 0, tail.stderr);
   const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; epoch?: number; seq: number });
-  for (let i = 0; i < 3; i++) runs.push(evs.slice(i * 2, i * 2 + 2).map((e) => ({ epoch: e.epoch ?? 0, seq: e.seq })));
-  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'attention.requested', 'session.started', 'attention.requested', 'session.started', 'attention.requested']);
+  for (let i = 0; i < 3; i++) runs.push(evs.slice(i * 3, i * 3 + 3).map((e) => ({ epoch: e.epoch ?? 0, seq: e.seq })));
+  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'run.started', 'attention.requested', 'session.started', 'run.started', 'attention.requested', 'session.started', 'run.started', 'attention.requested']);
   const [a, b, c] = runs.map((r) => r[0]?.epoch ?? -1);
   assert.equal(a, 0, 'first durable epoch');
   assert.equal(b, 1, 'the durable counter went up by one');
   assert.ok((c ?? 0) > (b ?? 0), 'the clock seed is above the counter');
-  for (const r of runs) assert.deepEqual(r.map((x) => x.seq), [0, 1], 'seq restarts in the new epoch');
+  for (const r of runs) assert.deepEqual(r.map((x) => x.seq), [0, 1, 2], 'seq restarts in the new epoch');
 });
 
-test('SIGTERM: the demo agent dismisses its pending request before ending its session', async () => {
+test('SIGTERM: the demo agent dismisses its pending request and cancels its run before ending its session', async () => {
   const d = demo(['--session', 'cli-sigterm']);
   await d.next((l) => l['event'] === 'requested', 'requested');
   d.child.kill('SIGTERM');
   assert.equal(await d.exit(), 130);
-  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-sigterm', '--from-start', '--no-resume', '--json', '--count', '4'], undefined, { timeoutMs: 60_000 });
-  const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: { resolution?: string; reason?: string } });
-  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'attention.requested', 'attention.resolved', 'session.ended']);
-  assert.equal(evs[2]?.data?.resolution, 'dismissed');
-  assert.equal(evs[3]?.data?.reason, 'killed');
+  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-sigterm', '--from-start', '--no-resume', '--json', '--count', '6'], undefined, { timeoutMs: 60_000 });
+  const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: { resolution?: string; reason?: string; by?: string } });
+  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'run.started', 'attention.requested', 'attention.resolved', 'run.cancelled', 'session.ended']);
+  assert.equal(evs[3]?.data?.resolution, 'dismissed');
+  assert.equal(evs[4]?.data?.by, 'shutdown');
+  assert.equal(evs[5]?.data?.reason, 'killed');
   assert.ok(!d.lines.some((l) => l['kind'] === 'permission'), 'no new request after the signal');
 });

@@ -81,6 +81,7 @@ export class EmitterConnection {
   private readonly dismissedIds = new BoundedMap<string, true>(OWN_LIMIT);
   private closeWaiter: (() => void) | undefined;
   private ready = false;
+  private readonly stateListeners = new Set<(connected: boolean) => void>();
   private closed = false;
   private attempts = 0;
   private everConnected = false;
@@ -201,6 +202,24 @@ export class EmitterConnection {
    * `options.control.accepts`, or with no handler, are nacked `unsupported` (AEP-0004 §4.2).
    * Returns an unregister function.
    */
+  /**
+   * Connection state changes: `true` when the relay's `hello` arrived (first connect or a
+   * reconnect), `false` when the socket went away or the connection was closed. Returns a
+   * function that removes the listener. A throwing listener is logged, never propagated.
+   */
+  onState(listener: (connected: boolean) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => { this.stateListeners.delete(listener); };
+  }
+
+  private setReady(ready: boolean): void {
+    if (this.ready === ready) return;
+    this.ready = ready;
+    for (const l of [...this.stateListeners]) {
+      try { l(ready); } catch (err) { this.log(`emitter: state listener failed: ${err instanceof Error ? err.message : String(err)}`); }
+    }
+  }
+
   onCommand(type: string, handler: CommandHandler): () => void {
     this.handlers.set(type, handler);
     return () => { if (this.handlers.get(type) === handler) this.handlers.delete(type); };
@@ -235,7 +254,7 @@ export class EmitterConnection {
     for (const d of this.drainWaiters.splice(0)) d();
     const ws = this.ws;
     this.ws = undefined;
-    this.ready = false;
+    this.setReady(false);
     if (!ws) return;
     if (!ws.isOpen) { ws.terminate(); return; }
     await new Promise<void>((resolve) => {
@@ -295,7 +314,7 @@ export class EmitterConnection {
         this.closeWaiter = undefined;
         if (this.ws !== ws) return;
         this.ws = undefined;
-        this.ready = false;
+        this.setReady(false);
         this.scheduleReconnect();
       },
     });
@@ -360,7 +379,7 @@ export class EmitterConnection {
 
   private onHello(rosterAdvertised: boolean): void {
     const wasConnected = this.everConnected;
-    this.ready = true;
+    this.ready = true; // listeners are told at the end, once claims and the queue went out
     this.attempts = 0;
     this.everConnected = true;
     if (wasConnected) this.counters.reconnects++;
@@ -379,6 +398,8 @@ export class EmitterConnection {
       this.sendFrame(encodeFrame(rosterRequestFrame(this.rosterId)));
     }
     for (const w of this.helloWaiters.splice(0)) w.resolve();
+    this.ready = false;
+    this.setReady(true);
   }
 
   /** Remember the offline requests of our own source; dismiss those of sessions we already own. */

@@ -209,3 +209,33 @@ test('C4 against the real relay: an emitter that comes back dismisses the reques
     await relay.stop();
   }
 });
+
+test('onState: true after each hello (claims and queue sent first), false when the socket goes and on close', async () => {
+  const peer = await scriptedRelay();
+  const states: boolean[] = [];
+  let bufferedAtConnect = -1;
+  const conn = new EmitterConnection({ url: peer.url, agent: 'stateful', reconnect: { initialMs: 10, maxMs: 20 } });
+  const off = conn.onState((up) => {
+    states.push(up);
+    if (up && bufferedAtConnect < 0) bufferedAtConnect = conn.stats().buffered;
+  });
+  conn.onState(() => { throw new Error('a throwing listener is contained'); });
+  try {
+    conn.emit('s-state', 'session.started', {});
+    await conn.waitReady();
+    await until(() => states.length === 1, 'the first state event');
+    assert.deepEqual(states, [true]);
+    assert.equal(conn.stats().connected, true);
+    await until(() => (peer.received[0] ?? []).some((f) => f['type'] === 'session.started'), 'the queued event');
+    assert.equal(bufferedAtConnect, 0, 'listeners hear "connected" once the queued event went out');
+    peer.sockets[0]!.terminate();
+    await until(() => states.length >= 3, 'down then up again');
+    assert.deepEqual(states.slice(0, 3), [true, false, true]);
+    off();
+    await conn.close(0);
+    assert.deepEqual(states, [true, false, true], 'a removed listener hears nothing more');
+  } finally {
+    await conn.close(0);
+    await peer.close();
+  }
+});

@@ -27,6 +27,13 @@ export interface RedactOptions {
 // (a) secrets
 
 /** Case-insensitive character-class spelling of an ASCII word, so we can avoid the `i` flag. */
+// A JSON or C-style escape (`\n`, `\t`, `\r`, `\b`, `\f`, `\v`, `\0`, `\uXXXX`) ends a word as
+// far as these patterns are concerned: in the JSON text of a tool input (or a shell `printf`
+// argument) a secret right after `\n` sits against the escape's letter, and a plain
+// `(?<![A-Za-z0-9])` boundary would let it through (found by the adapter's redaction property
+// test). Redacting more is always legal (brief 05 §13.1).
+const AFTER_ESCAPE = '(?<=\\\\(?:[nrtbfv0]|u[0-9A-Fa-f]{4}))';
+
 function ci(word: string): string {
   return word.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
 }
@@ -46,24 +53,24 @@ const AUTH_SCHEME = `(?:${ci('bearer')}|${ci('basic')}|${ci('token')}|${ci('dige
 // quotes, up to the closing quote or end of line) or an unquoted `\S+` value (an auth scheme word
 // such as `Basic` takes the following token with it).
 const CREDENTIAL_RE = new RegExp(
-  `((?:(?<![A-Za-z0-9])(?:${KEY_WORDS_CI})|(?<=[a-z0-9])(?:${KEY_WORDS_CAMEL}))(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)` +
+  `((?:(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})(?:${KEY_WORDS_CI})|(?<=[a-z0-9])(?:${KEY_WORDS_CAMEL}))(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)` +
     `(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|((?:${AUTH_SCHEME})?\\S+))`,
   'g',
 );
 
 const AWS_KEY_RE = /(?:AKIA|ASIA)[0-9A-Z]{16}/g;
-const BEARER_RE = /(?<![A-Za-z0-9])[bB][eE][aA][rR][eE][rR][ \t]+[A-Za-z0-9\-._~+/]{8,}=*/g;
+const BEARER_RE = new RegExp(`(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})[bB][eE][aA][rR][eE][rR][ \\t]+[A-Za-z0-9\\-._~+/]{8,}=*`, 'g');
 // Starts only where no base64url character precedes, so a long run of `eyJeyJ…` stays linear.
-const JWT_RE = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+const JWT_RE = new RegExp(`(?:(?<![A-Za-z0-9_-])|${AFTER_ESCAPE})eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*`, 'g');
 // Bare vendor tokens (hardening): each prefix anchored at a word boundary (`disk-usage` ≠ `sk-`).
 const VENDOR_TOKEN_RE = new RegExp(
   [
-    '\\bgh[pousr]_[A-Za-z0-9]{20,}',
-    '\\bgithub_pat_[A-Za-z0-9_]{20,}',
-    '\\bglpat-[A-Za-z0-9_-]{20,}',
-    '\\bxox[baprs]-[A-Za-z0-9-]{10,}',
-    '\\bsk-[A-Za-z0-9_-]{20,}',
-    '\\bAIza[A-Za-z0-9_-]{35}',
+    '(?:\\b|' + AFTER_ESCAPE + ')gh[pousr]_[A-Za-z0-9]{20,}',
+    '(?:\\b|' + AFTER_ESCAPE + ')github_pat_[A-Za-z0-9_]{20,}',
+    '(?:\\b|' + AFTER_ESCAPE + ')glpat-[A-Za-z0-9_-]{20,}',
+    '(?:\\b|' + AFTER_ESCAPE + ')xox[baprs]-[A-Za-z0-9-]{10,}',
+    '(?:\\b|' + AFTER_ESCAPE + ')sk-[A-Za-z0-9_-]{20,}',
+    '(?:\\b|' + AFTER_ESCAPE + ')AIza[A-Za-z0-9_-]{35}',
   ].join('|'),
   'g',
 );
@@ -130,7 +137,7 @@ function secretNamesRe(names: readonly string[]): RegExp | undefined {
   const key = list.join('\u0000');
   let re = namesReCache.get(key);
   if (!re) {
-    re = new RegExp(`((?<![A-Za-z0-9_])(?:${list.map(escapeRe).join('|')})(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|(\\S+))`, 'g');
+    re = new RegExp(`((?:(?<![A-Za-z0-9_])|${AFTER_ESCAPE})(?:${list.map(escapeRe).join('|')})(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|(\\S+))`, 'g');
     if (namesReCache.size > 64) namesReCache.clear();
     namesReCache.set(key, re);
   }
@@ -140,13 +147,13 @@ function secretNamesRe(names: readonly string[]): RegExp | undefined {
 // ---------------------------------------------------------------------------------------------
 // (c) home directories
 
-const GENERIC_HOME_RE = /(?<![A-Za-z0-9._~-])(?:\/home\/|\/Users\/|[A-Za-z]:\\Users\\|[A-Za-z]:\/Users\/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])/g;
+const GENERIC_HOME_RE = new RegExp(`(?:(?<![A-Za-z0-9._~-])|${AFTER_ESCAPE})(?:/home/|/Users/|[A-Za-z]:\\\\Users\\\\|[A-Za-z]:/Users/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])`, 'g');
 
 function redactHome(text: string, home: string | undefined): string {
   let t = text;
   if (home) {
     const h = home.replace(/[\\/]+$/, '');
-    if (h.length > 1) t = t.replace(new RegExp(`(?<![A-Za-z0-9._~-])${escapeRe(h)}(?![A-Za-z0-9._-])`, 'g'), '~');
+    if (h.length > 1) t = t.replace(new RegExp(`(?:(?<![A-Za-z0-9._~-])|${AFTER_ESCAPE})${escapeRe(h)}(?![A-Za-z0-9._-])`, 'g'), '~');
   }
   return t.replace(GENERIC_HOME_RE, '~');
 }
@@ -158,7 +165,7 @@ function redactHome(text: string, home: string | undefined): string {
 const EMAIL_RE = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
 // Phone numbers: international (`+CC …`, 8–15 digits) or NANP with separators/parens
 // (`(555) 123-4567`, `555-123-4567`). Never a dotted version (`22.11.0`), a date or a bare count.
-const PHONE_RE = /(?<![\w.+/-])(?:\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,4})){2,6}|(?:1[ .-]?)?(?:\(\d{3}\)[ .-]?|\d{3}[ .-])\d{3}[ .-]\d{4})(?![\w]|[.-]\d)/g;
+const PHONE_RE = new RegExp(`(?:(?<![\\w.+/-])|${AFTER_ESCAPE})(?:\\+\\d{1,3}(?:[ .-]?(?:\\(\\d{1,4}\\)|\\d{1,4})){2,6}|(?:1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4})(?![\\w]|[.-]\\d)`, 'g');
 
 function redactPii(text: string): string {
   return text

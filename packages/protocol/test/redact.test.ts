@@ -77,3 +77,22 @@ test('isCredentialKey: last word or last two words name a credential', () => {
   }
   for (const k of ['token_count', 'tokens', 'max_tokens', 'secret_name', 'passwordless', 'key', 'name', '']) assert.ok(!isCredentialKey(k), k);
 });
+
+test('a secret right after a JSON/C escape (\\n, \\t, \\uXXXX) is still redacted (the adapter property test found it)', () => {
+  const key = 'sk-proj-' + 'a1B2c3D4e5F6g7H8i9J0kLmN';
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
+  const cases: Array<[string, string]> = [
+    [JSON.stringify({ command: `echo hi\n${key}` }), key],
+    [JSON.stringify(`a\npassword=hunter2x`), 'hunter2x'],
+    [JSON.stringify(`\t${jwt}`), jwt],
+    [JSON.stringify(`x\nBearer abcdefghijkl`), 'abcdefghijkl'],
+    [JSON.stringify(`\n/home/alice/project`), '/home/alice'],
+    [`printf "\\n${key}"`, key],
+    [`\\u000a${key}`, key],
+  ];
+  for (const [text, secret] of cases) assert.ok(!redact(text).includes(secret), `${text} -> ${redact(text)}`);
+  // Prose and ordinary words stay as they were.
+  for (const text of ['bearer of good news', 'disk-usage-report-2024-long-name-xx', 'ran 42 tests, 0 failures, in 3.1s', '\\ntokenizer ready']) {
+    assert.equal(redact(text), text);
+  }
+});

@@ -45,3 +45,4 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
 export { RELAY_DEFAULTS, defaultStorePath, RelayOptionError } from './options.js';
 export type { RelayOptions } from './options.js';
 export type { RelayStats } from './relay.js';
+export type { PushOptions, StoredPushSubscription } from './push.js';

@@ -2,6 +2,7 @@
 // options, a bad option fails fast and names itself).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { PushOptions } from './push.js';
 
 /** Options of `startRelay`. Every limit has a documented default (see `RELAY_DEFAULTS`). */
 export interface RelayOptions {
@@ -44,6 +45,8 @@ export interface RelayOptions {
   storeSync?: 'full' | 'normal';
   /** Directory served at `/` (the web inbox). */
   staticDir?: string;
+  /** Web Push subscriptions (contract C10, `src/push.ts`); absent => `/push/*` answers 404. */
+  push?: PushOptions;
   /** Log sink (one line per call); tokens and query strings are never passed to it. */
   log?: (line: string) => void;
 }
@@ -54,7 +57,7 @@ export interface ResolvedOptions {
   bufferDepth: number; maxSessions: number; totalBytes: number; maxBodyBytes: number;
   maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
   slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
-  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined; storeSync: 'full' | 'normal';
+  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined; storeSync: 'full' | 'normal'; push: PushOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -115,6 +118,7 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, RELAY_DEFAULTS.requestTimeoutMs, 100),
     heartbeatMs: int('heartbeatMs', o.heartbeatMs, RELAY_DEFAULTS.heartbeatMs, 10),
     staticDir: o.staticDir,
+    push: o.push,
     storeSync: o.storeSync ?? 'full',
     log: o.log ?? (() => {}),
   };

@@ -14,6 +14,7 @@ import { Hub, Outgoing, Subscription, compileSpec, type ConsumerSink, type Subsc
 import { checkEvent, parseBody, type Incoming } from './ingest.js';
 import type { ResolvedOptions } from './options.js';
 import { serveStatic } from './static.js';
+import { PushRoutes, tokenKey } from './push.js';
 import type { SqliteStore } from './store.js';
 
 /** The AEP versions this relay speaks (AEP-0001 §11). */
@@ -158,6 +159,7 @@ export class Relay {
   private closing = false;
   private readonly counters = { ingested: 0, commandsForwarded: 0, commandsRefused: 0 };
   private readonly loopbackHosts: Set<string> | null;
+  private push: PushRoutes | null = null;
 
   constructor(readonly opts: ResolvedOptions, private readonly store: SqliteStore | null) {
     this.auth = new Auth(opts.token);
@@ -192,6 +194,7 @@ export class Relay {
 
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
   async load(): Promise<void> {
+    if (this.opts.push) this.push = await PushRoutes.open(this.opts.storePath, this.opts.push);
     if (!this.store) return;
     for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);
     let max = 0;
@@ -293,6 +296,7 @@ export class Relay {
       req.resume();
       return json(res, 401, { error: 'unauthorized', detail: 'missing or invalid bearer token (AEP-0003 §8.1)' }, { 'WWW-Authenticate': 'Bearer' });
     }
+    if (this.push && PushRoutes.handles(path)) { const t = Auth.presented(req, url); return this.push.handle(req, res, path, authed && t ? { key: tokenKey(t), owner: true } : null, this.auth.required); }
     switch (path) {
       case '/events':
         if (req.method === 'GET' || req.method === 'HEAD') return json(res, 200, this.discovery());
@@ -650,6 +654,7 @@ export class Relay {
     this.server.closeIdleConnections();
     setTimeout(() => this.server.closeAllConnections(), 1000).unref();
     await closed;
+    this.push?.close();
     await this.store?.close();
   }
 }

@@ -72,6 +72,30 @@ export interface SessionEntry {
   agents: Set<string>;
   events: WireEvent[];
   lastAt: number;
+  /** Runs started and not yet ended (`run.started` without its terminal, AEP-0002 §2 rule 5). */
+  openRuns: Set<string>;
+  /** The last run terminal seen (`run.finished` / `run.failed` / `run.cancelled`). */
+  lastRunEnd?: string;
+  /** `session.ended` was seen. */
+  ended: boolean;
+}
+
+/** What a session is doing, at a glance (issue 17 item 5). */
+export type SessionStatus = 'waiting' | 'working' | 'finished';
+
+/**
+ * A session's status: `waiting` while one of its requests is pending and unanswered (it needs a
+ * person), else `finished` once the session ended or its last run ended with none running, else
+ * `working`. `detail` says which terminal made it finished.
+ */
+export function sessionStatus(s: SessionEntry, waitingRequests: number): { status: SessionStatus; detail?: string } {
+  if (waitingRequests > 0) return { status: 'waiting', detail: `${waitingRequests} request${waitingRequests === 1 ? '' : 's'} waiting` };
+  if (s.ended) return { status: 'finished', detail: 'session ended' };
+  if (s.openRuns.size === 0 && s.lastRunEnd !== undefined) {
+    const d: Record<string, string> = { 'run.finished': 'run finished', 'run.failed': 'run failed', 'run.cancelled': 'run cancelled' };
+    return { status: 'finished', detail: d[s.lastRunEnd] ?? 'run ended' };
+  }
+  return { status: 'working' };
 }
 
 const TIMELINE_CAP = 5000;
@@ -177,10 +201,14 @@ export class InboxStore {
     if (typeof e.session !== 'string') return;
     let s = this.sessions.get(e.session);
     if (!s) {
-      s = { session: e.session, agents: new Set(), events: [], lastAt: 0 };
+      s = { session: e.session, agents: new Set(), events: [], lastAt: 0, openRuns: new Set(), ended: false };
       this.sessions.set(e.session, s);
     }
     if (typeof e.agent === 'string') s.agents.add(e.agent);
+    const run = typeof e.run === 'string' ? e.run : '';
+    if (e.type === 'run.started') s.openRuns.add(run);
+    else if (e.type === 'run.finished' || e.type === 'run.failed' || e.type === 'run.cancelled') { s.openRuns.delete(run); s.lastRunEnd = e.type; }
+    else if (e.type === 'session.ended') s.ended = true;
     s.events.push(e);
     if (s.events.length > TIMELINE_CAP) s.events.splice(0, s.events.length - TIMELINE_CAP);
     const at = typeof e.time === 'string' ? Date.parse(e.time) : NaN;

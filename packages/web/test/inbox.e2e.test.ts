@@ -123,8 +123,7 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     assert.equal(await b.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload), true);
     await shot(b, '05-second-context-resolved');
 
-    // Then the agent asks for a permission: answer it with a reason. The demo's request carries
-    // no approval digest (C1) today, so the inbox offers Deny only; deny works either way.
+    // Then the agent asks for a permission: answer it with a reason (deny needs no proof).
     const perm = await out.json('requested');
     const permReq = out.all.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return {}; } })
       .find((j) => j['event'] === 'requested' && j['kind'] === 'permission');
@@ -132,7 +131,9 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     const permId = String(permReq['id']);
     await a.locator(`.item[data-request="${permId}"] a`).click();
     const pd = a.locator(`.detail[data-request="${permId}"]`);
-    await pd.getByLabel(/Reason/).fill('build dir is generated');
+    // The demo agent declares steering now, so the detail also holds the steer panel's own
+    // "Reason" field: fill the answer's.
+    await pd.locator('textarea[id^="reason-"]').fill('build dir is generated');
     await shot(a, '06-permission');
     await pd.locator('button[data-option="deny"]').click();
     const permAnswered = await out.wait((l) => l.includes('"answered"') && l.includes('"permission"'), 'permission answered');

@@ -42,7 +42,7 @@ test('a port in use is reported as unavailable (exit 5)', async () => {
   try {
     const r = await runAep(['up', '--port', String(port), '--memory', '--no-open', '--token', 'x'.repeat(20)], undefined, { timeoutMs: 30_000 });
     assert.equal(r.code, 5);
-    assert.match(r.stderr, /AEP_CLI_PORT_IN_USE/);
+    assert.match(r.stderr, /AEP_CLI_LISTEN_FAILED: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE: the port is in use\)/); // one code for up and relay (cli decisions)
   } finally {
     blocker.close();
   }
@@ -58,9 +58,10 @@ test('the token and the SQLite store survive a restart; the inbox is served with
     token = tokenOf(first.out.all);
     assert.ok(token.length >= 24);
     assert.ok(first.out.all.some((l) => l.includes('aep claude-code install')));
-    assert.ok(first.out.all.some((l) => l.includes(`aep claude-code serve --relay ${first.url} --token ${token}`)));
-    assert.ok(first.out.all.some((l) => l.includes(`aep demo agent --relay ${first.url} --token ${token}`)));
     const tokenFile = join(stateHome, 'aep', 'token');
+    // Hints keep the token off command lines: the saved file (cli decisions, issue 11 item 4).
+    assert.ok(first.out.all.some((l) => l.includes(`AEP_TOKEN="$(cat ${tokenFile})"`) && l.includes(`aep claude-code serve --relay ${first.url}`)));
+    assert.ok(first.out.all.some((l) => l.includes(`aep demo agent --relay ${first.url} --token-file ${tokenFile}`)));
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
     assert.ok(existsSync(join(stateHome, 'aep', 'relay.sqlite')), 'default store under XDG_DATA_HOME');
     const page = await fetch(`${first.url}/`);

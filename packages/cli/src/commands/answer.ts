@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
 import type { FieldSpec, PendingAttention } from '@aep/client';
 import type * as PromptsModule from '@inquirer/prompts';
+import type * as RenderModule from '../util/render.js';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { addRelayOptions, clean, exitFor, mapClientError, positiveInt, printResult, relayUrl, sendRespond } from './respond.js';
+import { addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
+import { selfCommand } from '../util/self.js';
+import { exitFor, printResult, sendAnswer } from './respond.js';
+
+type Render = typeof RenderModule;
 
 interface AnswerOpts {
   relay?: string;
@@ -28,8 +33,13 @@ Renders every form field type: text, number (min/max enforced), yes/no, single s
 multi select (space toggles, enter confirms), and "Other…" free text where the field allows
 it. Required fields are marked with *. When the agent rejects the answer, the issues are shown
 and the form is asked again with your previous answers as defaults.
+A permission request shows what will run complete and verbatim (every line; control, bidi and
+zero-width characters made visible), and each option with what it does next to the agent's
+label (a label contradicting its id is flagged). Allow is offered only when that complete text
+reached this terminal; otherwise only Deny ("answer on the agent's machine").
 Needs a terminal: with piped stdin it prints the non-interactive command (aep respond) and
-exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused, 4 no ack, 5 unreachable.`);
+exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused (by the agent, the relay,
+a wrong token, or nothing but Allow to offer), 4 no ack, 5 unreachable.`);
   addRelayOptions(cmd).action(action(async (requestId: string | undefined, opts: AnswerOpts) => {
     try {
       await run(requestId, opts);
@@ -46,55 +56,61 @@ exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused, 4 no ack, 5 u
 async function run(requestId: string | undefined, opts: AnswerOpts): Promise<void> {
   const url = relayUrl(opts.relay);
   const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
+  const aep = selfCommand();
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    const id = requestId ? clean(requestId) : 'REQUEST_ID';
+    const id = requestId ? requestId.replace(/[^A-Za-z0-9_-]/g, '?') : 'REQUEST_ID';
     process.stderr.write([
       'aep answer needs an interactive terminal (stdin/stdout is not a TTY).',
       'Answer non-interactively instead:',
-      `  aep respond ${id} --values '{"<field id>": <value>, …}'   # a form (AEP-0006)`,
-      `  aep respond ${id} --option <option id> [--text "reason"]  # a permission or choice`,
-      `  aep respond ${id} --text "…"                              # free text`,
-      'List pending requests with: aep inbox',
+      `  ${aep} respond ${id} --show                                  # read it complete first`,
+      `  ${aep} respond ${id} --values '{"<field id>": <value>, …}'   # a form (AEP-0006)`,
+      `  ${aep} respond ${id} --option <option id> [--text "reason"]  # a permission or choice`,
+      `  ${aep} respond ${id} --text "…"                              # free text`,
+      `List pending requests with: ${aep} inbox`,
       '',
     ].join('\n'));
-    throw new CliError('AEP_CLI_NOT_A_TTY', 'stdin is not a terminal; use aep respond', EXIT.USAGE);
+    throw new CliError('AEP_CLI_NOT_A_TTY', 'stdin is not a terminal; use aep respond');
   }
-  const { listPending } = await import('@aep/client');
+  const [{ listPending }, render] = await Promise.all([import('@aep/client/node'), import('../util/render.js')]);
   let pending: PendingAttention[];
   try {
     pending = await listPending({ url, ...(opts.token ? { token: opts.token } : {}) });
   } catch (err) {
-    mapClientError(err);
+    mapClientError(err, url);
   }
   const prompts = await import('@inquirer/prompts');
   let req: PendingAttention | undefined;
   if (requestId) {
     req = pending.find((p) => p.id === requestId);
-    if (!req) throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no pending attention request ${clean(requestId)} (see: aep inbox)`, EXIT.USAGE);
+    if (!req) throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no pending attention request ${render.oneLine(requestId)} (see: ${aep} inbox)`);
   } else if (pending.length === 0) {
     process.stdout.write('no pending attention requests\n');
     return;
   } else if (pending.length === 1) {
     req = pending[0];
   } else {
+    // A menu line is a preview; the chosen request is then shown complete.
+    const preview = (t: unknown) => { const s = render.oneLine(t); return s.length > 70 ? `${s.slice(0, 70)}…` : s; };
     const id = await prompts.select({
       message: 'Which request?',
-      choices: pending.map((p) => ({ value: p.id, name: `${clean(p.agent)} · ${clean(p.session)} · ${clean(p.data['kind'])}: ${clean(p.data['prompt']).slice(0, 70)}` })),
+      choices: pending.map((p) => ({ value: p.id, name: `${render.oneLine(p.agent)} · ${render.oneLine(p.session)} · ${render.oneLine(p.data['kind'])}: ${preview(p.data['prompt'])}` })),
     });
     req = pending.find((p) => p.id === id);
   }
   if (!req) return;
   const via = req.data['respond_via'];
   if (Array.isArray(via) && !via.includes('control')) {
-    throw new CliError('AEP_CLI_OUT_OF_BAND', `request ${req.id} is answered out of band (respond_via ${JSON.stringify(via)}); it cannot be answered from here (AEP-0008 §2)`, EXIT.USAGE);
+    throw new CliError('AEP_CLI_OUT_OF_BAND', `request ${render.oneLine(req.id)} is answered out of band (respond_via ${render.oneLine(JSON.stringify(via))}); it cannot be answered from here (AEP-0008 §2)`);
   }
-  process.stdout.write(`${clean(req.agent)} · session ${clean(req.session)} · ${clean(req.data['kind'])} · capture ${clean(req.capture)}\n`);
-  process.stdout.write(`  ${clean(req.data['prompt'])}\n`);
+  process.stdout.write(render.renderRequest(req, { aep, hints: false, fields: false }) + '\n');
   let previous: Record<string, unknown> = {};
   for (let round = 0; round < 20; round++) {
-    const answer = await ask(prompts, req, previous);
-    const result = await sendRespond({ url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer, ackWindowMs, agent: opts.agent });
-    printResult(result, false);
+    const { answer, proof } = await ask(prompts, render, req, previous);
+    const result = await sendAnswer({
+      url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer, ackWindowMs, agent: opts.agent,
+      event: req.event, ...(proof !== undefined ? { proof } : {}),
+    });
+    await printResult(result, false);
     if (result.status === 'rejected' && result.reason === 'invalid') {
       process.stdout.write('The agent rejected this answer; please correct it.\n');
       previous = answer.values ?? {};
@@ -107,23 +123,43 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
 
 type Prompts = typeof PromptsModule;
 
-async function ask(p: Prompts, req: PendingAttention, previous: Record<string, unknown>): Promise<{ option?: string; text?: string; values?: Record<string, unknown> }> {
+interface Asked { answer: { option?: string; text?: string; values?: Record<string, unknown> }; proof?: string }
+
+async function ask(p: Prompts, render: Render, req: PendingAttention, previous: Record<string, unknown>): Promise<Asked> {
   const fields = Array.isArray(req.data['fields']) ? (req.data['fields'] as FieldSpec[]) : undefined;
-  if (fields) return { values: await askForm(p, fields, previous) };
-  const options = Array.isArray(req.data['options']) ? (req.data['options'] as { id: string; label: string }[]) : undefined;
-  if (options && options.length > 0) {
-    const option = await p.select({ message: 'Your decision', choices: options.map((o) => ({ value: o.id, name: clean(o.label) })) });
+  if (fields) return { answer: { values: await askForm(p, render, fields, previous) } };
+  const { approvalView, approvalProof } = await import('@aep/protocol');
+  const view = approvalView(req.event);
+  if (view.options.length > 0) {
+    // Each choice says what it does (from its id), next to the agent's label; a permissive one
+    // is disabled unless the complete approval text reached this terminal (contract C1).
+    const offered = view.options.filter((o) => o.offer);
+    if (offered.length === 0) {
+      throw new CliError('AEP_CLI_APPROVAL_INCOMPLETE', `request ${render.oneLine(req.id)} offers nothing but options that need the complete input, which does not reach this terminal: answer on the agent's machine`);
+    }
+    const option = await p.select({
+      // The cursor starts on an offered option; a disabled one cannot be selected.
+      ...(offered.length < view.options.length ? { default: offered[0]?.id } : {}),
+      message: view.flagged ? 'Your decision (⚠ a label contradicts what it does: read the effect)' : 'Your decision',
+      choices: view.options.map((o) => ({
+        value: o.id,
+        name: `${render.oneLine(o.label)}  → ${render.effectWord(o.effect)} [${render.oneLine(o.id)}]${o.contradicts ? '  ⚠ label contradicts the effect' : ''}`,
+        ...(o.offer ? {} : { disabled: 'not offered: the complete input is not shown here; answer on the agent\'s machine' }),
+      })),
+    });
     const text = await p.input({ message: 'Reason (optional)' });
-    return text.trim() ? { option, text } : { option };
+    const chosen = view.options.find((o) => o.id === option);
+    const proof = view.required && chosen?.effect === 'allow' && view.complete && view.text !== undefined ? approvalProof(req.id, view.text) : undefined;
+    return { answer: text.trim() ? { option, text } : { option }, ...(proof !== undefined ? { proof } : {}) };
   }
-  return { text: await p.input({ message: 'Your answer', required: true }) };
+  return { answer: { text: await p.input({ message: 'Your answer', required: true }) } };
 }
 
 /** One prompt per field (AEP-0006 §2), in order; returns the `values` map (skipped optional fields absent). */
-async function askForm(p: Prompts, fields: FieldSpec[], previous: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function askForm(p: Prompts, render: Render, fields: FieldSpec[], previous: Record<string, unknown>): Promise<Record<string, unknown>> {
   const values: Record<string, unknown> = {};
   for (const f of fields) {
-    const message = `${clean(f.label)}${f.required ? ' *' : ''}`;
+    const message = `${render.oneLine(f.label)}${f.required ? ' *' : ''}`;
     const prev = previous[f.id];
     if (f.type === 'string') {
       const v = await p.input({ message, required: f.required === true, ...(typeof prev === 'string' ? { default: prev } : {}) });
@@ -141,7 +177,7 @@ async function askForm(p: Prompts, fields: FieldSpec[], previous: Record<string,
       const v = await p.select({ message, choices, ...(typeof prev === 'boolean' ? { default: prev ? 'yes' : 'no' } : {}) });
       if (v !== SKIP) values[f.id] = v === 'yes';
     } else {
-      const choices = (f.choices ?? []).map((c) => ({ value: c.id, name: clean(c.label) }));
+      const choices = (f.choices ?? []).map((c) => ({ value: c.id, name: render.oneLine(c.label) }));
       const ids = new Set(choices.map((c) => c.value));
       if (f.multi) {
         const prevList = Array.isArray(prev) ? prev.filter((x): x is string => typeof x === 'string') : [];
@@ -154,7 +190,7 @@ async function askForm(p: Prompts, fields: FieldSpec[], previous: Record<string,
         });
         const out = picked.filter((x) => x !== OTHER);
         if (picked.includes(OTHER)) {
-          const t = await p.input({ message: `${clean(f.label)}: other`, required: true, ...(prevList.find((x) => !ids.has(x)) ? { default: prevList.find((x) => !ids.has(x)) } : {}) });
+          const t = await p.input({ message: `${render.oneLine(f.label)}: other`, required: true, ...(prevList.find((x) => !ids.has(x)) ? { default: prevList.find((x) => !ids.has(x)) } : {}) });
           out.push(t);
         }
         if (out.length > 0 || f.required) values[f.id] = out;
@@ -163,7 +199,7 @@ async function askForm(p: Prompts, fields: FieldSpec[], previous: Record<string,
         const def = typeof prev === 'string' ? (ids.has(prev) ? prev : f.other ? OTHER : undefined) : undefined;
         const v = await p.select({ message, choices: [...choices, ...extra], ...(def !== undefined ? { default: def } : {}) });
         if (v === OTHER) {
-          values[f.id] = await p.input({ message: `${clean(f.label)}: other`, required: true, ...(typeof prev === 'string' && !ids.has(prev) ? { default: prev } : {}) });
+          values[f.id] = await p.input({ message: `${render.oneLine(f.label)}: other`, required: true, ...(typeof prev === 'string' && !ids.has(prev) ? { default: prev } : {}) });
         } else if (v !== SKIP) {
           values[f.id] = v;
         }

@@ -5,7 +5,13 @@ import type { CommandSender } from '@aep/client/node';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 import type { ExitCode } from '../util/exit.js';
-import { addRelayOptions, clean, mapClientError, relayUrl } from './respond.js';
+import { addRelayOptions, mapClientError, relayUrl } from '../util/relay.js';
+
+/** One-line rendering of untrusted text (no control or invisible characters reach the terminal). */
+function clean(text: unknown): string {
+  // eslint-disable-next-line no-control-regex
+  return String(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '?');
+}
 
 /** `DelegateError` (and the codes below) -> `CliError` with the table's exit status; client errors as everywhere. */
 async function fail(code: DelegateModule.DelegateErrorCode, message: string): Promise<never> {
@@ -25,25 +31,12 @@ async function mapError(err: unknown): Promise<never> {
 
 interface RelayOpts {
   relay?: string;
+  /** `--token`, `AEP_TOKEN`, `--token-file` or `--token-fd` (the shared relay options resolve them). */
   token?: string;
-  tokenFile?: string;
-}
-
-/** The token: `--token-file` (first line), else `--token` / `AEP_TOKEN`. Never printed. */
-async function tokenOf(opts: RelayOpts): Promise<string | undefined> {
-  if (opts.tokenFile === undefined) return opts.token;
-  const { readFile } = await import('node:fs/promises');
-  try {
-    const t = (await readFile(opts.tokenFile, 'utf8')).split('\n')[0]?.trim();
-    if (!t) throw new Error('empty');
-    return t;
-  } catch (err) {
-    return fail('AEP_DELEGATE_OPTION', `--token-file ${clean(opts.tokenFile)}: cannot read a token from it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
 }
 
 function withToken(cmd: Command): Command {
-  return addRelayOptions(cmd).option('--token-file <file>', 'read the token from the first line of FILE (keeps it off the command line)');
+  return addRelayOptions(cmd);
 }
 
 interface RunOpts extends RelayOpts {
@@ -118,7 +111,7 @@ Exit codes: 0 stopped (SIGINT/SIGTERM) or policy valid (--check), 1 policy inval
       return;
     }
     const url = relayUrl(opts.relay);
-    const token = await tokenOf(opts);
+    const token = opts.token;
     let handle: DelegateModule.DelegateHandle;
     try {
       handle = await d.startDelegate({
@@ -189,7 +182,7 @@ Exit codes: 0 granted, 2 unknown request / incomplete text / declined, 3 refused
 or the relay, 4 no ack, 5 unreachable.`);
   withToken(grant).action(action(async (requestId: string, opts: RelayOpts & { ttl?: string; sessionOnly?: boolean; delegateSession?: string; yes?: boolean; agent: string; ackWindow: string }) => {
     const url = relayUrl(opts.relay);
-    const token = await tokenOf(opts);
+    const token = opts.token;
     const d = await import('@aep/delegate');
     const client = await import('@aep/client/node');
     const { visibleText } = await import('@aep/protocol');
@@ -220,7 +213,7 @@ or the relay, 4 no ack, 5 unreachable.`);
     .addHelpText('after', '\nExit codes: 0 revoked, 3 refused (unknown grant, no delegate), 4 no ack, 5 unreachable.');
   withToken(revoke).action(action(async (grantId: string, opts: RelayOpts & { delegateSession?: string; agent: string; ackWindow: string }) => {
     const url = relayUrl(opts.relay);
-    const token = await tokenOf(opts);
+    const token = opts.token;
     const d = await import('@aep/delegate');
     await report(await sendToDelegate(opts, token, url, d.REVOKE_COMMAND, { grant: grantId }, 'metadata'), `revoked ${clean(grantId)}`);
   }));
@@ -232,7 +225,7 @@ or the relay, 4 no ack, 5 unreachable.`);
     .addHelpText('after', '\nGrant details need a reader at capture full (or as received): relays drop x.* payloads below full.\nExit codes: 0, 5 unreachable.');
   withToken(list).action(action(async (opts: RelayOpts & { delegateSession: string; json?: boolean }) => {
     const url = relayUrl(opts.relay);
-    const token = await tokenOf(opts);
+    const token = opts.token;
     const d = await import('@aep/delegate');
     const client = await import('@aep/client/node');
     const fold = new d.PolicyFold();
@@ -268,7 +261,7 @@ interface SendResult { status: string; reason?: string; detail?: string }
 
 async function steer(opts: RelayOpts & { agent: string; ackWindow: string }, fn: (s: CommandSender) => Promise<SendResult>): Promise<SendResult> {
   const url = relayUrl(opts.relay);
-  const token = await tokenOf(opts);
+  const token = opts.token;
   const client = await import('@aep/client/node');
   const sender = new client.CommandSender({ url, ...(token ? { token } : {}), agent: opts.agent, ackWindowMs: Number(opts.ackWindow) || 10_000, retries: 0 });
   try {

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { PendingAttention } from '@aep/client';
 import { action } from '../util/errors.js';
-import { addRelayOptions, clean, mapClientError, positiveInt, relayUrl } from './respond.js';
+import { addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
+import { selfCommand } from '../util/self.js';
 
 interface InboxOpts {
   relay?: string;
@@ -22,17 +23,21 @@ export function register(program: Command): void {
     .option('--agent <name>', 'only requests of this agent')
     .option('--session <id>', 'only requests of this session')
     .addOption(new Option('--capture <level>', 'read at this capture ceiling (default: as stored)').choices(['none', 'metadata', 'redacted', 'full']))
-    .option('--json', 'one JSON object per pending request (the request event plus provenance)')
+    .option('--json', 'one JSON object per pending request (the request event plus provenance and its approval facts)')
     .option('--timeout <ms>', 'bound on reading the relay', '15000')
     .addHelpText('after', `
 Reads the relay's replay once (SSE, from=all, live=0, filter type=attention.*) and folds the
 lifecycle: a request is pending until its attention.resolved or attention.timeout. Bounded by
-what the relay still holds. Answer with "aep answer ID" (interactive) or "aep respond ID …".
-Exit codes: 0 ok, 2 usage, 5 relay unreachable.`);
+what the relay still holds. Every prompt is printed complete (every line; control, bidi and
+zero-width characters made visible, never interpreted). A permission request shows what will
+run, each option with what it does, and, when the complete text reached this terminal, its
+approval digest and the exact command that allows it; otherwise it says Allow is not offered
+here. Answer with "aep answer ID" (interactive) or "aep respond ID …".
+Exit codes: 0 ok, 2 usage, 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unreachable.`);
   addRelayOptions(cmd).action(action(async (opts: InboxOpts) => {
     const url = relayUrl(opts.relay);
     const timeoutMs = positiveInt('--timeout', opts.timeout);
-    const { listPending } = await import('@aep/client');
+    const [{ listPending }, render, { approvalView }] = await Promise.all([import('@aep/client/node'), import('../util/render.js'), import('@aep/protocol')]);
     let pending: PendingAttention[];
     try {
       pending = await listPending({
@@ -40,11 +45,14 @@ Exit codes: 0 ok, 2 usage, 5 relay unreachable.`);
         filter: { ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.session ? { session: opts.session } : {}) },
       });
     } catch (err) {
-      mapClientError(err);
+      mapClientError(err, url);
     }
     if (opts.json) {
       for (const p of pending) {
-        process.stdout.write(JSON.stringify({ id: p.id, agent: p.agent, session: p.session, source: p.source, time: p.time, capture: p.capture, answered: p.answered, kind: p.data['kind'], event: p.event }) + '\n');
+        process.stdout.write(JSON.stringify({
+          id: p.id, agent: p.agent, session: p.session, source: p.source, time: p.time, capture: p.capture, answered: p.answered,
+          kind: p.data['kind'], approval: render.approvalJson(approvalView(p.event)), event: p.event,
+        }) + '\n');
       }
       return;
     }
@@ -52,33 +60,8 @@ Exit codes: 0 ok, 2 usage, 5 relay unreachable.`);
       process.stdout.write('no pending attention requests\n');
       return;
     }
+    const aep = selfCommand();
     process.stdout.write(`${pending.length} pending attention request${pending.length === 1 ? '' : 's'} (oldest first)\n`);
-    for (const p of pending) process.stdout.write(formatPending(p) + '\n');
+    for (const p of pending) process.stdout.write(render.renderRequest(p, { aep, hints: true, fields: false }) + '\n');
   }));
-}
-
-/** Human-readable block: provenance line (trusted structure), then the agent-authored prompt (marked). */
-export function formatPending(p: PendingAttention, now = Date.now()): string {
-  const kind = typeof p.data['kind'] === 'string' ? p.data['kind'] : '?';
-  const age = ago(now - Date.parse(p.time));
-  const fields = Array.isArray(p.data['fields']) ? ` · ${p.data['fields'].length} fields` : '';
-  const options = Array.isArray(p.data['options'])
-    ? ` · options: ${(p.data['options'] as { id?: unknown }[]).map((o) => clean(o.id)).join('/')}`
-    : '';
-  const lines = [
-    `● ${p.id}  ${kind}${fields}${options}${p.answered ? ' · answered, not yet resolved' : ''}`,
-    `  from ${clean(p.agent)} · session ${clean(p.session)} · ${age} · capture ${clean(p.capture)}`,
-  ];
-  if (typeof p.data['prompt'] === 'string') lines.push(`  │ ${clean(p.data['prompt']).slice(0, 200)}`);
-  return lines.join('\n');
-}
-
-function ago(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return 'just now';
-  const s = Math.floor(ms / 1000);
-  if (s < 60) return `${s}s ago`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m ago`;
-  const h = Math.floor(m / 60);
-  return h < 48 ? `${h}h ago` : `${Math.floor(h / 24)}d ago`;
 }

@@ -14,6 +14,8 @@ import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
 import { register as delegate } from './delegate.js';
+import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
+import { register as notify } from './notify.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
 export function registerAll(program: Command): void {
@@ -28,8 +30,12 @@ export function registerAll(program: Command): void {
   inbox(program);
   respond(program);
   answer(program);
+  cancel(program);
+  pause(program);
+  resume(program);
   demo(program);
   claudeCode(program);
   mcp(program);
   delegate(program);
+  notify(program);
 }

@@ -1,55 +1,11 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type * as ClientModule from '@aep/client/node';
+import type { CaptureLevel, FieldSpec } from '@aep/protocol';
+import type { WireEvent } from '@aep/client';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-
-/** Default relay URL when neither `--relay` nor `AEP_RELAY` is given. */
-export const DEFAULT_RELAY = 'http://127.0.0.1:8787';
-
-/** Adds the shared `--relay` / `--token` options (env `AEP_RELAY`, `AEP_TOKEN`). */
-export function addRelayOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--relay <url>', 'relay base URL').env('AEP_RELAY').default(DEFAULT_RELAY))
-    .addOption(new Option('--token <token>', 'bearer token of the relay (required for commands; never printed)').env('AEP_TOKEN'));
-}
-
-/** Validates a relay URL option (http/https only) and returns it. */
-export function relayUrl(value: unknown): string {
-  const s = typeof value === 'string' ? value : DEFAULT_RELAY;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    throw new CliError('AEP_CLI_BAD_RELAY', `--relay must be an http(s) URL, got "${s.replace(/\?.*$/, '')}"`, EXIT.USAGE);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError('AEP_CLI_BAD_RELAY', `--relay must be an http(s) URL, got protocol "${u.protocol}"`, EXIT.USAGE);
-  return s;
-}
-
-/** Maps SDK errors (`ClientError`) to CLI errors: unreachable relay → exit 5. */
-export function mapClientError(err: unknown): never {
-  if (err instanceof CliError) throw err;
-  const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
-  const msg = err instanceof Error ? err.message : String(err);
-  if (code === 'AEP_CLIENT_UNREACHABLE' || code === 'AEP_CLIENT_CLOSED') throw new CliError('AEP_CLI_RELAY_UNREACHABLE', msg, EXIT.UNAVAILABLE);
-  if (code === 'AEP_CLIENT_HTTP') throw new CliError('AEP_CLI_RELAY_REFUSED', msg, EXIT.UNAVAILABLE);
-  if (/timed out|did not finish/.test(msg)) throw new CliError('AEP_CLI_RELAY_UNREACHABLE', msg, EXIT.UNAVAILABLE);
-  throw err;
-}
-
-/** Parses a positive integer option. */
-export function positiveInt(name: string, value: unknown): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new CliError('AEP_CLI_BAD_OPTION', `${name} must be a positive integer, got "${String(value)}"`, EXIT.USAGE);
-  return n;
-}
-
-/** Strips terminal control characters from untrusted text before printing it (AEP-0001 §12). */
-export function clean(text: unknown): string {
-  // eslint-disable-next-line no-control-regex
-  return String(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?');
-}
+import { addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
+import { selfCommand } from '../util/self.js';
 
 interface RespondOpts {
   relay?: string;
@@ -57,10 +13,12 @@ interface RespondOpts {
   values?: string;
   option?: string;
   text?: string;
+  digest?: string;
+  show?: boolean;
   session?: string;
   ackWindow?: string;
   retries?: string;
-  capture?: string;
+  capture?: CaptureLevel;
   agent?: string;
   json?: boolean;
 }
@@ -69,64 +27,122 @@ interface RespondOpts {
 export function register(program: Command): void {
   const cmd = program
     .command('respond')
-    .description('answer a pending attention request with a control.attention.respond command and wait for its ack')
+    .description('answer a pending attention request with a control.attention.respond command and wait for its ack (--show: print it first)')
     .argument('<request-id>', 'id of the attention.requested event to answer')
+    .option('--show', 'print the request complete (approval text, options with their effects, fields, approval digest) and how to answer it; sends nothing')
     .option('--values <json>', 'form answer: JSON object mapping field id to value, e.g. \'{"1":"bk","2":30}\'')
     .option('--option <id>', 'choose one of the request options (e.g. allow / deny)')
     .option('--text <text>', 'free-text answer (or the reason, together with --option)')
+    .option('--digest <d>', 'to allow a permission request: the approval digest printed under its complete text by --show or aep inbox')
     .option('--session <id>', 'target session (default: looked up from the relay by request id)')
     .option('--ack-window <ms>', 'how long to wait for the ack per attempt', '10000')
     .option('--retries <n>', 'extra attempts with the identical command after a silent window', '1')
-    .addOption(new Option('--capture <level>', 'capture of the command (default redacted when it carries text, else metadata)').choices(['none', 'metadata', 'redacted', 'full']))
+    .addOption(new Option('--capture <level>', 'capture of the command (default: metadata without free text; redacted when the text passes the redaction pipeline unchanged; full when the pipeline would change it)').choices(['none', 'metadata', 'redacted', 'full']))
     .option('--agent <name>', 'sender identity (agent of the command)', 'aep-cli')
-    .option('--json', 'print the result as one JSON object')
+    .option('--json', 'print the result (or, with --show, the request) as one JSON object')
     .addHelpText('after', `
-Exit codes: 0 accepted, 3 rejected (reason and issues printed; also a relay refusal such as
-no-route or unauthorized), 4 no ack within the window, 2 usage / unknown request,
+Allowing a permission request: only what you have read in full can be allowed. Run
+"aep respond ID --show": it prints the complete text (every line, invisible characters made
+visible) and its approval digest; then "aep respond ID --option allow --digest DIGEST".
+Without --digest aep refuses (AEP_CLI_APPROVAL_UNSEEN, exit 2); with a digest of another text
+(AEP_CLI_APPROVAL_CHANGED, exit 3); when the complete text does not reach this terminal (capture
+metadata, redaction changed it, or no approvaldigest) allowing is refused
+(AEP_CLI_APPROVAL_INCOMPLETE, exit 3): deny, or answer on the agent's machine. Denying never
+needs a digest. Text that maps to an allowing option (e.g. --text yes) counts as allowing.
+
+Capture: free text (--text, string values, anything without a field type) is sent at redacted
+when the redaction pipeline leaves it unchanged, else at full (the agent gets the exact value;
+readers below full never see it); --capture redacted sends the redacted text instead.
+
+Exit codes: 0 accepted, 2 usage / unknown request / allow without --digest, 3 refused
+(rejected by the agent, refused by the relay such as no-route or unauthorized, a wrong token
+AEP_CLI_RELAY_REFUSED, or allowing refused by aep), 4 no ack within the window,
 5 relay unreachable.
 
 Examples:
   aep respond 01K0FORMREQ… --values '{"1":"nightly-bk","2":30,"3":true,"4":["1","3"]}'
+  aep respond 01K0PERMREQ… --show
+  aep respond 01K0PERMREQ… --option allow --digest 3f5c…
   aep respond 01K0PERMREQ… --option deny --text "use the staging registry"`);
   addRelayOptions(cmd).action(action(async (requestId: string, opts: RespondOpts) => {
     const url = relayUrl(opts.relay);
+    const hasAnswer = opts.values !== undefined || opts.option !== undefined || opts.text !== undefined;
+    if (opts.show) {
+      if (hasAnswer) throw new CliError('AEP_CLI_USAGE', '--show prints the request and sends nothing: give it without --values/--option/--text');
+      await show(url, opts.token, requestId, opts.json === true);
+      return;
+    }
     const given = [opts.values !== undefined, opts.option !== undefined || opts.text !== undefined].filter(Boolean).length;
-    if (given !== 1) throw new CliError('AEP_CLI_USAGE', 'give exactly one answer: --values JSON, or --option ID and/or --text S', EXIT.USAGE);
+    if (given !== 1) throw new CliError('AEP_CLI_USAGE', 'give exactly one answer: --values JSON, or --option ID and/or --text S (or --show to read the request)');
     let values: Record<string, unknown> | undefined;
     if (opts.values !== undefined) {
       let parsed: unknown;
       try { parsed = JSON.parse(opts.values); } catch (err) {
-        throw new CliError('AEP_CLI_BAD_VALUES', `--values is not valid JSON: ${(err as Error).message}`, EXIT.USAGE);
+        throw new CliError('AEP_CLI_BAD_VALUES', `--values is not valid JSON: ${(err as Error).message}`);
       }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('AEP_CLI_BAD_VALUES', '--values must be a JSON object (field id → value, AEP-0006 §3)', EXIT.USAGE);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('AEP_CLI_BAD_VALUES', '--values must be a JSON object (field id → value, AEP-0006 §3)');
       values = parsed as Record<string, unknown>;
     }
     const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
     const retries = Number(opts.retries);
-    if (!Number.isSafeInteger(retries) || retries < 0) throw new CliError('AEP_CLI_BAD_OPTION', `--retries must be a non-negative integer, got "${String(opts.retries)}"`, EXIT.USAGE);
-    const result = await sendRespond({
-      url, ...(opts.token ? { token: opts.token } : {}), requestId,
-      answer: { ...(values ? { values } : {}), ...(opts.option !== undefined ? { option: opts.option } : {}), ...(opts.text !== undefined ? { text: opts.text } : {}) },
-      ...(opts.session ? { session: opts.session } : {}),
-      ackWindowMs, retries, agent: opts.agent ?? 'aep-cli',
-      ...(opts.capture ? { capture: opts.capture as 'none' | 'metadata' | 'redacted' | 'full' } : {}),
+    if (!Number.isSafeInteger(retries) || retries < 0) throw new CliError('AEP_CLI_BAD_OPTION', `--retries must be a non-negative integer, got "${String(opts.retries)}"`);
+    const answer = { ...(values ? { values } : {}), ...(opts.option !== undefined ? { option: opts.option } : {}), ...(opts.text !== undefined ? { text: opts.text } : {}) };
+    const { findRequest, requireRequest, proofFor } = await import('../util/request.js');
+    // The request as this reader receives it: its session, its fields (what each value is) and
+    // its approval text. With --session and no such request held, the agent alone decides.
+    const event = opts.session === undefined ? await requireRequest(url, opts.token, requestId) : await findRequest(url, opts.token, requestId);
+    const session = opts.session ?? String(event?.session);
+    const proof = event ? proofFor(event, answer, opts.digest, selfCommand()) : undefined;
+    const result = await sendAnswer({
+      url, ...(opts.token ? { token: opts.token } : {}), requestId, session, answer, ackWindowMs, retries,
+      agent: opts.agent ?? 'aep-cli', ...(event ? { event } : {}), ...(proof !== undefined ? { proof } : {}),
+      ...(opts.capture ? { capture: opts.capture } : {}),
     });
-    printResult(result, opts.json === true);
+    await printResult(result, opts.json === true);
     process.exitCode = exitFor(result.status);
   }));
 }
 
+/** `respond --show`: the request complete, with its approval digest and how to answer it. */
+async function show(url: string, token: string | undefined, requestId: string, json: boolean): Promise<void> {
+  const [{ requireRequest }, render, { approvalView }, { listPending }] = await Promise.all([
+    import('../util/request.js'), import('../util/render.js'), import('@aep/protocol'), import('@aep/client/node'),
+  ]);
+  const event = await requireRequest(url, token, requestId);
+  let pending: boolean;
+  try {
+    pending = (await listPending({ url, ...(token ? { token } : {}), filter: { session: String(event.session) } })).some((p) => p.id === event.id);
+  } catch (err) {
+    mapClientError(err, url);
+  }
+  const req = render.requestFromEvent(event);
+  const view = approvalView(event);
+  if (json) {
+    process.stdout.write(JSON.stringify({
+      id: req.id, session: req.session, agent: req.agent, source: event.source, time: req.time, capture: req.capture,
+      kind: req.data['kind'], pending, approval: render.approvalJson(view), event,
+    }) + '\n');
+    return;
+  }
+  process.stdout.write(render.renderRequest(req, { aep: selfCommand(), hints: pending, fields: true }) + '\n');
+  if (!pending) process.stdout.write('  (no longer pending: answered, timed out or dismissed)\n');
+}
+
 /** What `aep respond` and `aep answer` send. */
-export interface RespondRequest {
+export interface AnswerRequest {
   url: string;
   token?: string;
   requestId: string;
-  session?: string;
+  session: string;
   answer: { option?: string; text?: string; values?: Record<string, unknown> };
+  /** The request as received (its fields tell which values are structural). */
+  event?: WireEvent;
+  /** `approvalproof` of a permissive answer (contract C1). */
+  proof?: string;
   ackWindowMs?: number;
   retries?: number;
   agent?: string;
-  capture?: 'none' | 'metadata' | 'redacted' | 'full';
+  capture?: CaptureLevel;
 }
 
 /** The result shape printed by `aep respond` (a subset of the SDK's CommandResult). */
@@ -137,46 +153,34 @@ export interface RespondOutcome {
   issues?: { rule: string; path: string; message?: string }[];
   command: string;
   session: string;
+  capture: CaptureLevel;
 }
 
-/** Looks the session up (unless given), sends the command, waits for the ack. */
-export async function sendRespond(req: RespondRequest): Promise<RespondOutcome> {
-  const client = await import('@aep/client/node');
-  let session = req.session;
-  try {
-    if (session === undefined) session = await findSession(client, req.url, req.token, req.requestId);
-    const sender = await client.CommandSender.connect({
-      url: req.url, ...(req.token ? { token: req.token } : {}), agent: req.agent ?? 'aep-cli',
-      ...(req.ackWindowMs ? { ackWindowMs: req.ackWindowMs } : {}), ...(req.retries !== undefined ? { retries: req.retries } : {}),
-    });
-    try {
-      const r = await sender.respond({ session, requestId: req.requestId, answer: req.answer, ...(req.capture ? { capture: req.capture } : {}) });
-      return {
-        status: r.status, session, command: r.command.id,
-        ...(r.reason !== undefined ? { reason: r.reason } : {}),
-        ...(r.detail !== undefined ? { detail: r.detail } : {}),
-        ...(r.issues !== undefined ? { issues: r.issues } : {}),
-      };
-    } finally {
-      await sender.close();
-    }
-  } catch (err) {
-    return mapClientError(err);
-  }
-}
-
-/** Finds the session of a request by replaying `attention.requested` events (`from=all`, `live=0`). */
-export async function findSession(client: typeof ClientModule, url: string, token: string | undefined, requestId: string): Promise<string> {
-  let found: string | undefined;
-  const sub = client.subscribe({
-    url, ...(token ? { token } : {}), filter: { type: 'attention.requested', id: requestId },
-    from: 'all', live: false, transport: 'sse', reconnect: { maxAttempts: 0 },
-  }, (e) => { if (e.id === requestId && typeof e.session === 'string') found ??= e.session; });
-  await sub.done;
-  if (found === undefined) {
-    throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no attention request ${clean(requestId)} is held by the relay (check the id, or pass --session)`, EXIT.USAGE);
-  }
-  return found;
+/** Labels the answer honestly, builds the command (with its approval proof), sends it, waits for the ack. */
+export async function sendAnswer(req: AnswerRequest): Promise<RespondOutcome> {
+  const cmd = await import('../util/command.js');
+  const data = req.event?.data;
+  const fields = data && Array.isArray(data['fields']) ? (data['fields'] as FieldSpec[]) : undefined;
+  const free = cmd.answerFreeText(req.answer, fields);
+  const choice = cmd.chooseCapture(free, req.capture);
+  if (choice.note) process.stderr.write(`aep: note: ${choice.note}\n`);
+  const answer = cmd.applyChoice(req.answer, free, choice);
+  const agent = req.agent ?? 'aep-cli';
+  const envelope = cmd.buildCommand({
+    type: 'control.attention.respond', session: req.session, agent, capture: choice.capture,
+    data: { answer }, subject: req.requestId, cause: req.requestId,
+    ...(req.proof !== undefined ? { extensions: { approvalproof: req.proof } } : {}),
+  });
+  const r = await cmd.sendCommand({
+    url: req.url, ...(req.token ? { token: req.token } : {}), agent,
+    ...(req.ackWindowMs ? { ackWindowMs: req.ackWindowMs } : {}), ...(req.retries !== undefined ? { retries: req.retries } : {}),
+  }, envelope);
+  return {
+    status: r.status, session: req.session, command: r.command.id, capture: choice.capture,
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+    ...(r.detail !== undefined ? { detail: r.detail } : {}),
+    ...(r.issues !== undefined ? { issues: r.issues } : {}),
+  };
 }
 
 /** Exit code for a command status (docs: aep respond --help). */
@@ -186,21 +190,22 @@ export function exitFor(status: RespondOutcome['status']): 0 | 3 | 4 {
   return EXIT.REJECTED;
 }
 
-/** Human or JSON rendering of a respond result (stdout). */
-export function printResult(r: RespondOutcome, json: boolean): void {
+/** Human or JSON rendering of a command result (stdout). */
+export async function printResult(r: RespondOutcome, json: boolean): Promise<void> {
   if (json) {
     process.stdout.write(JSON.stringify(r) + '\n');
     return;
   }
+  const { oneLine } = await import('../util/render.js');
   const lines: string[] = [];
-  if (r.status === 'accepted') lines.push(`accepted (command ${r.command}, session ${clean(r.session)})`);
-  else if (r.status === 'rejected') lines.push(`rejected: ${clean(r.reason ?? 'unknown')}${r.detail ? ` (${clean(r.detail)})` : ''}`);
-  else if (r.status === 'refused') lines.push(`refused by the relay: ${clean(r.reason ?? 'error')}${r.detail ? ` (${clean(r.detail)})` : ''}`);
+  if (r.status === 'accepted') lines.push(`accepted (command ${r.command}, session ${oneLine(r.session)})`);
+  else if (r.status === 'rejected') lines.push(`rejected: ${oneLine(r.reason ?? 'unknown')}${r.detail ? ` (${oneLine(r.detail)})` : ''}`);
+  else if (r.status === 'refused') lines.push(`refused by the relay: ${oneLine(r.reason ?? 'error')}${r.detail ? ` (${oneLine(r.detail)})` : ''}`);
   else lines.push(`no ack within the window (command ${r.command}); the target may be gone or busy`);
   for (const i of r.issues ?? []) {
     // Messages usually name their rule already ("form.required-missing: …"): don't repeat it.
-    const msg = i.message ? clean(i.message.startsWith(`${i.rule}: `) ? i.message.slice(i.rule.length + 2) : i.message) : '';
-    lines.push(`  - ${clean(i.rule)} at ${clean(i.path)}${msg ? `: ${msg}` : ''}`);
+    const msg = i.message ? oneLine(i.message.startsWith(`${i.rule}: `) ? i.message.slice(i.rule.length + 2) : i.message) : '';
+    lines.push(`  - ${oneLine(i.rule)} at ${oneLine(i.path)}${msg ? `: ${msg}` : ''}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ResumePosition, WireEvent } from '@aep/client';
+import type { ResumePosition } from '@aep/client';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { addRelayOptions, clean, mapClientError, positiveInt, relayUrl } from './respond.js';
+import { addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
 
 interface TailOpts {
   relay?: string;
@@ -51,7 +51,7 @@ export function register(program: Command): void {
 Resume: positions are kept per relay URL + filter in the state dir; the next run with the same
 filter replays what it missed (from=all, skipping every position already printed) then
 follows live. Events are deduplicated on (source, id). Ctrl-C stops.
-Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
+Exit codes: 0 ok, 2 usage (bad filter), 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unreachable.`);
   addRelayOptions(cmd).action(action(async (opts: TailOpts) => {
     const url = relayUrl(opts.relay);
     const filter = buildFilter(opts);
@@ -68,7 +68,7 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
     }
     const stateFile = join(opts.stateDir ?? join(homedir(), '.aep', 'tail'), `${createHash('sha256').update(`${new URL(url).origin}\n${JSON.stringify(filter)}\n${opts.capture ?? ''}`).digest('hex').slice(0, 16)}.json`);
     const saved = opts.resume ? loadPositions(stateFile) : new Map<string, ResumePosition>();
-    const { subscribe } = await import('@aep/client/node');
+    const [{ subscribe }, { formatEvent, oneLine }] = await Promise.all([import('@aep/client/node'), import('../util/render.js')]);
     const ac = new AbortController();
     let printed = 0;
     let dirty = false;
@@ -88,9 +88,12 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
     const sub = subscribe({
       url, ...(opts.token ? { token: opts.token } : {}), filter, ...(opts.capture ? { ceiling: opts.capture } : {}),
       ...(from ? { from } : {}), transport: opts.transport, signal: ac.signal, reconnect: { maxAttempts: 20 },
-      onReplayExhausted: (s, e) => process.stderr.write(`aep tail: the relay no longer holds part of session ${clean(s)} (earliest ${e.epoch}:${e.seq})\n`),
+      onReplayExhausted: (s, e) => process.stderr.write(`aep tail: the relay no longer holds part of session ${oneLine(s)} (earliest ${e.epoch}:${e.seq})\n`),
       onError: (err) => { if (process.env['AEP_DEBUG'] === '1') process.stderr.write(`aep tail: ${err.message}\n`); },
     }, (e, raw) => {
+      // After --count is reached, events of the same batch are neither printed nor remembered as
+      // printed (the next run must show them).
+      if (ac.signal.aborted) return;
       if (typeof e.session === 'string' && typeof e.seq === 'number') {
         const epoch = e.epoch ?? 0;
         const prev = saved.get(e.session);
@@ -98,7 +101,6 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
         saved.set(e.session, { session: e.session, epoch, seq: e.seq });
         dirty = true;
       }
-      if (ac.signal.aborted) return;
       process.stdout.write((opts.json ? raw : formatEvent(e)) + '\n');
       printed++;
       if (count !== undefined && printed >= count) ac.abort();
@@ -109,9 +111,9 @@ Exit codes: 0 ok, 2 usage (bad filter), 5 relay unreachable.`);
     const readyTimer = setTimeout(() => { if (!connected) ac.abort(); }, connectTimeout);
     try {
       await sub.done;
-      if (!connected && !stopped) throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `cannot reach the relay at ${new URL(url).origin}`, EXIT.UNAVAILABLE);
+      if (!connected && !stopped) throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `cannot reach the relay at ${new URL(url).origin}`);
     } catch (err) {
-      mapClientError(err);
+      mapClientError(err, url);
     } finally {
       clearTimeout(readyTimer);
       clearInterval(saver);
@@ -162,42 +164,4 @@ function savePositions(file: string, m: Map<string, ResumePosition>): void {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ positions: [...m.values()] }) + '\n');
   renameSync(tmp, file);
-}
-
-const SEV_MARK: Record<string, string> = { debug: 'DBG', info: 'INF', notice: 'NTC', warning: 'WRN', error: 'ERR', critical: 'CRT' };
-
-/** One readable line per event: time, severity, agent/session#position, type, subject, a short summary. */
-export function formatEvent(e: WireEvent): string {
-  const t = typeof e.time === 'string' && e.time.length >= 23 ? e.time.slice(11, 23) : String(e.time ?? '');
-  const sev = SEV_MARK[e.severity ?? 'info'] ?? 'INF';
-  const pos = typeof e.seq === 'number' ? `#${e.seq}` : '';
-  const where = e.session !== undefined ? `${clean(e.agent)}/${clean(e.session)}${pos}` : clean(e.agent);
-  const subj = e.subject !== undefined ? ` ${clean(e.subject)}` : '';
-  const s = summary(e);
-  return `${t} ${sev} ${where} ${clean(e.type)}${subj}${s ? `  ${s}` : ''}`;
-}
-
-function summary(e: WireEvent): string {
-  const d = e.data ?? {};
-  const str = (v: unknown) => (typeof v === 'string' ? clean(v).slice(0, 120) : '');
-  switch (e.type) {
-    case 'attention.requested': {
-      const n = Array.isArray(d['fields']) ? ` (${d['fields'].length} fields)` : Array.isArray(d['options']) ? ` [${(d['options'] as { id?: unknown }[]).map((o) => clean(o.id)).join('/')}]` : '';
-      return `${str(d['kind'])}${n}: ${str(d['prompt'])}`;
-    }
-    case 'attention.answered': {
-      const a = (d['answer'] ?? {}) as Record<string, unknown>;
-      const parts = [a['option'] !== undefined ? `option=${str(a['option'])}` : '', a['values'] !== undefined ? `values=${clean(JSON.stringify(a['values'])).slice(0, 120)}` : '', a['text'] !== undefined ? `text=${JSON.stringify(str(a['text']))}` : ''];
-      return `${parts.filter(Boolean).join(' ')} via ${str(d['via'])}`;
-    }
-    case 'attention.resolved': return str(d['resolution']);
-    case 'control.rejected': return `${str(d['reason'])}${e.cause ? ` (cause ${clean(e.cause)})` : ''}`;
-    case 'control.accepted': return e.cause ? `(cause ${clean(e.cause)})` : '';
-    case 'session.ended': return str(d['reason']);
-    default: {
-      const tool = d['tool'] as { name?: unknown } | undefined;
-      if (tool && typeof tool.name === 'string') return clean(tool.name);
-      return '';
-    }
-  }
 }

@@ -13,6 +13,7 @@ import { AgentText, Badge, formatTime, Guard, kindOf, promptOf, requestHref } fr
 import { RequestDetail } from './request.js';
 import type { AnswerContext } from './request.js';
 import { SessionList, SessionTimeline } from './sessions.js';
+import { NotifyPanel } from './push.js';
 import { PolicyView } from './policy.js';
 
 const TOKEN_KEY = 'aep.inbox.token';
@@ -25,6 +26,7 @@ type Route =
   | { view: 'inbox' }
   | { view: 'request'; session: string; id: string }
   | { view: 'sessions' }
+  | { view: 'notify' }
   | { view: 'session'; session: string }
   | { view: 'policy' };
 
@@ -34,6 +36,7 @@ function parseRoute(hash: string): Route {
   if (parts[0] === 'r' && parts.length >= 3) return { view: 'request', session: dec(parts[1]), id: dec(parts[2]) };
   if (parts[0] === 's' && parts.length >= 2) return { view: 'session', session: dec(parts[1]) };
   if (parts[0] === 'sessions') return { view: 'sessions' };
+  if (parts[0] === 'notify') return { view: 'notify' };
   if (parts[0] === 'policy') return { view: 'policy' };
   return { view: 'inbox' };
 }
@@ -142,9 +145,19 @@ function InboxCard(props: ItemProps) {
   );
 }
 
-function InboxList(props: { store: InboxStore; selected?: string; offline: ReadonlySet<string> }) {
+function InboxList(props: { store: InboxStore; selected?: string; offline: ReadonlySet<string>; state: StreamState; synced: boolean }) {
   const pending = props.store.pending();
   if (pending.length === 0) {
+    // Never a stale "all clear": an empty list means nothing only while the stream is live.
+    if (props.state !== 'live') {
+      return (
+        <p class="empty" data-testid="inbox-offline" role="status">
+          Not connected to the relay ({props.state === 'connecting' ? 'connecting' : 'reconnecting'}…). Requests waiting for you cannot be
+          shown until the connection is back: an empty list here means “unknown”, not “nothing waiting”.
+        </p>
+      );
+    }
+    if (!props.synced) return <p class="empty" data-testid="inbox-loading" role="status">Checking for requests…</p>;
     return <p class="empty" data-testid="inbox-empty">Nothing is waiting for you. New requests from agents appear here live.</p>;
   }
   return (
@@ -187,6 +200,9 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
     onEvent: (e) => { if (store.apply(e)) store.notify(); },
   }), [base, props.token, store]);
   const [conn, setConn] = useState<{ state: StreamState; detail?: string }>({ state: 'connecting' });
+  // Has this page seen the relay's answer at least once (a replay chunk, or a live stream that
+  // stayed quiet for a second: nothing held)? Until then an empty list is not "nothing waiting".
+  const [synced, setSynced] = useState(false);
   const onUnauth = useRef(props.onUnauthorized);
   onUnauth.current = props.onUnauthorized;
   useEffect(() => {
@@ -199,7 +215,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
           control.settleFromEvent(e as Record<string, unknown>);
         }
       },
-      onBatch: () => { if (changed) { changed = false; store.notify(); } },
+      onBatch: () => { setSynced(true); if (changed) { changed = false; store.notify(); } },
       onState: (state, detail) => {
         if (state === 'unauthorized') {
           // Never blame a token nobody entered (issue 14 item 5).
@@ -209,6 +225,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
           return;
         }
         setConn(detail === undefined ? { state } : { state, detail });
+        if (state === 'live') setTimeout(() => setSynced(true), 1000);
       },
     });
     return () => { stop(); control.close(); };
@@ -250,27 +267,36 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
     main = <Guard what="policy"><PolicyView ctx={ctx} /></Guard>;
   } else if (route.view === 'sessions') {
     main = <section aria-labelledby="sl-h"><h2 id="sl-h">Sessions</h2><SessionList store={store} /></section>;
+  } else if (route.view === 'notify') {
+    main = <Guard what="notifications"><NotifyPanel base={base} token={props.token} /></Guard>;
   }
   const showList = route.view === 'inbox' || route.view === 'request';
   return (
     <div class={`app view-${route.view}`}>
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
-        <h1><a href="#/">AEP inbox</a></h1>
+        <h1><a href="#/">AEP<span class="wide-only"> inbox</span></a></h1>
         <nav aria-label="Views">
           <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox <span class="count" data-testid="pending-count">{pendingCount}</span></a>
           <a href="#/sessions" aria-current={route.view === 'sessions' || route.view === 'session' ? 'page' : undefined}>Sessions</a>
           <a href="#/policy" aria-current={route.view === 'policy' ? 'page' : undefined}>Policy</a>
+          <a href="#/notify" aria-current={route.view === 'notify' ? 'page' : undefined} aria-label="Notifications" title="Notifications">
+            <svg class="bell" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"/></svg>
+            <span class="wide-only"> Notify me</span>
+          </a>
         </nav>
         <Status state={conn.state} detail={conn.detail} />
         <button type="button" class="link" onClick={() => props.onUnauthorized('')}><span class="wide-only">Change </span>token</button>
       </header>
       <p class="sr-only" aria-live="polite" aria-atomic="true">{pendingCount} pending request{pendingCount === 1 ? '' : 's'}</p>
+      {conn.state !== 'live' && conn.state !== 'connecting' && pendingCount > 0 ? (
+        <p class="stale" role="status" data-testid="stale-banner">Reconnecting to the relay: this list may be out of date until the connection is back.</p>
+      ) : null}
       <div class="body">
         {showList ? (
           <aside class="list" aria-label="Pending requests">
             <h2 class="sr-only">Pending requests</h2>
-            <InboxList store={store} selected={selectedKey} offline={offline} />
+            <InboxList store={store} selected={selectedKey} offline={offline} state={conn.state} synced={synced} />
           </aside>
         ) : null}
         <main id="main" class="main" tabIndex={-1}>

@@ -507,6 +507,13 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
           <Badge kind={`kind-${kind}`}>{kind}</Badge> request{typeof e.subject === 'string' ? <> about <code>{visibleText(e.subject)}</code></> : null}
         </h2>
         <Provenance e={e} />
+        {entry.routed.length ? (
+          <p class="hint" data-testid="routed">
+            Sent to {entry.routed.slice(-5).map((r, i) => (
+              <span key={i}>{i ? ', ' : ''}<span class="mono">{visibleText(String(r.data?.['to'] ?? r.agent ?? '?'))}</span>{typeof r.data?.['via'] === 'string' ? ` (${visibleText(r.data['via'])})` : ''} at {formatTime(r.time)}</span>
+            ))} (attention.routed, as the router states it)
+          </p>
+        ) : null}
         {typeof expires === 'string' ? (
           <p class="hint" data-expires>
             {Date.parse(expires) <= Date.now() && open

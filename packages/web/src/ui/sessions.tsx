@@ -3,8 +3,8 @@
 // the inbox receives.
 import { useMemo, useState } from 'preact/hooks';
 import { compileFilter } from '@aep/protocol';
-import type { InboxStore, SessionEntry, WireEvent } from '../store.js';
-import { captureOf } from '../store.js';
+import type { InboxStore, SessionEntry, SessionStatus, WireEvent } from '../store.js';
+import { captureOf, sessionStatus } from '../store.js';
 import { visibleText } from '@aep/protocol';
 import { Badge, formatTime, requestHref, sessionHref } from './common.js';
 import type { AnswerContext } from './request.js';
@@ -47,23 +47,43 @@ function Summary(props: { e: WireEvent }) {
   return <>{parts}</>;
 }
 
-/** All sessions seen, most recently active first. */
-export function SessionList(props: { store: InboxStore }) {
-  const list = [...props.store.sessions.values()].sort((a, b) => b.lastAt - a.lastAt);
-  const pendingBySession = new Map<string, number>();
-  for (const r of props.store.pending()) pendingBySession.set(r.event.session ?? '', (pendingBySession.get(r.event.session ?? '') ?? 0) + 1);
-  if (list.length === 0) return <p class="empty">No sessions yet. Events appear here as agents emit them.</p>;
+const STATUS_ORDER: Record<SessionStatus, number> = { waiting: 0, working: 1, finished: 2 };
+const STATUS_LABEL: Record<SessionStatus, string> = { waiting: 'waiting for you', working: 'working', finished: 'finished' };
+
+/**
+ * All sessions seen, with what each is doing (issue 17 item 5): sessions waiting for a person
+ * first (longest waiting first), then working, then finished, most recently active first.
+ */
+export function SessionList(props: { store: InboxStore; offline?: ReadonlySet<string> }) {
+  const waiting = new Map<string, { n: number; since: number }>();
+  for (const r of props.store.pending()) {
+    if (r.status !== 'pending') continue; // answered, not resolved yet: the agent has it
+    const k = r.event.session ?? '';
+    const w = waiting.get(k) ?? { n: 0, since: Infinity };
+    w.n++;
+    if (!Number.isNaN(r.at)) w.since = Math.min(w.since, r.at);
+    waiting.set(k, w);
+  }
+  const rows = [...props.store.sessions.values()].map((s) => ({ s, st: sessionStatus(s, waiting.get(s.session)?.n ?? 0), since: waiting.get(s.session)?.since ?? Infinity }));
+  rows.sort((a, b) => STATUS_ORDER[a.st.status] - STATUS_ORDER[b.st.status] || (a.st.status === 'waiting' ? a.since - b.since : b.s.lastAt - a.s.lastAt));
+  if (rows.length === 0) return <p class="empty">No sessions yet. Events appear here as agents emit them.</p>;
+  const counts = { waiting: 0, working: 0, finished: 0 };
+  for (const r of rows) counts[r.st.status]++;
   return (
-    <ul class="sessions">
-      {list.map((s) => (
-        <li key={s.session}>
-          <a href={sessionHref(s.session)}>
-            <span class="mono">{s.session}</span>
-            <span class="hint"> {[...s.agents].join(', ')} · {s.events.length} events{pendingBySession.get(s.session) ? ` · ${pendingBySession.get(s.session)} pending` : ''}</span>
-          </a>
-        </li>
-      ))}
-    </ul>
+    <>
+      <p class="hint" data-testid="session-counts">{counts.waiting} waiting for you · {counts.working} working · {counts.finished} finished</p>
+      <ul class="sessions" aria-label="Sessions by status">
+        {rows.map(({ s, st }) => (
+          <li key={s.session} data-session={s.session} data-status={st.status}>
+            <a href={sessionHref(s.session)}>
+              <span class={`status status-${st.status}`}>{STATUS_LABEL[st.status]}</span>
+              <span class="mono">{visibleText(s.session)}</span>
+              <span class="hint"> {visibleText([...s.agents].join(', '))}{st.detail ? ` · ${st.detail}` : ''} · {s.events.length} events</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

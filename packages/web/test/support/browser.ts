@@ -1,6 +1,6 @@
 // Test support: headless Debian chromium through playwright-core (never a downloaded browser),
 // and small helpers to feed a real relay. Shared by the e2e tests and the bench.
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../../../test/support/cli.js';
@@ -37,4 +37,18 @@ export function testId(prefix = '01TEST'): string {
   const n = (counter++).toString(32).toUpperCase().replace(/[ILOU]/g, 'X');
   const rand = Math.random().toString(32).slice(2).toUpperCase().replace(/[ILOU]/g, 'Z');
   return (prefix + rand + n + '00000000000000000000000000').slice(0, 26);
+}
+
+/**
+ * A persistent (non-incognito) headless chromium context: Chromium reports an incognito profile
+ * as not installable and has no Push API there, so the install and push tests need a real
+ * profile (a fresh temporary directory each time).
+ */
+export async function launchPersistent(userDataDir: string): Promise<BrowserContext> {
+  mkdirSync(resultsDir, { recursive: true });
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
 }
