@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type * as DelegateModule from '@aep/delegate';
+import type * as PromptsModule from '@inquirer/prompts';
 import type { WireEvent } from '@aep/client';
 import type { CommandSender } from '@aep/client/node';
 import { action, CliError } from '../util/errors.js';
@@ -255,6 +256,49 @@ or the relay, 4 no ack, 5 unreachable.`);
       }
       process.stdout.write(`${approvalDigest(t)}\n`);
     }));
+}
+
+/**
+ * `aep answer`, after the person allowed an approval request whose complete text they saw (the
+ * answer carried the proof): "Always allow this exact input?" when one live delegate takes
+ * grants. Never fails the answer that was already accepted: problems are printed.
+ */
+export async function offerGrant(o: { url: string; token?: string; event: WireEvent; agent: string; prompts: typeof PromptsModule }): Promise<void> {
+  try {
+    const d = await import('@aep/delegate');
+    const made = d.grantDataFor(o.event);
+    if (!made.ok) return;
+    const client = await import('@aep/client/node');
+    const sender = new client.CommandSender({ url: o.url, ...(o.token ? { token: o.token } : {}), agent: o.agent, retries: 0 });
+    try {
+      const roster = await sender.roster();
+      const live = roster ? d.delegatesInRoster(roster.entries) : [];
+      if (live.length !== 1) return;
+      const ttl = await o.prompts.select({
+        message: `Always allow ${clean(String(made.data['agent']))} to run ${clean(String(made.data['tool']))} with exactly this input?`,
+        default: 'no',
+        choices: [
+          { value: 'no', name: 'No, just this once' },
+          { value: '1h', name: 'Yes, for 1 hour' }, { value: '8h', name: 'Yes, for 8 hours' },
+          { value: '24h', name: 'Yes, for 24 hours' }, { value: '7d', name: 'Yes, for 7 days' },
+        ],
+      });
+      if (ttl === 'no') return;
+      const { createEmitter } = await import('@aep/protocol');
+      const { hostname } = await import('node:os');
+      const cmd = createEmitter({ source: `aep://${hostname()}/agent/${encodeURIComponent(o.agent)}`, agent: o.agent })
+        .build({ type: d.GRANT_COMMAND, session: live[0]!.session, data: { ...made.data, ttl }, capture: 'full' }) as unknown as WireEvent;
+      const r = await sender.send(cmd);
+      process.stdout.write(r.status === 'accepted'
+        ? `granted for ${ttl}: the delegate allows exactly this input until then (aep delegate grants, aep delegate revoke)\n`
+        : `no grant was made: ${r.status}${r.reason ? ` ${r.reason}` : ''}${r.detail ? `: ${clean(r.detail)}` : ''}\n`);
+    } finally {
+      await sender.close();
+    }
+  } catch (err) {
+    if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError')) return;
+    process.stderr.write(`aep: warning: no grant was made: ${clean(err instanceof Error ? err.message : String(err))}\n`);
+  }
 }
 
 interface SendResult { status: string; reason?: string; detail?: string }
