@@ -53,8 +53,10 @@ export class LinkSigner {
     const dot = token.indexOf('.');
     if (dot <= 0 || dot !== token.lastIndexOf('.')) return { ok: false, reason: 'forged' };
     const payload = token.slice(0, dot);
-    const mac = Buffer.from(token.slice(dot + 1), 'base64url');
-    const want = Buffer.from(this.mac(payload), 'base64url');
+    // Compare the encoded text, not the decoded bytes: the last base64url character of a 32-byte
+    // MAC carries two unused bits, so decoding would accept four spellings of one MAC.
+    const mac = Buffer.from(token.slice(dot + 1), 'utf8');
+    const want = Buffer.from(this.mac(payload), 'utf8');
     if (mac.length !== want.length || !timingSafeEqual(mac, want)) return { ok: false, reason: 'forged' };
     let claims: LinkClaims;
     try { claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as LinkClaims; } catch { return { ok: false, reason: 'forged' }; }
