@@ -13,9 +13,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   'adapter-claude-code': ['protocol', 'client'],
   'mcp-bridge': ['protocol', 'client'],
   bridges: ['protocol', 'client'],
+  delegate: ['protocol', 'client'],
   web: ['protocol', 'client'],
   notify: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'bridges'],
+  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'bridges', 'delegate'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {

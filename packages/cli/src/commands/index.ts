@@ -13,6 +13,7 @@ import { register as answer } from './answer.js';
 import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
+import { register as delegate } from './delegate.js';
 import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
 import { register as notify } from './notify.js';
 import { register as ce } from './ce.js';
@@ -39,6 +40,7 @@ export function registerAll(program: Command): void {
   demo(program);
   claudeCode(program);
   mcp(program);
+  delegate(program);
   notify(program);
   ce(program);
   otlp(program);
