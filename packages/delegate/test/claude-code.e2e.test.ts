@@ -65,10 +65,11 @@ test('rm -rf ./build denied by digest reaches Claude Code as deny, with the full
   const routed = await waitFor(() => ofType(w.events, 'attention.routed', req.id)[0], 'attention.routed', 10_000, seen);
   assert.equal(req['approvaldigest'], approvalDigest('rm -rf ./build'), 'the adapter sends the digest of the whole command');
   assert.deepEqual([routed.agent, routed.session, routed.seq, data(routed), attr(routed, 'policyrule')], ['aep-delegate', SID, undefined, { to: 'delegate', via: 'policy' }, 'deny-rm-build']);
-  const cmd = ofType(w.events, 'control.attention.respond', req.id)[0]!;
+  // The hook's reply can overtake the SSE copies of the command and its ack: wait for each.
+  const cmd = await waitFor(() => ofType(w.events, 'control.attention.respond', req.id)[0], 'the command', 10_000, seen);
   assert.equal(attr(cmd, 'policyrule'), 'deny-rm-build');
   assert.equal(attr(cmd, 'approvalproof'), undefined, 'deny needs no proof');
-  assert.ok(w.events.some((e) => e.type === 'control.accepted' && e.cause === cmd.id));
+  await waitFor(() => w.events.find((e) => e.type === 'control.accepted' && e.cause === cmd.id), 'control.accepted', 10_000, seen);
   const ans = await waitFor(() => ofType(w.events, 'attention.answered', req.id)[0], 'attention.answered', 10_000, seen);
   assert.equal(data(ans)['by'], 'aep-delegate');
   const res = await waitFor(() => ofType(w.events, 'attention.resolved', req.id)[0], 'attention.resolved', 10_000, seen);
@@ -102,7 +103,7 @@ test('an MCP elicitation ("which package manager?") is answered by rule with a c
     requested_schema: { type: 'object', properties: { manager: { type: 'string', title: 'Package manager', enum: ['npm', 'pnpm', 'yarn'] } }, required: ['manager'] },
   });
   assert.deepEqual(reply, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { manager: 'pnpm' } } });
-  const req = w.events.filter((e) => e.type === 'attention.requested' && e.subject === 'pm').at(-1)!;
+  const req = await waitFor(() => w.events.filter((e) => e.type === 'attention.requested' && e.subject === 'pm').at(-1), 'the elicitation request', 10_000, seen);
   const res = await waitFor(() => ofType(w.events, 'attention.resolved', req.id)[0], 'attention.resolved', 10_000, seen);
   assert.equal(data(res)['resolution'], 'auto');
   assert.equal(attr(res, 'policyrule'), 'package-manager');
