@@ -143,15 +143,8 @@ Examples:
       ]);
       const aep = selfCommand();
       const storePath = opts.memory ? null : (opts.store ?? defaultStorePath());
-      if (storePath !== null) {
-        const { mkdir } = await import('node:fs/promises');
-        const { dirname } = await import('node:path');
-        try {
-          await mkdir(dirname(storePath), { recursive: true, mode: 0o700 });
-        } catch (err) {
-          throw new CliError('AEP_CLI_RELAY_START_FAILED', `cannot create the store directory ${dirname(storePath)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (pass --store PATH in a writable directory, or --memory)`);
-        }
-      }
+      // startRelay creates the store directory itself (0700) and fails fast on a bad path
+      // (AEP_RELAY_STORE_UNAVAILABLE): a recursive mkdir here would hang under /proc.
       const built = existsSync(join(webRoot, 'index.html'));
       // Web Push keys (generated once, 0600, in the state dir) and the --notify specs (issue 17).
       const notify = await import('@aep/notify').then(async (n) => n.prepareUpNotify(await stateDir(), opts.notify ?? []))
