@@ -12,9 +12,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   relay: ['protocol'],
   'adapter-claude-code': ['protocol', 'client'],
   'mcp-bridge': ['protocol', 'client'],
+  bridges: ['protocol', 'client'],
+  delegate: ['protocol', 'client'],
   web: ['protocol', 'client'],
   notify: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify'],
+  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'bridges', 'delegate'],
 };
 
 function sources(dir: string, out: string[] = []): string[] {
@@ -50,6 +52,8 @@ for (const [pkg, allowed] of Object.entries(ALLOWED)) {
         if (ws && ws[1] && ws[1] !== pkg && !allowed.includes(ws[1])) bad.push(`${file}: ${spec}`);
         // relative imports must stay inside the package
         if (spec.startsWith('.') && !join(file, '..', spec).startsWith(join(repoRoot, 'packages', pkg))) bad.push(`${file}: ${spec}`);
+        // The bridges root entry is browser-safe: Node modules and the client only under src/node/.
+        if (pkg === 'bridges' && !file.startsWith(join(repoRoot, 'packages', 'bridges', 'src', 'node')) && (spec.startsWith('node:') || spec.startsWith('@aep/client'))) bad.push(`${file}: ${spec} (bridges root is browser-safe: Node code lives in src/node)`);
         if (pkg === 'protocol' && (spec.startsWith('node:') || ['fs', 'path', 'http', 'net', 'crypto', 'os', 'child_process'].includes(spec))) bad.push(`${file}: ${spec} (protocol is pure: no I/O)`);
       }
     }

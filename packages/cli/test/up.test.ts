@@ -141,3 +141,11 @@ test('newcomer path: fresh data dir, aep up --demo, Ctrl+C, restart: nothing lef
     assert.equal(await interrupt(up), 0);
   }
 });
+
+test('a store path that cannot exist (/proc/nonexistent) fails at once with the documented code, never spinning', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+  const env = newcomerEnv(freshDir());
+  const r = await runAep(['up', '--store', '/proc/nonexistent/x.sqlite', '--port', '0', '--no-open'], undefined, { env, timeoutMs: 20_000 });
+  assert.equal(r.code, 5, r.stderr);
+  assert.match(r.stderr, /^aep: AEP_CLI_RELAY_START_FAILED: .*\/proc\/nonexistent/m);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+});

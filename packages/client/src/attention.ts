@@ -33,6 +33,15 @@ interface PendingRequest {
   detachSignal: (() => void) | undefined;
 }
 
+/** How an applied answer arrived: who sent it, on which channel, and (issue 18) the policy rule it names. */
+interface AnswerHow {
+  by?: string | undefined;
+  via: 'control' | 'oob';
+  cause: string;
+  commandId?: string;
+  rule?: string | undefined;
+}
+
 /** What the engine decided about one answer. */
 type Evaluation =
   | { ok: true; applied: Answer; refusal?: 'decline' | 'cancel'; result?: unknown; hasResult?: boolean }
@@ -58,6 +67,23 @@ function engineIssue(rule: EngineRule, path: string, message: string): Issue {
 
 /** The refusal options of a form, with labels a text answer may name (AEP-0008 §1). */
 const REFUSALS = [{ id: FORM_DECLINE_OPTION, label: 'Decline' }, { id: FORM_CANCEL_OPTION, label: 'Cancel' }] as const;
+
+/**
+ * Extension attribute on `control.attention.respond`: the id of the policy rule a delegate
+ * answered by (issue 18, docs/decisions.md "Policy delegates"). Asserted by the sender: it only
+ * changes the audit label (`attention.resolved{resolution:"auto"}`, the attribute copied onto
+ * `attention.answered` and `attention.resolved`), never what is accepted: the answer is checked
+ * exactly like any other (approval proof included).
+ */
+export const POLICY_RULE_ATTR = 'policyrule';
+/** Rule ids are structural tokens; an attribute of another shape is ignored. */
+export const POLICY_RULE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** The policy rule a command names, when well formed. */
+function policyRuleOf(cmd: WireEvent): string | undefined {
+  const v = (cmd as unknown as Record<string, unknown>)[POLICY_RULE_ATTR];
+  return typeof v === 'string' && POLICY_RULE_PATTERN.test(v) ? v : undefined;
+}
 
 /** Said when an allowing answer lacks the proof (contract C1). */
 const PROOF_DETAIL = 'an allowing answer needs the approvalproof of the complete input: show the complete input to the person first (docs/decisions.md "Approvals")';
@@ -236,10 +262,10 @@ export class AttentionEngine {
    * Emit a follow-up event of `req` at its lifecycle capture (no data at `none`), in the request's
    * run. Never throws: the request settles even if recording fails (adapters must not hang).
    */
-  private follow(req: PendingRequest, type: AttentionLifecycleType, data: Record<string, unknown>, cause: string): WireEvent | undefined {
+  private follow(req: PendingRequest, type: AttentionLifecycleType, data: Record<string, unknown>, cause: string, extensions?: Record<string, string>): WireEvent | undefined {
     const base: CaptureLevel = type === 'attention.answered' ? req.capture : 'metadata';
     const capture = clampCapture(this.options.lifecycleCapture?.(type, req.capture) ?? base, this.connection.ceiling);
-    const attrs: EmitAttributes = { subject: req.id, cause, capture, ...(req.run !== undefined ? { run: req.run } : {}) };
+    const attrs: EmitAttributes = { subject: req.id, cause, capture, ...(req.run !== undefined ? { run: req.run } : {}), ...(extensions ? { extensions } : {}) };
     try {
       return this.connection.emit(req.session, type, capture === 'none' ? undefined : data, attrs);
     } catch (err) {
@@ -299,7 +325,7 @@ export class AttentionEngine {
     this.take(req.id, checked.refusal === 'cancel' ? 'dismissed' : 'answered');
     return {
       status: 'accepted',
-      after: () => this.apply(req, checked, { by: cmd.agent, via: 'control', cause: cmd.id, commandId: cmd.id }),
+      after: () => this.apply(req, checked, { by: cmd.agent, via: 'control', cause: cmd.id, commandId: cmd.id, rule: policyRuleOf(cmd) }),
     };
   }
 
@@ -408,7 +434,7 @@ export class AttentionEngine {
   }
 
   /** A valid answer takes effect: decline and answers are recorded as answered, cancel as dismissed (C2). */
-  private apply(req: PendingRequest, checked: Extract<Evaluation, { ok: true }>, how: { by?: string | undefined; via: 'control' | 'oob'; cause: string; commandId?: string }): void {
+  private apply(req: PendingRequest, checked: Extract<Evaluation, { ok: true }>, how: AnswerHow): void {
     if (checked.refusal === 'cancel') {
       this.follow(req, 'attention.resolved', { resolution: 'dismissed', latency_ms: this.elapsed(req) }, how.cause);
       req.settle({
@@ -421,20 +447,26 @@ export class AttentionEngine {
     this.record(req, checked, how);
   }
 
-  /** `attention.answered` then `attention.resolved{answered}` (AEP-0002 §7), then settle. */
-  private record(req: PendingRequest, checked: Extract<Evaluation, { ok: true }>, how: { by?: string | undefined; via: 'control' | 'oob'; cause: string; commandId?: string }): void {
+  /**
+   * `attention.answered` then `attention.resolved` (AEP-0002 §7), then settle. An answer that
+   * names a policy rule closes with `resolution:"auto"` (AEP-0002 §5.3: no human answer) and
+   * both events carry the rule in the `policyrule` attribute (issue 18).
+   */
+  private record(req: PendingRequest, checked: Extract<Evaluation, { ok: true }>, how: AnswerHow): void {
     const applied = checked.applied;
     const answeredCapture = clampCapture(this.options.lifecycleCapture?.('attention.answered', req.capture) ?? req.capture, this.connection.ceiling);
+    const extensions = how.rule !== undefined ? { [POLICY_RULE_ATTR]: how.rule } : undefined;
     const answered = this.follow(req, 'attention.answered', {
       answer: this.gateAnswer(req, applied, answeredCapture),
       ...(how.by !== undefined ? { by: how.by } : {}),
       via: how.via,
-    }, how.cause);
-    this.follow(req, 'attention.resolved', { resolution: 'answered', latency_ms: this.elapsed(req) }, answered?.id ?? how.cause);
+    }, how.cause, extensions);
+    this.follow(req, 'attention.resolved', { resolution: how.rule !== undefined ? 'auto' : 'answered', latency_ms: this.elapsed(req) }, answered?.id ?? how.cause, extensions);
     req.settle({
       status: 'answered', requestId: req.id, answer: applied, via: how.via,
       ...(how.by !== undefined ? { by: how.by } : {}),
       ...(how.commandId !== undefined ? { commandId: how.commandId } : {}),
+      ...(how.rule !== undefined ? { rule: how.rule } : {}),
       ...(checked.refusal === 'decline' ? { refusal: 'decline' as const } : {}),
       ...(checked.hasResult ? { result: checked.result } : {}),
     });

@@ -4,7 +4,7 @@
 // Named exports only (no `export *`).
 export { subscribe } from './subscribe.js';
 export { CommandSender } from './sender.js';
-export { AttentionEngine } from './attention.js';
+export { AttentionEngine, POLICY_RULE_ATTR, POLICY_RULE_PATTERN } from './attention.js';
 export { ClientError, CLIENT_ERRORS } from './errors.js';
 export type { ClientErrorCode, ClientErrorDetails } from './errors.js';
 export { AttentionFold, listPending } from './inbox.js';

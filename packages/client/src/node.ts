@@ -10,7 +10,7 @@ import { defaultSource } from './util.js';
 
 export { EmitterConnection } from './emitter.js';
 export { nodeSocketFactory } from './socket-node.js';
-export { AttentionEngine, ClientError, CLIENT_ERRORS, AttentionFold, listPending, redactPayload, standardSocketFactory } from './index.js';
+export { AttentionEngine, POLICY_RULE_ATTR, POLICY_RULE_PATTERN, ClientError, CLIENT_ERRORS, AttentionFold, listPending, redactPayload, standardSocketFactory } from './index.js';
 export type {
   ClientErrorCode, ClientErrorDetails, PendingAttention, ListPendingOptions, ClientSocket, SocketEvents, SocketRequest,
   SocketFactory, WebSocketLike, WebSocketConstructor, SocketOptions, WireEvent, EmitAttributes, ResumePosition,

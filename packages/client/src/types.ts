@@ -393,9 +393,11 @@ export interface AttentionPort {
  * form"): `decline` comes as `answered` (recorded `attention.answered{option:"decline"}`),
  * `cancel` as `dismissed` (recorded `attention.resolved{dismissed}`, cause = the command).
  * `result` is what the request's `validate` hook handed back (`{ ok: true, result }`).
+ * `rule` is the policy rule a delegate's answer named (`policyrule`, issue 18): the request was
+ * then recorded `attention.resolved{resolution:"auto"}`.
  */
 export type AttentionOutcome =
-  | { status: 'answered'; requestId: string; answer: Answer; by?: string; via: 'control' | 'oob'; commandId?: string; refusal?: 'decline'; result?: unknown }
+  | { status: 'answered'; requestId: string; answer: Answer; by?: string; via: 'control' | 'oob'; commandId?: string; refusal?: 'decline'; result?: unknown; rule?: string }
   | { status: 'timeout'; requestId: string }
   | { status: 'dismissed'; requestId: string; reason?: string; refusal?: 'cancel'; by?: string; via?: 'control' | 'oob'; commandId?: string };
 

@@ -23,8 +23,8 @@ export interface Entry {
   /** Exact bytes received (one JSON object, no newline). */
   readonly raw: string;
   readonly bytes: number;
-  /** Rank of the Event's `capture` (default metadata = 1), to skip down-levelling cheaply. */
-  readonly captureRank: number;
+  /** Lowest ceiling rank that receives the raw bytes (capture.ts `rawRank`), to skip gating cheaply. */
+  readonly rawRank: number;
 }
 
 /** Compare two positions lexicographically. */
@@ -89,15 +89,23 @@ class SessionBuf {
     }
     return lo;
   }
-  held(): Entry[] { return this.entries.slice(this.head); }
 }
 
-/** One session's part of a replay snapshot. */
+/**
+ * One session's part of a replay snapshot. It holds positions, not Events, so a consumer that
+ * reads slowly pins nothing the buffer evicts (issue 12 item 5): `read` fetches a few Events at a
+ * time and reports a gap when Events after the consumer's cursor were evicted meanwhile.
+ */
 export interface ReplayPart {
   session: string | null;
   /** Present when positions after the request were evicted (AEP-0003 §5): the earliest held. */
   exhausted?: { epoch: number; seq: number };
-  entries: Entry[];
+  /** Deliver strictly after this position (null: from the first held). */
+  after: Pos | null;
+  /** ... up to this one (the newest held when the snapshot was taken). */
+  until: Pos | null;
+  /** The session's eviction high-water mark when the snapshot was taken. */
+  evictedAtStart: Pos | null;
 }
 
 /** Result of admitting one Event. */
@@ -111,6 +119,8 @@ export class ReplayBuffer {
   private readonly byId = new Map<string, Entry | Entry[]>();
   private held = 0;
   private readonly tombstones = new Map<string, Pos>();
+  /** Highest evicted position of agent-scoped Events (their bucket has no name, so no tombstone). */
+  private agentEvictedHigh: Pos | null = null;
   private bytes = 0;
   /** Counters for /healthz. */
   readonly stats = { evicted: 0, sessionsEvicted: 0, duplicates: 0 };
@@ -231,6 +241,7 @@ export class ReplayBuffer {
     this.bytes -= e.bytes;
     this.stats.evicted++;
     this.sink?.remove(e);
+    if (buf.name === null && (!this.agentEvictedHigh || cmpPos(e.pos, this.agentEvictedHigh) > 0)) this.agentEvictedHigh = e.pos;
     if (buf.name !== null && (!buf.evictedHigh || cmpPos(e.pos, buf.evictedHigh) > 0)) {
       buf.evictedHigh = e.pos;
       this.sink?.evicted(buf.name, e.pos);
@@ -262,15 +273,26 @@ export class ReplayBuffer {
     }
   }
 
+  /** The newest held sequenced Event of a session (commands and other seq-less Events skipped). */
+  lastPositioned(session: string): Entry | undefined {
+    const buf = this.sessions.get(session);
+    if (!buf) return undefined;
+    for (let i = buf.entries.length - 1; i >= buf.head && i >= buf.entries.length - 64; i--) {
+      const e = buf.entries[i]!;
+      if (e.positioned) return e;
+    }
+    return undefined;
+  }
+
   /** Snapshot for resume from positions (strictly after each; marker when evicted, AEP-0003 §5, §7). */
   snapshotFrom(positions: ReadonlyArray<{ session: string; epoch: number; seq: number }>): ReplayPart[] {
     const out: ReplayPart[] = [];
     for (const p of positions) {
       const buf = this.sessions.get(p.session);
       const req: Pos = [p.epoch, p.seq, 0];
-      const high = buf ? buf.evictedHigh : this.tombstones.get(p.session);
+      const high = buf ? buf.evictedHigh : this.tombstones.get(p.session) ?? null;
       if (!buf && !high) continue; // unknown session: nothing, no marker (brief 05 §9.2)
-      const part: ReplayPart = { session: p.session, entries: buf ? buf.entries.slice(buf.after(req)) : [] };
+      const part: ReplayPart = { session: p.session, after: req, until: buf?.last()?.pos ?? null, evictedAtStart: high };
       if (high && cmpPos(high, req) > 0) {
         const first = buf?.first();
         part.exhausted = first ? { epoch: first.pos[0], seq: Math.max(first.pos[1], 0) } : { epoch: high[0], seq: high[1] + 1 };
@@ -283,8 +305,31 @@ export class ReplayBuffer {
   /** Snapshot of everything held (replay-all and `live=0` without `from`), never with markers. */
   snapshotAll(): ReplayPart[] {
     const out: ReplayPart[] = [];
-    if (this.agentBuf.size > 0) out.push({ session: null, entries: this.agentBuf.held() });
-    for (const buf of this.sessions.values()) out.push({ session: buf.name, entries: buf.held() });
+    if (this.agentBuf.size > 0) out.push({ session: null, after: null, until: this.agentBuf.last()!.pos, evictedAtStart: this.agentEvictedHigh });
+    for (const buf of this.sessions.values()) out.push({ session: buf.name, after: null, until: buf.last()?.pos ?? null, evictedAtStart: buf.evictedHigh });
     return out;
   }
+
+  /**
+   * Up to `max` held Events of a snapshot part strictly after `cursor` (null: from its start), in
+   * order. `gap` is true when Events after the cursor were evicted since the snapshot: the
+   * consumer can no longer be given them (it is disconnected and resumes, AEP-0003 §8.4).
+   */
+  read(part: ReplayPart, cursor: Pos | null, max: number): { entries: Entry[]; gap: boolean } {
+    const name = part.session;
+    const buf = name === null ? this.agentBuf : this.sessions.get(name);
+    const high = name === null ? this.agentEvictedHigh : buf?.evictedHigh ?? this.tombstones.get(name) ?? null;
+    const from = cursor ?? part.after;
+    const base = from && part.evictedAtStart ? (cmpPos(from, part.evictedAtStart) >= 0 ? from : part.evictedAtStart) : from ?? part.evictedAtStart;
+    if (high && (!base || cmpPos(high, base) > 0)) return { entries: [], gap: true };
+    if (!buf || !part.until) return { entries: [], gap: false };
+    const entries: Entry[] = [];
+    for (let i = from ? buf.after(from) : buf.head; i < buf.entries.length && entries.length < max; i++) {
+      const e = buf.entries[i]!;
+      if (cmpPos(e.pos, part.until) > 0) break;
+      entries.push(e);
+    }
+    return { entries, gap: false };
+  }
+
 }

@@ -1,8 +1,9 @@
 // Fan-out: subscriptions, capture ceilings, replay-then-live ordering, backpressure
 // (AEP-0003 §5, §6.4, §7, §8.4; AEP-0001 §8.2(b)).
-import { captureRank, compileFilter, downlevel } from '@aep/protocol';
+import { captureRank, compileFilter } from '@aep/protocol';
 import type { CaptureLevel, Issue } from '@aep/protocol';
 import type { Entry, Pos, ReplayPart } from './buffer.js';
+import { gateFor } from './capture.js';
 
 /** A parsed Event as the relay handles it (routing reads attributes only, AEP-0001 §5). */
 export type AepEvent = Record<string, unknown>;
@@ -17,14 +18,15 @@ export class Outgoing {
     readonly session: string | null,
     readonly pos: Pos,
     readonly positioned: boolean,
-    readonly captureRank: number,
+    /** Lowest ceiling rank that receives `raw` unchanged (capture.ts `rawRank`). */
+    readonly rawRank: number,
     readonly severityRank: number,
     parsed?: AepEvent,
   ) { this.parsedEvent = parsed; }
 
   /** From a held buffer entry (replay). */
   static fromEntry(e: Entry): Outgoing {
-    return new Outgoing(e.raw, e.type, e.session, e.pos, e.positioned, e.captureRank, -1);
+    return new Outgoing(e.raw, e.type, e.session, e.pos, e.positioned, e.rawRank, -1);
   }
 
   get event(): AepEvent {
@@ -47,13 +49,13 @@ export class Outgoing {
     return f;
   }
 
-  /** Bytes to deliver under `ceiling`: the raw received line unless a down-level applies. */
+  /** Bytes to deliver under `ceiling`: the raw received line unless gating applies (capture.ts). */
   render(ceiling: CaptureLevel | undefined): string {
-    if (ceiling === undefined || captureRank(ceiling) >= this.captureRank) return this.raw;
+    if (ceiling === undefined || captureRank(ceiling) >= this.rawRank) return this.raw;
     const cached = this.rendered?.get(ceiling);
     if (cached !== undefined) return cached;
     const ev = this.event;
-    const out = downlevel(ev, ceiling);
+    const out = gateFor(ev, ceiling);
     const text = out === ev ? this.raw : JSON.stringify(out);
     (this.rendered ??= new Map()).set(ceiling, text);
     return text;
@@ -131,7 +133,9 @@ export class Subscription {
   replaying = false;
   /** Set by `unsubscribe`: an ongoing replay stops. */
   cancelled = false;
+  /** Live Events that arrived during the replay (from `pendingHead` on), and their accounted bytes. */
   pending: Outgoing[] = [];
+  pendingHead = 0;
   pendingBytes = 0;
   /** Last delivered position per session, for the `closing` frame (§3.5.4). */
   readonly delivered = new Map<string, Pos>();
@@ -207,7 +211,7 @@ export class Hub {
       this.drop(sub.sink); return;
     }
     sub.pending.push(o);
-    sub.pendingBytes += o.raw.length + 64;
+    sub.pendingBytes += queuedSize(o);
   }
 
   private drop(sink: ConsumerSink): void {
@@ -243,47 +247,74 @@ export class Hub {
 
   /**
    * Replay a snapshot to one subscription (markers first per session), then flush what arrived
-   * meanwhile, then go live (or end, for `live=0`). Writes in slices and yields to the event
-   * loop when the consumer's socket buffer is full, so a big replay never blocks the relay.
+   * meanwhile, then go live (or end, for `live=0`). Backpressure is checked before every Event
+   * (issue 12 item 5): above the soft mark nothing more is written until the consumer drains, so
+   * a consumer that never reads holds at most the soft mark plus one Event, and waits alone
+   * (others are not slowed). The snapshot holds positions, not Events; if what this consumer
+   * still had to receive was evicted while it waited, it is disconnected so it resumes exactly
+   * (AEP-0003 §8.4: never a silent gap).
    */
-  async replay(sub: Subscription, parts: ReplayPart[], drained: () => Promise<void>): Promise<void> {
+  async replay(sub: Subscription, parts: ReplayPart[], drained: () => Promise<void>, read: ReplayReader): Promise<void> {
     sub.replaying = true;
-    let n = 0;
+    const sink = sub.sink;
+    const gone = () => sink.closed || sub.cancelled;
+    let sinceYield = 0;
     for (const part of parts) {
-      if (sub.sink.closed || sub.cancelled) return;
-      if (part.exhausted && part.session !== null) sub.sink.marker(sub, part.session, part.exhausted);
-      for (const e of part.entries) {
-        if (sub.sink.closed || sub.cancelled) return;
-        const o = Outgoing.fromEntry(e);
-        let ok: boolean;
-        try { ok = sub.matches(o); } catch { ok = false; }
-        if (!ok) continue;
-        try { o.render(sub.spec.ceiling); } catch { continue; }
-        sub.sink.deliver(sub, o, sub.spec.ceiling);
-        sub.noteDelivered(o);
-        this.stats.delivered++;
-        if (++n % 256 === 0) {
-          if (sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
+      if (gone()) return;
+      if (part.exhausted && part.session !== null) sink.marker(sub, part.session, part.exhausted);
+      let cursor: Pos | null = null;
+      next: for (;;) {
+        const r = read(part, cursor, 64);
+        if (r.gap) { this.slow(sink); return; }
+        if (r.entries.length === 0) break;
+        for (const e of r.entries) {
+          if (gone()) return;
+          if (sink.buffered() > this.limits.slowConsumerBytes) {
+            await drained();
+            continue next; // re-read from the cursor: what follows may have been evicted meanwhile
+          }
+          cursor = e.pos;
+          const o = Outgoing.fromEntry(e);
+          let ok: boolean;
+          try { ok = sub.matches(o); } catch { ok = false; }
+          if (!ok) continue;
+          this.deliverOne(sub, o);
           // A long replay to a fast consumer still yields, so ingest and other consumers keep going.
-          else if (n % 2048 === 0) await new Promise<void>((r) => setImmediate(r));
+          if (++sinceYield >= 2048) { sinceYield = 0; await new Promise<void>((res) => setImmediate(res)); }
         }
       }
     }
-    // Events ingested during the replay, in arrival order.
-    while (sub.pending.length > 0) {
-      if (sub.sink.closed || sub.cancelled) return;
-      const batch = sub.pending; sub.pending = []; sub.pendingBytes = 0;
-      for (const o of batch) {
-        try { o.render(sub.spec.ceiling); } catch { continue; }
-        sub.sink.deliver(sub, o, sub.spec.ceiling);
-        sub.noteDelivered(o);
-        this.stats.delivered++;
-      }
-      if (sub.sink.buffered() > this.limits.slowConsumerBytes) await drained();
+    // Events ingested during the replay, in arrival order, with the same per-Event check.
+    while (sub.pending.length > sub.pendingHead) {
+      if (gone()) return;
+      if (sink.buffered() > this.limits.slowConsumerBytes) { await drained(); continue; }
+      const o = sub.pending[sub.pendingHead]!;
+      sub.pending[sub.pendingHead++] = undefined as unknown as Outgoing;
+      sub.pendingBytes -= queuedSize(o);
+      this.deliverOne(sub, o);
+      if (sub.pendingHead > 1024 && sub.pendingHead * 2 > sub.pending.length) { sub.pending = sub.pending.slice(sub.pendingHead); sub.pendingHead = 0; }
     }
+    sub.pending = []; sub.pendingHead = 0; sub.pendingBytes = 0;
     sub.replaying = false;
-    sub.sink.replayDone(sub);
+    sink.replayDone(sub);
   }
+
+  private deliverOne(sub: Subscription, o: Outgoing): void {
+    const b = sub.sink.buffered();
+    if (b > this.stats.maxQueuedBytes) this.stats.maxQueuedBytes = b;
+    try { o.render(sub.spec.ceiling); } catch { return; }
+    sub.sink.deliver(sub, o, sub.spec.ceiling);
+    sub.noteDelivered(o);
+    this.stats.delivered++;
+  }
+}
+
+/** Reads a snapshot part from the buffer (`ReplayBuffer.read`). */
+export type ReplayReader = (part: ReplayPart, cursor: Pos | null, max: number) => { entries: Entry[]; gap: boolean };
+
+/** Bytes a queued Event is accounted for (its raw text plus bookkeeping). */
+function queuedSize(o: Outgoing): number {
+  return o.raw.length + 64;
 }
 
 function severityOf(o: Outgoing): number {

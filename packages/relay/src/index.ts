@@ -1,7 +1,9 @@
 // Public API of @aep/relay: named exports only (no `export *`).
-import { resolveOptions, type RelayOptions } from './options.js';
+import { dirname, resolve } from 'node:path';
+import { StoreLock, lockedError, readHolder } from './lock.js';
+import { RelayStartError, defaultStorePath, resolveOptions, type RelayOptions } from './options.js';
 import { Relay, type RelayStats } from './relay.js';
-import { SqliteStore } from './store.js';
+import { SqliteStore, prepareStorePath } from './store.js';
 
 /** A running relay (architecture.md "@aep/relay"). */
 export interface RelayHandle {
@@ -13,36 +15,73 @@ export interface RelayHandle {
   storePath: string | null;
   /** Live counters (the same as GET /healthz). */
   stats(): RelayStats;
-  /** Graceful shutdown: `closing` frames, SSE ends, store flushed and closed. Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown (contract C5): stop accepting connections and requests; keep the existing
+   * ones up to `drainMs` (default 0), ingesting and committing what they send (the wait ends
+   * early once no emitter is connected); then `closing` frames, SSE ends, store flushed and
+   * closed, lock released. Idempotent; a later call with a shorter `drainMs` shortens the wait.
+   */
+  close(opts?: { drainMs?: number }): Promise<void>;
+}
+
+/** True when SQLite refused because another connection holds the database. */
+function isLockedError(err: unknown): boolean {
+  const m = err instanceof Error ? err.message : String(err);
+  return /database is locked|SQLITE_BUSY|another relay/i.test(m) || (err as { code?: unknown })?.code === 'SQLITE_BUSY';
 }
 
 /**
  * Start an AEP relay (AEP-0003 collector + AEP-0004 command routing) with a durable SQLite
  * store unless `storePath` is null. Resolves once it listens. Throws `RelayOptionError`
- * (code `AEP_RELAY_BAD_OPTION`) for a bad option.
+ * (code `AEP_RELAY_BAD_OPTION`) for a bad option, `RelayStartError` (`AEP_RELAY_STORE_LOCKED`
+ * with the holder, `AEP_RELAY_STORE_UNAVAILABLE`) when the store cannot be used, and the
+ * listen error (`EADDRINUSE`, …) as is.
  */
 export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> {
   const o = resolveOptions(opts);
   let store: SqliteStore | null = null;
-  try {
-    store = o.storePath === null ? null : await SqliteStore.open(o.storePath, o.storeSync);
-  } catch (err) {
-    throw new Error(`store ${o.storePath ?? ''} cannot be opened: ${err instanceof Error ? err.message : String(err)}`);
+  let lock: StoreLock | null = null;
+  if (o.storePath !== null) {
+    const path = o.storePath;
+    const ours = resolve(dirname(path)) === resolve(dirname(defaultStorePath()));
+    prepareStorePath(path, ours); // directories 0700 and the file 0600, or AEP_RELAY_STORE_UNAVAILABLE at once
+    lock = StoreLock.acquire(path);
+    try {
+      store = await SqliteStore.open(path, o.storeSync, { ours, ...(o.storeCommitHook ? { commitHook: o.storeCommitHook } : {}) });
+    } catch (err) {
+      lock.release();
+      if (err instanceof RelayStartError) throw err;
+      if (isLockedError(err)) throw lockedError(path, readHolder(`${path}.lock`));
+      throw new RelayStartError('AEP_RELAY_STORE_UNAVAILABLE', `store ${path} cannot be opened: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
   const relay = new Relay(o, store);
   try {
-    await relay.load();
+    try { await relay.load(); } catch (err) {
+      if (o.storePath !== null && isLockedError(err)) throw lockedError(o.storePath, readHolder(`${o.storePath}.lock`));
+      throw err;
+    }
     const port = await relay.listen();
     const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-    return { url: `http://${host}:${port}`, port, storePath: o.storePath, stats: () => relay.stats(), close: () => relay.close() };
+    const url = `http://${host}:${port}`;
+    lock?.listening(url);
+    let closing: Promise<void> | null = null;
+    return {
+      url, port, storePath: o.storePath, stats: () => relay.stats(),
+      close: (c = {}) => {
+        relay.drainUntil(Date.now() + Math.max(0, c.drainMs ?? 0));
+        closing ??= relay.close().finally(() => lock?.release());
+        return closing;
+      },
+    };
   } catch (err) {
-    await store?.close();
+    await relay.abort();
+    lock?.release();
     throw err;
   }
 }
 
-export { RELAY_DEFAULTS, defaultStorePath, RelayOptionError } from './options.js';
+export { RELAY_DEFAULTS, defaultStorePath, RelayOptionError, RelayStartError } from './options.js';
 export type { RelayOptions } from './options.js';
 export type { RelayStats } from './relay.js';
 export type { PushOptions, StoredPushSubscription } from './push.js';

@@ -2,6 +2,7 @@
 // NDJSON (`application/x-ndjson`). Raw bytes are kept per Event for byte-identical replay.
 import { validateEnvelope, isCommandType } from '@aep/protocol';
 import type { Issue } from '@aep/protocol';
+import type { HttpErrorCode } from './errors.js';
 import type { AepEvent } from './hub.js';
 
 /** One parsed Event with the exact bytes it arrived as. */
@@ -30,9 +31,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Validate one parsed value as an ingestible Event (envelope only, §3.2; no commands on HTTP). */
-export function checkEvent(value: unknown, allowCommands: boolean): { ok: true } | { ok: false; status: number; error: string; detail: string; issues?: Issue[] } {
+export function checkEvent(value: unknown, allowCommands: boolean): { ok: true } | { ok: false; status: number; error: HttpErrorCode; detail: string; issues?: Issue[] } {
   const issues = validateEnvelope(value);
   if (issues.length > 0) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail(issues), issues };
+  const unsafe = unsafeInteger(value as Record<string, unknown>);
+  if (unsafe) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail([unsafe]), issues: [unsafe] };
   const type = (value as { type: string }).type;
   if (!allowCommands && isCommandType(type)) {
     return { ok: false, status: 403, error: 'unauthorized', detail: 'commands require the WebSocket binding (AEP-0004 §4.1)' };
@@ -40,10 +43,25 @@ export function checkEvent(value: unknown, allowCommands: boolean): { ok: true }
   return { ok: true };
 }
 
+/**
+ * Numeric envelope attributes are exact integers (decided, docs/decisions.md "Relay authority"):
+ * `seq`, `epoch` and integer extension attributes must not exceed Number.MAX_SAFE_INTEGER, or
+ * positions and resume ids stop being exact (`epoch: 1e300` passes "is an integer").
+ */
+function unsafeInteger(ev: Record<string, unknown>): Issue | null {
+  for (const k of Object.keys(ev)) {
+    const v = ev[k];
+    if (typeof v !== 'number' || Number.isSafeInteger(v)) continue;
+    const rule = k === 'seq' ? 'envelope.seq' : k === 'epoch' ? 'envelope.epoch' : 'envelope.ext-value';
+    return { rule, path: `/${k}`, section: 'AEP-0001 §5.1', message: `${k} must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${String(v).slice(0, 30)} is not` };
+  }
+  return null;
+}
+
 /** Parse a body into Events; refuse the whole body on the first bad line (brief 05 §4.2 choice). */
 export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok: true; events: Incoming[] } | { ok: false; err: BodyError } {
   const out: Incoming[] = [];
-  const fail = (status: number, error: string, detail: string, line?: number, issues?: Issue[]): { ok: false; err: BodyError } => {
+  const fail = (status: number, error: HttpErrorCode, detail: string, line?: number, issues?: Issue[]): { ok: false; err: BodyError } => {
     const body: Record<string, unknown> = { error, detail };
     if (line !== undefined) body['line'] = line;
     if (issues) body['issues'] = issues.slice(0, 20);

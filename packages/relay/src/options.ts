@@ -43,6 +43,20 @@ export interface RelayOptions {
    * `normal` survives a process crash but not a power loss; the bench measures both.
    */
   storeSync?: 'full' | 'normal';
+  /** How long a pending request whose asker is gone stays in the roster's `offline` list (default 24 h; contract C4). */
+  offlineTtlMs?: number;
+  /**
+   * Browser origins allowed to open the WebSocket besides the relay's own (`http(s)://<Host>`, the
+   * inbox it serves). A foreign `Origin` is refused 403 `forbidden-origin`. `*` allows any.
+   */
+  allowOrigins?: readonly string[];
+  /** Allow a non-loopback `host` without a token (default false: such a relay refuses to start). */
+  insecureNoAuth?: boolean;
+  /**
+   * Test seam: awaited before every store commit is handed to the writer; a throw (or rejection)
+   * fails that commit as a disk error would (503 `store-unavailable`, rows kept queued).
+   */
+  storeCommitHook?: () => void | Promise<void>;
   /** Directory served at `/` (the web inbox). */
   staticDir?: string;
   /** Web Push subscriptions (contract C10, `src/push.ts`); absent => `/push/*` answers 404. */
@@ -57,7 +71,8 @@ export interface ResolvedOptions {
   bufferDepth: number; maxSessions: number; totalBytes: number; maxBodyBytes: number;
   maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
   slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
-  requestTimeoutMs: number; heartbeatMs: number; staticDir: string | undefined; storeSync: 'full' | 'normal'; push: PushOptions | undefined;
+  requestTimeoutMs: number; heartbeatMs: number; offlineTtlMs: number; allowOrigins: readonly string[]; insecureNoAuth: boolean;
+  storeCommitHook: (() => void | Promise<void>) | undefined; staticDir: string | undefined; storeSync: 'full' | 'normal'; push: PushOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -76,12 +91,29 @@ export const RELAY_DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   heartbeatMs: 15_000,
+  offlineTtlMs: 24 * 60 * 60 * 1000,
 } as const;
 
 /** Default store path: `$XDG_DATA_HOME/aep/relay.sqlite`, else `~/.local/share/aep/relay.sqlite`. */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
   const base = env['XDG_DATA_HOME'] && env['XDG_DATA_HOME'].startsWith('/') ? env['XDG_DATA_HOME'] : join(homedir(), '.local', 'share');
   return join(base, 'aep', 'relay.sqlite');
+}
+
+/** True for a loopback interface name (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Why a relay could not start (contract C6): the store is locked by another relay, or unusable. */
+export class RelayStartError extends Error {
+  constructor(
+    readonly code: 'AEP_RELAY_STORE_LOCKED' | 'AEP_RELAY_STORE_UNAVAILABLE',
+    message: string,
+    /** The relay holding the store (from `<store>.lock`), when locked. */
+    readonly holder?: { pid: number; url?: string; started?: string },
+  ) { super(message); this.name = 'RelayStartError'; }
 }
 
 /** Error thrown for a bad option (code `AEP_RELAY_BAD_OPTION`). */
@@ -117,6 +149,10 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     headersTimeoutMs: int('headersTimeoutMs', o.headersTimeoutMs, RELAY_DEFAULTS.headersTimeoutMs, 100),
     requestTimeoutMs: int('requestTimeoutMs', o.requestTimeoutMs, RELAY_DEFAULTS.requestTimeoutMs, 100),
     heartbeatMs: int('heartbeatMs', o.heartbeatMs, RELAY_DEFAULTS.heartbeatMs, 10),
+    offlineTtlMs: int('offlineTtlMs', o.offlineTtlMs, RELAY_DEFAULTS.offlineTtlMs, 0),
+    allowOrigins: origins(o.allowOrigins),
+    insecureNoAuth: o.insecureNoAuth === true,
+    storeCommitHook: o.storeCommitHook,
     staticDir: o.staticDir,
     push: o.push,
     storeSync: o.storeSync ?? 'full',
@@ -125,5 +161,24 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
   if (r.token !== undefined && /[\s]/.test(r.token)) throw new RelayOptionError('option token must not contain whitespace');
   if (r.storeSync !== 'full' && r.storeSync !== 'normal') throw new RelayOptionError(`option storeSync must be "full" or "normal", got ${String(r.storeSync)}`);
   if (r.requestTimeoutMs < r.headersTimeoutMs) r.requestTimeoutMs = r.headersTimeoutMs;
+  // AEP-0003 §8.1: off-host bindings need a token (and TLS, deployment-owned). Refuse rather than
+  // serve an open relay to the network by accident.
+  if (!isLoopback(r.host) && r.token === undefined && !r.insecureNoAuth) {
+    throw new RelayOptionError(`option host ${r.host} is not a loopback address and no token is set: anyone on the network could read and write this relay; set a token (--token / AEP_TOKEN) or accept it explicitly with insecureNoAuth (--insecure-no-auth)`);
+  }
   return r;
+}
+
+function origins(list: readonly string[] | undefined): readonly string[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new RelayOptionError('option allowOrigins must be an array of origins');
+  return list.map((o: unknown) => {
+    if (o === '*') return '*';
+    let u: URL | null = null;
+    try { u = typeof o === 'string' ? new URL(o) : null; } catch { u = null; }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== String(o).replace(/\/$/, '').toLowerCase()) {
+      throw new RelayOptionError(`option allowOrigins: ${JSON.stringify(o)} is not an origin (scheme://host[:port], e.g. http://localhost:5173) nor *`);
+    }
+    return u.origin;
+  });
 }

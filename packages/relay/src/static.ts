@@ -3,6 +3,7 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BASE_CSP, securityHeaders } from './headers.js';
 
 const TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -11,10 +12,10 @@ const TYPES: Readonly<Record<string, string>> = {
   '.webmanifest': 'application/manifest+json', '.txt': 'text/plain; charset=utf-8', '.map': 'application/json',
 };
 
-/** Security headers sent on every static response. */
+/** Security headers sent on every static response: contract C9's, and what the inbox may load. */
 export const STATIC_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-  'X-Content-Type-Options': 'nosniff',
+  ...securityHeaders(),
+  'Content-Security-Policy': `${BASE_CSP}; default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'`,
 };
 
 /** Serve `pathname` from `root`; resolves false when nothing was found (caller answers 404). */

@@ -5,11 +5,55 @@
 // whatever was queued during one commit goes into the next one (natural group commit).
 // The in-memory ReplayBuffer is the index; the store mirrors its inserts, evictions and
 // tombstones, and rebuilds it on start.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
+import type { StoredToken } from './tokens.js';
+import { RelayStartError } from './options.js';
+
+/** The store's files besides the database (SQLite's WAL and shared memory). */
+const SIDE_FILES = ['-wal', '-shm', '-journal'];
+
+/**
+ * Make the store's directory (mode 0700, each missing level created without recursion: a
+ * recursive mkdir spins forever under /proc) and its file (0600, so SQLite gives its WAL and
+ * shared-memory files the same mode). `ours` = the default store directory, tightened even
+ * when it exists. Fails with `AEP_RELAY_STORE_UNAVAILABLE` naming the path and the cause.
+ */
+export function prepareStorePath(path: string, ours: boolean): void {
+  const file = resolve(path);
+  const dir = dirname(file);
+  const fail = (what: string, err: unknown): never => {
+    throw new RelayStartError('AEP_RELAY_STORE_UNAVAILABLE', `store ${path}: ${what}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  };
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    let st;
+    try { st = statSync(d); } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fail(`cannot inspect ${d}`, err);
+      missing.unshift(d);
+      if (dirname(d) === d) fail(`no existing ancestor of ${dir}`, err);
+      continue;
+    }
+    if (!st.isDirectory()) fail(`${d} is not a directory`, new Error('ENOTDIR'));
+    break;
+  }
+  for (const d of missing) {
+    try { mkdirSync(d, { mode: 0o700 }); chmodSync(d, 0o700); } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') fail(`cannot create directory ${d}`, err);
+    }
+  }
+  if (ours && missing.length === 0) { try { chmodSync(dir, 0o700); } catch { /* not ours after all */ } }
+  try { closeSync(openSync(file, 'a', 0o600)); } catch (err) { fail('cannot create the store file', err); }
+  restrictFiles(file);
+}
+
+/** 0600 on the database and whichever side files exist. */
+function restrictFiles(file: string): void {
+  for (const f of [file, ...SIDE_FILES.map((x) => file + x)]) { try { chmodSync(f, 0o600); } catch { /* absent */ } }
+}
 
 /**
  * Queued operations, encoded for one cheap hand-off to the writer thread: numbers in `nums`
@@ -19,6 +63,9 @@ import type { BufferSink, Entry, Pos } from './buffer.js';
  *   remove  1, rowid
  *   evicted 2, epoch, seq, sub       + session
  *   forget  3                        + session
+ *   bind    4, offline (-1 = none)   + session, request, claim   (contract C3: survives a restart)
+ *   unbind  5                        + session, request
+ *   token   6                        + id, name, hash, scopes (JSON), created, expires, revoked ('' = none)
  * This replaces a structured clone of an array of arrays of strings per commit, and lets the
  * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
  * instead of converting a JS string per row.
@@ -61,9 +108,14 @@ interface Db {
 
 // Rows hold only the raw bytes: session, position and dedupe key are read back from them on
 // load (in rowid = arrival order, which also reproduces the positions of seq-less Events).
+// `tokens` (version 3): scoped tokens, the secret's sha256 only (contract C7).
+// `bindings` (version 2): which claim (sha256 of the hello `claim`, never the claim) raised which
+// attention request, and since when its asker is offline (ms, NULL while connected).
 const SCHEMA = `CREATE TABLE IF NOT EXISTS held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);
-PRAGMA user_version = 1;`;
+CREATE TABLE IF NOT EXISTS bindings (session TEXT NOT NULL, request TEXT NOT NULL, claim TEXT NOT NULL, offline INTEGER, PRIMARY KEY (session, request));
+CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, scopes TEXT NOT NULL, created TEXT NOT NULL, expires TEXT, revoked TEXT);
+PRAGMA user_version = 3;`;
 
 // The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
 const WORKER = `(() => {
@@ -87,6 +139,9 @@ const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, CAST(? AS TEXT)
 const del = db.prepare('DELETE FROM held WHERE rowid = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
+const bind = db.prepare('INSERT INTO bindings (session, request, claim, offline) VALUES (?, ?, ?, ?) ON CONFLICT(session, request) DO UPDATE SET claim = excluded.claim, offline = excluded.offline');
+const unbind = db.prepare('DELETE FROM bindings WHERE session = ? AND request = ?');
+const tok = db.prepare('INSERT INTO tokens (id, name, hash, scopes, created, expires, revoked) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, expires = excluded.expires, revoked = excluded.revoked');
 // Multi-row inserts: one statement per MULTI (then per 8) consecutive rows, fewer VM round trips.
 const MULTI = 128;
 const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, CAST(? AS TEXT))').join(', '));
@@ -119,6 +174,9 @@ const tx = db.transaction((nums, bytes, lens) => {
     } else if (k === 1) { del.run(nums[i + 1]); i += 2; }
     else if (k === 2) { up.run(text(), nums[i + 1], nums[i + 2], nums[i + 3]); i += 4; }
     else if (k === 3) { forget.run(text()); i += 1; }
+    else if (k === 4) { const off = nums[i + 1]; bind.run(text(), text(), text(), off < 0 ? null : off); i += 2; }
+    else if (k === 5) { unbind.run(text(), text()); i += 1; }
+    else if (k === 6) { const a = [text(), text(), text(), text(), text(), text(), text()]; tok.run(a[0], a[1], a[2], a[3], a[4], a[5] || null, a[6] || null); i += 1; }
     else throw new Error('bad store op ' + k);
   }
 });
@@ -146,20 +204,30 @@ export class SqliteStore implements BufferSink {
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
 
-  private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db) {}
+  private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db, private readonly commitHook: (() => void | Promise<void>) | undefined) {}
 
-  /** Open (creating directories and schema as needed). Reads happen here; writes go to the worker after `startWriter()`. */
-  static async open(path: string, sync: 'full' | 'normal' = 'full'): Promise<SqliteStore> {
+  /**
+   * Open (creating directories and schema as needed; see `prepareStorePath`). Reads happen here;
+   * writes go to the worker after `startWriter()`. A database another process holds is refused
+   * with `AEP_RELAY_STORE_LOCKED` by the caller; other failures throw.
+   */
+  static async open(path: string, sync: 'full' | 'normal' = 'full', opts: { ours?: boolean; commitHook?: () => void | Promise<void> } = {}): Promise<SqliteStore> {
+    prepareStorePath(path, opts.ours === true);
     const mod = await import('better-sqlite3');
     const Database = (mod as unknown as { default: new (p: string, o?: { timeout?: number }) => Db }).default;
-    mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { timeout: 200 });
-    db.pragma('journal_mode = WAL');
-    // FULL: the WAL is fsynced at every commit, so a 202 survives a crash of the process *and*
-    // of the machine. NORMAL would survive kill -9 but not a power loss.
-    db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
-    db.exec(SCHEMA);
-    return new SqliteStore(path, sync, db);
+    try {
+      db.pragma('journal_mode = WAL');
+      // FULL: the WAL is fsynced at every commit, so a 202 survives a crash of the process *and*
+      // of the machine. NORMAL would survive kill -9 but not a power loss.
+      db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+      db.exec(SCHEMA);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    restrictFiles(resolve(path));
+    return new SqliteStore(path, sync, db, opts.commitHook);
   }
 
   /** Every stored row in arrival order. */
@@ -171,6 +239,35 @@ export class SqliteStore implements BufferSink {
   evictedMarks(): Array<{ session: string; pos: Pos }> {
     return (this.db.prepare('SELECT session, epoch, seq, sub FROM evicted').all() as Array<{ session: string; epoch: number; seq: number; sub: number }>)
       .map((r) => ({ session: r.session, pos: [r.epoch, r.seq, r.sub] as const }));
+  }
+
+  /** Every persisted request binding (contract C3). */
+  bindings(): Array<{ session: string; request: string; claim: string; offline: number | null }> {
+    return this.db.prepare('SELECT session, request, claim, offline FROM bindings').all() as Array<{ session: string; request: string; claim: string; offline: number | null }>;
+  }
+
+  /** Every stored scoped token. */
+  tokens(): StoredToken[] {
+    const rows = this.db.prepare('SELECT id, name, hash, scopes, created, expires, revoked FROM tokens ORDER BY created, id').all() as Array<{ id: string; name: string; hash: string; scopes: string; created: string; expires: string | null; revoked: string | null }>;
+    const out: StoredToken[] = [];
+    for (const r of rows) {
+      let scopes: unknown;
+      try { scopes = JSON.parse(r.scopes); } catch { continue; }
+      if (!Array.isArray(scopes) || !scopes.every((x) => typeof x === 'string')) continue;
+      out.push({ id: r.id, name: r.name, hash: r.hash, scopes: scopes as string[], created: r.created, ...(r.expires ? { expires: r.expires } : {}), ...(r.revoked ? { revoked: r.revoked } : {}) });
+    }
+    return out;
+  }
+
+  /** Persist a scoped token (created or revoked). */
+  token(t: StoredToken): void {
+    if (this.dead) return;
+    const q = this.ops;
+    const strs = [t.id, t.name, t.hash, JSON.stringify(t.scopes), t.created, t.expires ?? '', t.revoked ?? ''];
+    q.nums.push(6);
+    for (const x of strs) { q.strs.push(x); q.chars += x.length; }
+    q.count++;
+    this.schedule();
   }
 
   /** Remove rows now (used while loading, when limits shrank since the last run). */
@@ -233,6 +330,24 @@ export class SqliteStore implements BufferSink {
     this.schedule();
   }
 
+  /** Persist (or update) the binding of a request to a claim digest; `offline` in ms or null. */
+  bind(session: string, request: string, claim: string, offline: number | null): void {
+    if (this.dead) return;
+    const q = this.ops;
+    q.nums.push(4, offline ?? -1);
+    q.strs.push(session, request, claim); q.chars += session.length + request.length + claim.length; q.count++;
+    this.schedule();
+  }
+
+  /** Forget a binding. */
+  unbind(session: string, request: string): void {
+    if (this.dead) return;
+    const q = this.ops;
+    q.nums.push(5);
+    q.strs.push(session, request); q.chars += session.length + request.length; q.count++;
+    this.schedule();
+  }
+
   private schedule(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
@@ -250,11 +365,32 @@ export class SqliteStore implements BufferSink {
     }
     const ops = this.ops; const waiters = this.waiters;
     this.ops = emptyQueue(); this.waiters = [];
-    this.inflight = { batch: ++this.batchNo, ops, waiters };
+    const f = { batch: ++this.batchNo, ops, waiters };
+    this.inflight = f;
+    if (this.commitHook) {
+      // Test seam (options.ts `storeCommitHook`): a held hook holds the commit (and every 202
+      // waiting on it); a throw fails it like a disk error.
+      const hook = this.commitHook;
+      void (async () => { await hook(); })().then(() => this.post(f), (err: unknown) => {
+        if (this.inflight !== f) return;
+        this.inflight = null;
+        this.failBatch(f, err instanceof Error ? err : new Error(String(err)));
+        setTimeout(() => this.send(), 100).unref();
+        for (const cb of this.onIdle.splice(0)) cb();
+      });
+      return;
+    }
+    this.post(f);
+  }
+
+  /** Hand one batch to the writer thread. */
+  private post(f: { batch: number; ops: OpQueue }): void {
+    if (!this.worker || this.inflight?.batch !== f.batch) return;
+    const ops = f.ops;
     const nums = new Float64Array(ops.nums);
     const { buf, lens } = encodeStrings(ops.strs, ops.chars);
     // Transferred, not copied (allocUnsafeSlow: the buffer owns its ArrayBuffer, no shared pool).
-    this.worker.postMessage({ batch: this.batchNo, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
+    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
   }
 
   private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }): void {

@@ -9,12 +9,14 @@ describe('aep relay', () => {
   it('--help documents every option with its default', async () => {
     const r = await runAep(['relay', '--help']);
     assert.equal(r.code, 0);
-    for (const opt of ['--port', '--host', '--token', '--memory', '--store', '--buffer', '--max-sessions', '--retain-bytes', '--max-body', '--max-batch', '--max-from', '--max-subscriptions', '--slow-consumer-bytes', '--max-consumer-bytes', '--headers-timeout', '--request-timeout', '--static']) {
+    for (const opt of ['--port', '--host', '--token', '--memory', '--store', '--buffer', '--max-sessions', '--retain-bytes', '--max-body', '--max-batch', '--max-from', '--max-subscriptions', '--slow-consumer-bytes', '--max-consumer-bytes', '--headers-timeout', '--request-timeout', '--static', '--allow-origin', '--insecure-no-auth', '--offline-ttl', '--drain']) {
       assert.ok(r.stdout.includes(opt), opt);
     }
-    for (const d of [RELAY_DEFAULTS.port, RELAY_DEFAULTS.host, RELAY_DEFAULTS.bufferDepth, RELAY_DEFAULTS.maxSessions, RELAY_DEFAULTS.maxBodyBytes, RELAY_DEFAULTS.maxBatchEvents, RELAY_DEFAULTS.totalBytes]) {
-      assert.ok(r.stdout.includes(`(default: "${d}")`), String(d));
+    for (const d of [RELAY_DEFAULTS.port, RELAY_DEFAULTS.host, RELAY_DEFAULTS.bufferDepth, RELAY_DEFAULTS.maxSessions, RELAY_DEFAULTS.maxBodyBytes, RELAY_DEFAULTS.maxBatchEvents, RELAY_DEFAULTS.totalBytes, RELAY_DEFAULTS.offlineTtlMs, 3000]) {
+      assert.ok(r.stdout.replace(/\s+/g, ' ').includes(`(default: "${d}")`), String(d));
     }
+    assert.match(r.stdout.replace(/\s+/g, ' '), /--allow-origin <origin> .* \(default: only the relay's own origin\)/);
+    assert.match(r.stdout.replace(/\s+/g, ' '), /--insecure-no-auth .* \(default: false\)/);
     assert.match(r.stdout, /AEP_TOKEN/);
     assert.match(r.stdout, /\.local\/share\/aep\/relay\.sqlite/);
   });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { startRelay } from '@aep/relay';
+import { RelayStartError, startRelay } from '@aep/relay';
 import { spawnAep } from '../../../test/support/cli.js';
 import { WsClient, ev, http, post, ulid } from './helpers.js';
 
@@ -80,12 +80,13 @@ describe('durable store', () => {
 
   it('non-ASCII raw bytes (2-, 3- and 4-byte UTF-8, escapes kept as sent) survive a restart byte for byte', async () => {
     // The writer binds each raw Event as UTF-8 bytes stored as TEXT: mixed batches must not shift.
+    // (`capture: redacted`: a `message` is free text, re-gated away at the default `metadata`.)
     const path = join(tmp(), 'relay.sqlite');
     const S = `utf-${ulid()}`;
     const lines = [
-      `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x/é","agent":"a","session":"${S}","seq":0,"epoch":0,"data":{"message":"café 漢字 🎉"}}`,
-      `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x","agent":"a","session":"${S}","seq":1,"epoch":0,"data":{"message":"\\u00e9 plain"}}`,
-      `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x","agent":"a","session":"${S}","seq":2,"epoch":0,"data":{"message":"ü${'ß'.repeat(300)}"}}`,
+      `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x/é","agent":"a","session":"${S}","seq":0,"epoch":0,"capture":"redacted","data":{"message":"café 漢字 🎉"}}`,
+      `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x","agent":"a","session":"${S}","seq":1,"epoch":0,"capture":"redacted","data":{"message":"\\u00e9 plain"}}`,
+      `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x","agent":"a","session":"${S}","seq":2,"epoch":0,"capture":"redacted","data":{"message":"ü${'ß'.repeat(300)}"}}`,
     ];
     const r1 = await startRelay({ port: 0, storePath: path });
     const res = await http(`${r1.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: lines.join('\n') });
@@ -121,7 +122,14 @@ describe('durable store', () => {
   it('a second relay on the same store refuses to start (one writer per store)', async () => {
     const path = join(tmp(), 'relay.sqlite');
     const r1 = await startRelay({ port: 0, storePath: path });
-    await assert.rejects(startRelay({ port: 0, storePath: path }), /cannot be opened/);
+    await assert.rejects(startRelay({ port: 0, storePath: path }), (e: unknown) => {
+      assert.ok(e instanceof RelayStartError);
+      assert.equal(e.code, 'AEP_RELAY_STORE_LOCKED');
+      assert.equal(e.holder?.pid, process.pid);
+      assert.equal(e.holder?.url, r1.url);
+      assert.match(e.message, /--store PATH .* or --memory/);
+      return true;
+    });
     assert.equal((await post(r1.url, ev('session.started', 'lock', 0))).status, 202);
     await r1.close();
     const r2 = await startRelay({ port: 0, storePath: path });

@@ -119,7 +119,7 @@ describe('faults', () => {
     const pad = 'x'.repeat(2000);
     // ~40 MB of info Events: dropped for the stalled consumers, never queued without bound.
     for (let b = 0; b < 100; b++) {
-      const batch = Array.from({ length: 200 }, (_, i) => ev('progress.status', `stall-${b % 5}`, b * 200 + i, { severity: 'info', data: { message: pad } }));
+      const batch = Array.from({ length: 200 }, (_, i) => ev('progress.status', `stall-${b % 5}`, b * 200 + i, { severity: 'info', capture: 'redacted', data: { message: pad } }));
       assert.equal((await post(base, batch)).status, 202);
     }
     let s = relay.stats();
@@ -128,7 +128,7 @@ describe('faults', () => {
     assert.ok(s.heldBytes <= 2 * 1024 * 1024, 'retention bounded');
     // notice+ is never dropped silently: the stalled consumers are disconnected instead.
     for (let b = 0; b < 20; b++) {
-      await post(base, Array.from({ length: 100 }, (_, i) => ev('progress.status', 'stall-n', b * 100 + i, { severity: 'warning', data: { message: pad } })));
+      await post(base, Array.from({ length: 100 }, (_, i) => ev('progress.status', 'stall-n', b * 100 + i, { severity: 'warning', capture: 'redacted', data: { message: pad } })));
     }
     s = relay.stats();
     assert.ok(s.slowDisconnects >= 2, `slow consumers disconnected: ${s.slowDisconnects}`);

@@ -34,8 +34,10 @@ describe('static files (the web inbox)', () => {
     const r = await http(`${relay.url}/`);
     assert.equal(r.status, 200);
     assert.match(String(r.headers['content-type']), /^text\/html/);
-    assert.equal(r.headers['content-security-policy'], "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    assert.equal(r.headers['content-security-policy'], "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
     assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    assert.equal(r.headers['x-frame-options'], 'DENY');
+    assert.equal(r.headers['referrer-policy'], 'no-referrer');
     assert.match(r.body, /inbox/);
     const types: Array<[string, RegExp]> = [
       ['/assets/app.js', /^text\/javascript/], ['/assets/app.css', /^text\/css/], ['/assets/logo.svg', /^image\/svg\+xml/],
@@ -115,6 +117,7 @@ describe('options and lifecycle', () => {
   it('rejects bad options naming them; documents defaults', async () => {
     await assert.rejects(startRelay({ port: 0, storePath: null, bufferDepth: 0 }), (e: unknown) => e instanceof RelayOptionError && e.code === 'AEP_RELAY_BAD_OPTION' && /bufferDepth/.test(e.message));
     await assert.rejects(startRelay({ port: 70000, storePath: null }), /port/);
+    await assert.rejects(startRelay({ port: 0, storePath: null, allowOrigins: ['evil.example'] }), /allowOrigins/);
     assert.equal(RELAY_DEFAULTS.port, 8787);
     assert.equal(RELAY_DEFAULTS.host, '127.0.0.1');
     assert.match(defaultStorePath({ XDG_DATA_HOME: '/data' }), /^\/data\/aep\/relay\.sqlite$/);

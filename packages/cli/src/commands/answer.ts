@@ -111,6 +111,7 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
       event: req.event, ...(proof !== undefined ? { proof } : {}),
     });
     await printResult(result, false);
+    if (result.status === 'accepted' && proof !== undefined) await (await import('./delegate.js')).offerGrant({ url, ...(opts.token ? { token: opts.token } : {}), event: req.event, agent: opts.agent, prompts });
     if (result.status === 'rejected' && result.reason === 'invalid') {
       process.stdout.write('The agent rejected this answer; please correct it.\n');
       previous = answer.values ?? {};

@@ -13,8 +13,13 @@ import { register as answer } from './answer.js';
 import { register as demo } from './demo.js';
 import { register as claudeCode } from './claude-code.js';
 import { register as mcp } from './mcp.js';
+import { register as delegate } from './delegate.js';
 import { registerCancel as cancel, registerPause as pause, registerResume as resume } from './steer.js';
 import { register as notify } from './notify.js';
+import { register as ce } from './ce.js';
+import { register as otlp } from './otlp.js';
+import { register as ocsf } from './ocsf.js';
+import { register as token } from './token.js';
 
 /** Registers every subcommand. Each module owns exactly one top-level command. */
 export function registerAll(program: Command): void {
@@ -35,5 +40,10 @@ export function registerAll(program: Command): void {
   demo(program);
   claudeCode(program);
   mcp(program);
+  delegate(program);
   notify(program);
+  ce(program);
+  otlp(program);
+  ocsf(program);
+  token(program);
 }

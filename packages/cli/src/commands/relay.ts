@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { Option } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 
@@ -8,13 +9,17 @@ const D = {
   port: 8787, host: '127.0.0.1', bufferDepth: 10_000, maxSessions: 1_000, totalBytes: 256 * 1024 * 1024,
   maxBodyBytes: 4 * 1024 * 1024, maxBatchEvents: 10_000, maxSubscriptions: 64,
   slowConsumerBytes: 1024 * 1024, maxConsumerBytes: 8 * 1024 * 1024, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000,
+  offlineTtlMs: 24 * 60 * 60 * 1000,
 };
+/** Drain period on SIGINT/SIGTERM (contract C5): connected emitters get this long to send their last Events. */
+const DRAIN_MS = 3000;
 
 interface RelayCliOptions {
   port: string; host: string; token?: string; memory?: boolean; store?: string; buffer: string;
   maxSessions: string; maxBody: string; maxBatch: string; maxFrom?: string; maxSubscriptions: string;
   retainBytes: string; slowConsumerBytes: string; maxConsumerBytes: string; headersTimeout: string;
-  requestTimeout: string; static?: string; quiet?: boolean;
+  requestTimeout: string; static?: string; quiet?: boolean; allowOrigin: string[]; insecureNoAuth?: boolean;
+  offlineTtl: string; drain: string;
 }
 
 function intOpt(name: string, v: string, min: number): number {
@@ -46,7 +51,21 @@ export function register(program: Command): void {
     .option('--headers-timeout <ms>', 'time to receive request headers (slowloris guard)', String(D.headersTimeoutMs))
     .option('--request-timeout <ms>', 'time to receive a whole request', String(D.requestTimeoutMs))
     .option('--static <dir>', 'serve this directory at / (the web inbox)')
+    .addOption(new Option('--allow-origin <origin>', 'a browser origin (scheme://host[:port], or *) allowed to open /socket besides the relay\'s own; repeatable')
+      .argParser((v: string, prev: string[]) => [...prev, v]).default([] as string[], 'only the relay\'s own origin'))
+    .option('--insecure-no-auth', 'allow a non-loopback --host without a token (anyone who can reach it may read and write)', false)
+    .option('--offline-ttl <ms>', 'how long a pending request whose emitter is gone stays in the roster\'s offline list', String(D.offlineTtlMs))
+    .option('--drain <ms>', 'on SIGINT/SIGTERM: how long connected emitters may still send before the relay stops', String(DRAIN_MS))
     .option('--quiet', 'no operational log lines on stderr', false)
+    .addHelpText('after', `
+Security: with --token every endpoint needs a token (the owner token, or a scoped one from
+"aep token create"); without one the relay is observe-only (commands refused) and must stay on
+loopback (a non-loopback --host refuses to start unless --insecure-no-auth). Browser pages of
+other origins cannot open /socket (see --allow-origin). The store directory is created 0700 and
+its files 0600; a second relay on the same store refuses to start (exit 5), naming the first.
+On SIGINT/SIGTERM the relay stops accepting connections, lets connected emitters finish for up
+to --drain ms (less when none is connected), commits, sends closing frames and exits 0; a second
+signal stops it at once.`)
     .action(action(async (o: RelayCliOptions) => {
       const token = o.token ?? process.env['AEP_TOKEN'];
       const relayMod = await import('@aep/relay');
@@ -68,13 +87,25 @@ export function register(program: Command): void {
         headersTimeoutMs: intOpt('headers-timeout', o.headersTimeout, 100),
         requestTimeoutMs: intOpt('request-timeout', o.requestTimeout, 100),
         ...(o.static !== undefined ? { staticDir: o.static } : {}),
+        ...(o.allowOrigin.length ? { allowOrigins: o.allowOrigin } : {}),
+        insecureNoAuth: o.insecureNoAuth === true,
+        offlineTtlMs: intOpt('offline-ttl', o.offlineTtl, 0),
         log,
       };
+      const drainMs = intOpt('drain', o.drain, 0);
       let handle;
       try {
         handle = await relayMod.startRelay(opts);
       } catch (err) {
         if (err instanceof relayMod.RelayOptionError) throw new CliError(err.code, err.message, EXIT.USAGE);
+        if (err instanceof relayMod.RelayStartError) {
+          // Contract C6: name the running instance and what to do instead.
+          const h = err.holder;
+          const who = h ? ` (pid ${h.pid}${h.url ? `, ${h.url}` : ''})` : '';
+          throw new CliError('AEP_CLI_RELAY_START_FAILED', err.code === 'AEP_RELAY_STORE_LOCKED'
+            ? `another relay${who} is using the store ${opts.storePath ?? ''}; stop it, or pass --store PATH for another store, or --memory`
+            : `relay could not start: ${err.message}`, EXIT.UNAVAILABLE);
+        }
         const e = err as NodeJS.ErrnoException;
         if (e.code === 'EADDRINUSE' || e.code === 'EACCES' || e.code === 'EADDRNOTAVAIL') {
           throw new CliError('AEP_CLI_LISTEN_FAILED', `cannot listen on ${o.host}:${o.port} (${e.code})`, EXIT.UNAVAILABLE);
@@ -88,13 +119,17 @@ export function register(program: Command): void {
       await new Promise<void>((resolve) => {
         let stopping = false;
         const stop = (sig: string) => {
-          if (stopping) return;
+          if (stopping) {
+            log(`${sig} again: stopping now`);
+            void h.close({ drainMs: 0 });
+            return;
+          }
           stopping = true;
-          log(`${sig}: shutting down`);
-          h.close().then(resolve, resolve);
+          log(`${sig}: draining for up to ${drainMs} ms, then shutting down`);
+          h.close({ drainMs }).then(resolve, resolve);
         };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
+        process.on('SIGTERM', () => stop('SIGTERM'));
+        process.on('SIGINT', () => stop('SIGINT'));
       });
     }));
 }

@@ -14,6 +14,7 @@ interface UpOptions {
   demo?: boolean;
   open: boolean;
   notify?: string[];
+  policy?: string;
 }
 
 /** `$XDG_DATA_HOME/aep` (absolute only), else `~/.local/share/aep`: where `aep up` keeps its token. */
@@ -112,6 +113,7 @@ export function register(program: Command): void {
     .option('--token <t>', 'bearer token for every endpoint (default: $AEP_TOKEN, else the token saved in the state dir, else a new random one saved there with mode 0600)')
     .option('--demo', 'also start `aep demo agent` against this relay, so the inbox has a form to answer (the token reaches it through an inherited descriptor, never its command line or environment)', false)
     .option('--no-open', 'do not open the inbox in a browser (default: open it when stdout is a terminal)')
+    .option('--policy <file>', 'also run a policy delegate with this policy file (aep delegate; docs/delegates.md), with the owner token')
     .option('--notify <spec>', 'also run a notifier (repeatable): push, ntfy:URL (e.g. ntfy:https://ntfy.sh/TOPIC), webhook:URL, or a rules file *.json (see aep notify --help, docs/phone.md)', (v: string, prev: string[] = []) => [...prev, v])
     .addHelpText('after', `
 The inbox is served at the relay's origin (http://HOST:PORT/). Paste the printed token into it
@@ -141,15 +143,8 @@ Examples:
       ]);
       const aep = selfCommand();
       const storePath = opts.memory ? null : (opts.store ?? defaultStorePath());
-      if (storePath !== null) {
-        const { mkdir } = await import('node:fs/promises');
-        const { dirname } = await import('node:path');
-        try {
-          await mkdir(dirname(storePath), { recursive: true, mode: 0o700 });
-        } catch (err) {
-          throw new CliError('AEP_CLI_RELAY_START_FAILED', `cannot create the store directory ${dirname(storePath)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (pass --store PATH in a writable directory, or --memory)`);
-        }
-      }
+      // startRelay creates the store directory itself (0700) and fails fast on a bad path
+      // (AEP_RELAY_STORE_UNAVAILABLE): a recursive mkdir here would hang under /proc.
       const built = existsSync(join(webRoot, 'index.html'));
       // Web Push keys (generated once, 0600, in the state dir) and the --notify specs (issue 17).
       const notify = await import('@aep/notify').then(async (n) => n.prepareUpNotify(await stateDir(), opts.notify ?? []))
@@ -202,6 +197,7 @@ Examples:
       }
       if (!built) process.stderr.write('aep: warning: the inbox assets are not built (run `npm run build`); the relay runs without the web UI\n');
 
+      const delegate = opts.policy ? await (await import('./delegate.js')).startDelegateForUp({ url: relay.url, token, policyFile: opts.policy, log: (l) => process.stderr.write(`${l}\n`) }).catch(async (err: unknown) => { await relay.close(); throw err; }) : null;
       let demo: ChildProcess | null = null;
       let demoExited: Promise<void> = Promise.resolve();
       if (opts.demo) {
@@ -252,6 +248,7 @@ Examples:
               (demo as ChildProcess | null)?.kill('SIGKILL');
             }
             await notifiers.close().catch(() => {});
+            await delegate?.close().catch(() => {});
             process.stderr.write(`aep: stopping the relay (drain up to ${DRAIN_MS / 1000} s)\n`);
             await close({ drainMs: DRAIN_MS }).catch((err: unknown) => process.stderr.write(`aep: warning: ${(err as Error).message}\n`));
             resolve();

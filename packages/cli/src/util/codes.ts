@@ -27,6 +27,7 @@ export const CLI_ERRORS = {
   AEP_CLI_BAD_RELAY: { exit: EXIT.USAGE, meaning: '`--relay` is not an http(s) URL' },
   AEP_CLI_UNREADABLE: { exit: EXIT.USAGE, meaning: 'an input file (or `--token-file`, `--token-fd`) cannot be read' },
   AEP_CLI_UNKNOWN_REQUEST: { exit: EXIT.USAGE, meaning: '`respond`/`answer`: the relay holds no such attention request' },
+  AEP_CLI_UNKNOWN_TOKEN: { exit: EXIT.USAGE, meaning: '`aep token revoke`: the relay holds no token with that id' },
   AEP_CLI_OUT_OF_BAND: { exit: EXIT.USAGE, meaning: 'the request declares `respond_via` without `control` (AEP-0008)' },
   AEP_CLI_NOT_A_TTY: { exit: EXIT.USAGE, meaning: '`aep answer` without a terminal: use `aep respond`' },
   AEP_CLI_CANCELLED: { exit: EXIT.USAGE, meaning: 'the interactive prompt was cancelled' },

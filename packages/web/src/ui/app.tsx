@@ -14,6 +14,7 @@ import { RequestDetail } from './request.js';
 import type { AnswerContext } from './request.js';
 import { SessionList, SessionTimeline } from './sessions.js';
 import { NotifyPanel } from './push.js';
+import { PolicyView } from './policy.js';
 
 const TOKEN_KEY = 'aep.inbox.token';
 
@@ -26,7 +27,8 @@ type Route =
   | { view: 'request'; session: string; id: string }
   | { view: 'sessions' }
   | { view: 'notify' }
-  | { view: 'session'; session: string };
+  | { view: 'session'; session: string }
+  | { view: 'policy' };
 
 function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/');
@@ -35,6 +37,7 @@ function parseRoute(hash: string): Route {
   if (parts[0] === 's' && parts.length >= 2) return { view: 'session', session: dec(parts[1]) };
   if (parts[0] === 'sessions') return { view: 'sessions' };
   if (parts[0] === 'notify') return { view: 'notify' };
+  if (parts[0] === 'policy') return { view: 'policy' };
   return { view: 'inbox' };
 }
 
@@ -260,6 +263,8 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
       : <p class="empty">{conn.state === 'live' ? 'This request is not known to the relay (it may have been evicted from its buffer).' : 'Loading…'}</p>;
   } else if (route.view === 'session') {
     main = <Guard key={route.session} what="session"><SessionTimeline session={store.sessions.get(route.session)} name={route.session} ctx={ctx} /></Guard>;
+  } else if (route.view === 'policy') {
+    main = <Guard what="policy"><PolicyView ctx={ctx} /></Guard>;
   } else if (route.view === 'sessions') {
     main = <section aria-labelledby="sl-h"><h2 id="sl-h">Sessions</h2><SessionList store={store} /></section>;
   } else if (route.view === 'notify') {
@@ -274,6 +279,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
         <nav aria-label="Views">
           <a href="#/" aria-current={route.view === 'inbox' ? 'page' : undefined}>Inbox <span class="count" data-testid="pending-count">{pendingCount}</span></a>
           <a href="#/sessions" aria-current={route.view === 'sessions' || route.view === 'session' ? 'page' : undefined}>Sessions</a>
+          <a href="#/policy" aria-current={route.view === 'policy' ? 'page' : undefined}>Policy</a>
           <a href="#/notify" aria-current={route.view === 'notify' ? 'page' : undefined} aria-label="Notifications" title="Notifications">
             <svg class="bell" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path fill="currentColor" d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22Zm7-6V11a7 7 0 0 0-5.5-6.84V3a1.5 1.5 0 0 0-3 0v1.16A7 7 0 0 0 5 11v5l-2 2v1h18v-1Z"/></svg>
             <span class="wide-only"> Notify me</span>

@@ -17,6 +17,7 @@ import { approvalCard, COLLAPSE_LINES, whyText, withProof } from '../approve.js'
 import { AgentText, Badge, formatTime, kindOf, promptOf, Provenance } from './common.js';
 import { AnswerSummary } from './answered.js';
 import { SteerPanel } from './steer.js';
+import { AlwaysAllow } from './policy.js';
 import type { Phase, RequestUi } from './state.js';
 import { uiFor, updateUi, watchUi } from './state.js';
 
@@ -549,6 +550,7 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
         </p>
       ) : route === 'live' ? <p class="hint" data-route="live">The agent is connected.</p> : null}
       {answer}
+      {kind === 'permission' ? <AlwaysAllow entry={entry} ctx={ctx} card={card} blocked={blocked} /> : null}
       <PhaseBox phase={ui.phase} entry={entry} />
       <AnswerSummary entry={entry} store={ctx.store} mine={ui.commands} />
       <Outcome entry={entry} store={ctx.store} />

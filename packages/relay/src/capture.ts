@@ -1,0 +1,243 @@
+// Capture enforcement (issue 12 item 1; AEP-0001 §8.2; brief 01 §8, 05 §11): the relay does not
+// trust the capture level a sender declares.
+//
+// 1. At ingest, `makeHonest` re-gates an Event to its *declared* level before it is stored or
+//    fanned out: members annotated above that level are removed, `answer.values` below
+//    `redacted` keeps only what the request's field spec proves structural, and every string a
+//    `redacted` Event may carry as free text goes through the §9.4 pipeline (idempotent, so an
+//    honest Event comes out as the very same object and keeps its exact bytes).
+// 2. At fan-out, `gateFor` down-levels to the subscriber's ceiling (`downlevel` of
+//    @aep/protocol) and, below `full`, also removes every member the payload schema does not
+//    annotate (fail closed; a deliberate tightening of brief 01 §8.1 step 6, which counts
+//    unannotated members as `metadata`: dropping more is always legal, §8.1 step 5).
+// Decision and reasons: docs/decisions.md "Relay authority (issue 12)".
+import { CAPTURE_TREES, captureRank, downlevel, gateFormValues, redact, structuralValues } from '@aep/protocol';
+import type { CaptureLevel, CaptureTree } from '@aep/protocol';
+import { isObject } from './util.js';
+
+const REDACTED = 2;
+const FULL = 3;
+const LEVEL: Readonly<Record<string, number>> = { none: 0, metadata: 1, redacted: 2, full: 3 };
+
+/** Field specs of the request an answer refers to, when the relay holds it. */
+export type FieldsOf = (ev: Record<string, unknown>) => readonly unknown[] | undefined;
+
+function treeOf(type: unknown): CaptureTree | undefined {
+  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(CAPTURE_TREES, type) ? CAPTURE_TREES[type] : undefined;
+}
+
+function levelOf(t: CaptureTree): number {
+  return LEVEL[t.level] ?? FULL;
+}
+
+/** Declared capture rank (absent = metadata; not a level = full, the conservative reading). */
+export function declaredRank(ev: Record<string, unknown>): number {
+  const c = Object.prototype.hasOwnProperty.call(ev, 'capture') ? ev['capture'] : 'metadata';
+  const r = captureRank(c);
+  return r < 0 ? FULL : r;
+}
+
+/** Copy with `data` replaced (or removed when `data` is undefined), keeping key order. */
+function withData(ev: Record<string, unknown>, data: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(ev)) {
+    if (k === 'data') { if (data !== undefined) out[k] = data; } else out[k] = ev[k];
+  }
+  return out;
+}
+
+/** Set an own property (also `__proto__`, which plain assignment would not create). */
+function put(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * Rebuild an object only when a member changes: `next(key, value)` returns the new value, or
+ * undefined to drop the member. Returns `value` itself (no allocation) when nothing changed.
+ */
+function mapMembers(value: Record<string, unknown>, next: (key: string, v: unknown) => unknown): Record<string, unknown> {
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = value[k];
+    const nv = next(k, v);
+    if (out === null) {
+      if (nv === v) continue;
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+    }
+    if (nv !== undefined) put(out, k, nv);
+  }
+  return out ?? value;
+}
+
+/** `arr.map(f)`, but `arr` itself (no allocation) when every element maps to itself. */
+function mapItems(arr: readonly unknown[], f: (v: unknown) => unknown): unknown[] {
+  let out: unknown[] | null = null;
+  for (let i = 0; i < arr.length; i++) {
+    const v = arr[i];
+    const nv = f(v);
+    if (out === null) {
+      if (nv === v) continue;
+      out = arr.slice(0, i);
+    }
+    out.push(nv);
+  }
+  return out ?? (arr as unknown[]);
+}
+
+/** Run the §9.4 text pipeline over every string in a value (keys untouched); same reference when nothing changed. */
+function redactStrings(v: unknown): unknown {
+  if (typeof v === 'string') return redact(v);
+  if (Array.isArray(v)) {
+    return mapItems(v, redactStrings);
+  }
+  if (isObject(v)) return mapMembers(v, (_k, x) => redactStrings(x));
+  return v;
+}
+
+/** Strings of `answer.values` that are choice ids of their select field (structural, never redacted). */
+function valuesAtRedacted(values: unknown, fields: readonly unknown[] | undefined): unknown {
+  if (!isObject(values)) return values;
+  const ids = new Map<string, Set<string>>();
+  for (const f of fields ?? []) {
+    if (!isObject(f) || typeof f['id'] !== 'string' || f['type'] !== 'select' || !Array.isArray(f['choices'])) continue;
+    ids.set(f['id'], new Set((f['choices'] as unknown[]).filter(isObject).map((c) => c['id']).filter((x): x is string => typeof x === 'string')));
+  }
+  return mapMembers(values, (k, v) => {
+    const choices = ids.get(k);
+    const isChoice = (x: unknown) => typeof x === 'string' && choices !== undefined && choices.has(x);
+    if (typeof v === 'string') return isChoice(v) ? v : redact(v);
+    if (Array.isArray(v)) {
+      let arrChanged = false;
+      const arr = v.map((x) => { if (isChoice(x)) return x; const r = redactStrings(x); if (r !== x) arrChanged = true; return r; });
+      return arrChanged ? arr : v;
+    }
+    return v;
+  });
+}
+
+interface HonestCtx { declared: number; fields: readonly unknown[] | undefined }
+
+/** Prune one value to the declared level (step 1 above); same reference when already honest. */
+function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown {
+  if (Array.isArray(value)) {
+    if (!tree.items) return value;
+    const items = tree.items;
+    return mapItems(value, (v) => honestValue(v, items, ctx));
+  }
+  if (!isObject(value) || !tree.properties) return value;
+  // The hot ingest path: an inlined lazy copy (no closure, no allocation for an honest object).
+  const props = tree.properties;
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const v = value[key];
+    const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
+    if (out === null) {
+      if (nv === v) continue;
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+    }
+    if (nv !== undefined) put(out, key, nv);
+  }
+  return out ?? value;
+}
+
+/** One annotated member at the declared level: itself, a gated copy, or undefined (removed). */
+function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
+  const lvl = levelOf(child);
+  if (lvl > ctx.declared) return undefined; // annotated above what the Event claims: the lie
+  if (child.exception === 'values') {
+    const nv = ctx.declared < REDACTED
+      ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v))
+      : valuesAtRedacted(v, ctx.fields);
+    // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
+    if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => nv[k] === v[k])) return v;
+    return Object.keys(nv as object).length === 0 && !isObject(v) ? undefined : nv;
+  }
+  if (child.exception) return ctx.declared === REDACTED ? redactStrings(v) : v;
+  if (lvl === REDACTED && ctx.declared === REDACTED) return redactStrings(v);
+  if (child.properties === undefined && child.items === undefined) return v;
+  return honestValue(v, child, ctx);
+}
+
+/**
+ * The Event made honest for its declared capture, or `ev` itself (===) when it already is.
+ * `none` carries no `data`; `full` carries anything; in between, members annotated above the
+ * declared level are removed, `answer.values` is gated with the request's fields (the hop
+ * rule when the relay does not hold the request), and at `redacted` the free text passes the
+ * §9.4 pipeline. Members without an annotation are left to `gateFor` (they reach only `full`).
+ */
+export function makeHonest(ev: Record<string, unknown>, fieldsOf?: FieldsOf): Record<string, unknown> {
+  if (!Object.prototype.hasOwnProperty.call(ev, 'data')) return ev;
+  const declared = declaredRank(ev);
+  if (declared === 0) return withData(ev, undefined);
+  if (declared === FULL) return ev;
+  const tree = treeOf(ev['type']);
+  const data = ev['data'];
+  if (!tree || !tree.properties || !isObject(data)) return ev;
+  const needsFields = ev['type'] === 'attention.answered' || ev['type'] === 'control.attention.respond';
+  const out = honestValue(data, tree, { declared, fields: needsFields && fieldsOf ? fieldsOf(ev) : undefined });
+  return out === data ? ev : withData(ev, out);
+}
+
+/** Remove every member the payload schema does not annotate; same reference when there is none. */
+function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
+  if (Array.isArray(value)) {
+    if (!tree.items) return value;
+    const items = tree.items;
+    return mapItems(value, (v) => annotatedOnly(v, items));
+  }
+  // A node without `properties` annotates its whole value (a leaf, `answer.values`, free-form metadata).
+  if (!isObject(value) || !tree.properties) return value;
+  const props = tree.properties;
+  const keys = Object.keys(value);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const v = value[key];
+    const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    const nv = child === undefined ? undefined : child.properties === undefined && child.items === undefined ? v : annotatedOnly(v, child);
+    if (out === null) {
+      if (nv === v) continue;
+      out = {};
+      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+    }
+    if (nv !== undefined) put(out, key, nv);
+  }
+  return out ?? value;
+}
+
+/** `ev` without unannotated `data` members (a type without an annotated schema loses its whole `data`). */
+export function dropUnannotated(ev: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.prototype.hasOwnProperty.call(ev, 'data')) return ev;
+  const data = ev['data'];
+  const tree = treeOf(ev['type']);
+  if (!tree || !tree.properties || Object.keys(tree.properties).length === 0 || !isObject(data)) {
+    return isObject(data) && Object.keys(data).length === 0 ? ev : withData(ev, undefined);
+  }
+  const out = annotatedOnly(data, tree);
+  return out === data ? ev : withData(ev, out);
+}
+
+/**
+ * The lowest ceiling rank at which `ev` (already honest) is delivered as received: its declared
+ * rank, or `full` when it carries members no annotation covers.
+ */
+export function rawRank(ev: Record<string, unknown>): number {
+  const d = declaredRank(ev);
+  if (d === FULL) return FULL;
+  return dropUnannotated(ev) === ev ? d : FULL;
+}
+
+/** What a subscriber with `ceiling` receives (step 2 above); `ev` itself when nothing changes. */
+export function gateFor(ev: Record<string, unknown>, ceiling: CaptureLevel): Record<string, unknown> {
+  const out = downlevel(ev, ceiling);
+  return captureRank(ceiling) >= FULL ? out : dropUnannotated(out);
+}
+

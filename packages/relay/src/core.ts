@@ -1,0 +1,167 @@
+// The relay's shared state and its one write path: admission of an Event into the replay buffer
+// (dedupe, order, retention; AEP-0003 §5, §7) and live fan-out, plus rebuilding the buffer from
+// the durable store. Bindings (http.ts, sse.ts, ws.ts, control.ts) call into this.
+import { randomBytes } from 'node:crypto';
+import { severityRank } from '@aep/protocol';
+import { Auth } from './auth.js';
+import { Tokens } from './tokens.js';
+import { makeHonest, rawRank } from './capture.js';
+import { ReplayBuffer, type Entry, type Pos, type ReplayPart } from './buffer.js';
+import { Claims, type Claimant } from './claims.js';
+import { Hub, Outgoing, type SubscriptionSpec } from './hub.js';
+import type { Incoming } from './ingest.js';
+import type { ResolvedOptions } from './options.js';
+import { PushRoutes } from './push.js';
+import { RequestIndex } from './requests.js';
+import type { SqliteStore } from './store.js';
+import { isObject } from './util.js';
+
+/** The AEP versions this relay speaks (AEP-0001 §11). */
+export const SUPPORTED_VERSIONS = ['0.1'] as const;
+
+/** Types that change what the request index knows. */
+const ATTENTION_STATE = new Set(['attention.requested', 'attention.resolved', 'attention.timeout']);
+
+/** A claim digest no connection can present (its preimage is never known). */
+export function unpresentableClaim(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Routing attributes of one Event (AEP-0001 §5, §7). */
+export interface Described { source: string; id: string; session: string | null; pos: Pos; positioned: boolean; type: string; rawRank: number }
+
+/** Shared state of one relay. */
+export class RelayCore {
+  readonly buffer: ReplayBuffer;
+  readonly hub: Hub;
+  readonly auth: Auth;
+  readonly claims = new Claims();
+  readonly counters = { ingested: 0, regated: 0, commandsForwarded: 0, commandsRefused: 0 };
+  readonly requests: RequestIndex;
+  private nextRowid = 1;
+  /** Set when close() starts. */
+  closing = false;
+  /** Web Push subscription routes (contract C10, push.ts), when configured. */
+  push: PushRoutes | null = null;
+
+  constructor(readonly opts: ResolvedOptions, readonly store: SqliteStore | null) {
+    this.auth = new Auth(opts.token, new Tokens(store, store?.tokens() ?? []));
+    this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, store);
+    this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
+    // Bounded with the buffer: ten requests per session the buffer may hold (at least 1 000).
+    this.requests = new RequestIndex(Math.max(1000, opts.maxSessions * 10), store, (c) => this.claims.liveClaim(c));
+    this.claims.onClaimState = (claim, since) => this.requests.claimState(claim, since);
+  }
+
+  /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
+  async load(): Promise<void> {
+    if (this.opts.push) this.push = await PushRoutes.open(this.opts.storePath, this.opts.push);
+    if (!this.store) return;
+    const now = Date.now();
+    for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);
+    for (const b of this.store.bindings()) this.requests.restore(b.session, b.request, b.claim, b.offline, now);
+    let max = 0;
+    const bad: number[] = [];
+    for (const r of this.store.rows()) {
+      max = Math.max(max, r.rowid);
+      let parsed: unknown;
+      try { parsed = JSON.parse(r.raw); } catch { parsed = undefined; }
+      if (!isObject(parsed)) { bad.push(r.rowid); continue; }
+      // A row stored before capture enforcement may be dishonest: it is held honest (in memory).
+      const ev = makeHonest(parsed, this.requests.fieldsOf);
+      const raw = ev === parsed ? r.raw : JSON.stringify(ev);
+      const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), ...this.describe(ev) };
+      if (this.buffer.admit(entry, false) === 'duplicate') { bad.push(r.rowid); continue; }
+      // A request without a stored binding (raised over HTTP, or stored before bindings existed)
+      // stays unbound: its answers follow the session claim.
+      if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, null, now, false);
+    }
+    if (bad.length) this.store.removeNow(bad);
+    this.nextRowid = max + 1;
+    await this.store.startWriter();
+  }
+
+  /** Attributes the buffer orders and routes on (AEP-0001 §5, §7), from a parsed Event. */
+  describe(ev: Record<string, unknown>): Described {
+    const session = typeof ev['session'] === 'string' ? ev['session'] : null;
+    const seq = ev['seq'];
+    const positioned = session !== null && Number.isInteger(seq);
+    const epoch = Number.isInteger(ev['epoch']) ? (ev['epoch'] as number) : 0;
+    return {
+      source: String(ev['source']),
+      id: String(ev['id']),
+      session,
+      pos: positioned ? [epoch, seq as number, 0] : this.buffer.nextUnpositioned(session),
+      positioned,
+      type: String(ev['type']),
+      rawRank: rawRank(ev),
+    };
+  }
+
+  /**
+   * Admit one valid, non-command Event (or a routed command's history copy) and fan it out
+   * live. The Event is first made honest for the capture it declares (capture.ts): what is
+   * stored and fanned out never carries a member above that level.
+   */
+  ingest(received: Incoming, from: Claimant | null): void {
+    let inc = received;
+    const ev = makeHonest(inc.event, this.requests.fieldsOf);
+    if (ev !== inc.event) {
+      this.counters.regated++;
+      const raw = JSON.stringify(ev);
+      inc = { event: ev, raw, bytes: Buffer.byteLength(raw) };
+    }
+    const d = this.describe(ev);
+    this.counters.ingested++;
+    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, rawRank: d.rawRank }), () => this.nextRowid++);
+    // Contract C3: a request is bound to the claim of the connection that raised it. Over HTTP
+    // there is no connection, hence no asker to bind to: it stays unbound (session routing).
+    if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? null, Date.now());
+    if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
+    // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
+    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
+  }
+
+  /** The `agent` of a session's newest held sequenced Event (scope constraints on commands). */
+  sessionAgent(session: string): string | undefined {
+    const e = this.buffer.lastPositioned(session);
+    if (!e) return undefined;
+    try {
+      const a = (JSON.parse(e.raw) as { agent?: unknown }).agent;
+      return typeof a === 'string' ? a : undefined;
+    } catch { return undefined; }
+  }
+
+  /** The replay snapshot a subscription starts with (AEP-0003 §5, §7). */
+  snapshot(spec: SubscriptionSpec, live: boolean): ReplayPart[] {
+    if (spec.from === 'all') return this.buffer.snapshotAll();
+    if (spec.from) return this.buffer.snapshotFrom(spec.from);
+    return live ? [] : this.buffer.snapshotAll();
+  }
+
+  /** Reads a snapshot part (bound, for the hub's replay loop). */
+  readonly read = (part: ReplayPart, cursor: Pos | null, max: number): { entries: Entry[]; gap: boolean } => this.buffer.read(part, cursor, max);
+
+  /** The discovery document (AEP-0003 §3.4). */
+  discovery(): Record<string, unknown> {
+    return {
+      aep: [...SUPPORTED_VERSIONS],
+      role: 'collector',
+      endpoints: { events: '/events', stream: '/stream', socket: '/socket' },
+      capabilities: this.capabilities(),
+    };
+  }
+
+  /** Capabilities, in discovery and in the relay's `hello`. */
+  capabilities(): Record<string, unknown> {
+    return {
+      filters: ['attr-match'],
+      // Per-session depth (documented in docs/decisions.md), the real eviction point.
+      replay: { buffer: this.opts.bufferDepth, all: true },
+      capture: ['none', 'metadata', 'redacted', 'full'],
+      control: { accepts: [] },
+      roster: {},
+      experimental: {},
+    };
+  }
+}

@@ -1,0 +1,139 @@
+// Attention requests the relay holds (AEP-0006 §3; brief 06 §4.1) and who raised them
+// (contracts C3 and C4): a request is bound to the sha256 of the `claim` its emitter presented in
+// `hello` (or to a relay-generated one nobody can present), for good. Answers to it are routed
+// only to a live connection presenting that claim; while none is connected and the request is
+// pending, it is listed `offline` in the roster. Bindings are mirrored to the store.
+import { isObject } from './util.js';
+
+/** What the relay knows of one `attention.requested`. */
+export interface RequestInfo {
+  readonly session: string;
+  readonly id: string;
+  /** From the request Event (absent when only the stored binding survived eviction). */
+  source: string | undefined;
+  agent: string | undefined;
+  kind: string | undefined;
+  fields: readonly unknown[] | undefined;
+  expiresAt: number | undefined;
+  /**
+   * Digest of the claim of the connection that raised it; null for a request that arrived over
+   * HTTP (no connection, so no asker the relay could route to: its answers follow the session
+   * claim, AEP-0004 §4.2, and it is never listed offline).
+   */
+  claim: string | null;
+  /** No `attention.resolved` / `attention.timeout` seen. */
+  pending: boolean;
+  /** Since when no connection presenting `claim` is live (ms), or null while one is. */
+  offlineSince: number | null;
+}
+
+/** Where bindings are persisted (the SQLite store), if anywhere. */
+export interface BindingSink {
+  bind(session: string, request: string, claim: string, offline: number | null): void;
+  unbind(session: string, request: string): void;
+}
+
+/** An entry of the roster's `offline` list (contract C4). */
+export interface OfflineEntry { request: string; session: string; agent?: string; source?: string; since: string }
+
+/** Requests by (session, id), first binding wins; bounded (the oldest is forgotten past `cap`). */
+export class RequestIndex {
+  private readonly byKey = new Map<string, RequestInfo>();
+  private readonly byClaim = new Map<string, Set<RequestInfo>>();
+
+  constructor(private readonly cap: number, private readonly sink: BindingSink | null, private readonly isLive: (claim: string) => boolean) {}
+
+  private static key(session: string, id: string): string { return `${session}\u0000${id}`; }
+
+  get size(): number { return this.byKey.size; }
+
+  /** The request an answer or lifecycle Event names (`session`, `subject`). */
+  get(session: unknown, id: unknown): RequestInfo | undefined {
+    return typeof session === 'string' && typeof id === 'string' ? this.byKey.get(RequestIndex.key(session, id)) : undefined;
+  }
+
+  /** Field specs of the request an answer (`attention.answered`, `control.attention.respond`) names. */
+  readonly fieldsOf = (ev: Record<string, unknown>): readonly unknown[] | undefined => this.get(ev['session'], ev['subject'])?.fields;
+
+  private add(info: RequestInfo): void {
+    this.byKey.set(RequestIndex.key(info.session, info.id), info);
+    if (info.claim !== null) {
+      let set = this.byClaim.get(info.claim);
+      if (!set) this.byClaim.set(info.claim, (set = new Set()));
+      set.add(info);
+    }
+    while (this.byKey.size > this.cap) {
+      const oldest = this.byKey.values().next().value as RequestInfo;
+      this.byKey.delete(RequestIndex.key(oldest.session, oldest.id));
+      if (oldest.claim !== null) {
+        this.byClaim.get(oldest.claim)?.delete(oldest);
+        if (this.byClaim.get(oldest.claim)?.size === 0) this.byClaim.delete(oldest.claim);
+        this.sink?.unbind(oldest.session, oldest.id);
+      }
+    }
+  }
+
+  /** A binding persisted by an earlier run (loaded before the Events, so the claim is known). */
+  restore(session: string, id: string, claim: string, offline: number | null, now: number): void {
+    // The relay stopped while the asker was connected: it is offline since this start.
+    this.add({ session, id, source: undefined, agent: undefined, kind: undefined, fields: undefined, expiresAt: undefined, claim, pending: false, offlineSince: offline ?? now });
+  }
+
+  /**
+   * An admitted Event: an `attention.requested` binds to `claim` (first binding wins; null: it
+   * came over HTTP, unbound); a resolution or timeout ends the request's pending state.
+   * `persist` is false while loading.
+   */
+  observe(ev: Record<string, unknown>, claim: string | null, now: number, persist = true): void {
+    const type = ev['type'];
+    if (type === 'attention.resolved' || type === 'attention.timeout') {
+      const r = this.get(ev['session'], ev['subject']);
+      // The field spec is only needed while answers may come; the binding itself stays.
+      if (r) { r.pending = false; r.fields = undefined; }
+      return;
+    }
+    if (type !== 'attention.requested') return;
+    const session = ev['session']; const id = ev['id'];
+    if (typeof session !== 'string' || typeof id !== 'string') return;
+    const data = isObject(ev['data']) ? ev['data'] : {};
+    const known = this.byKey.get(RequestIndex.key(session, id));
+    const facts = {
+      source: String(ev['source']), agent: String(ev['agent']),
+      kind: typeof data['kind'] === 'string' ? data['kind'] : undefined,
+      fields: Array.isArray(data['fields']) ? data['fields'] as unknown[] : undefined,
+      expiresAt: typeof data['expires_at'] === 'string' && !Number.isNaN(Date.parse(data['expires_at'])) ? Date.parse(data['expires_at']) : undefined,
+    };
+    if (known) {
+      // A restored binding meets its Event again (load), or a retransmission: never rebind.
+      if (known.source === undefined) { Object.assign(known, facts); known.pending = true; }
+      return;
+    }
+    const live = claim !== null && this.isLive(claim);
+    const info: RequestInfo = { session, id, ...facts, claim, pending: true, offlineSince: live || claim === null ? null : now };
+    this.add(info);
+    if (persist && claim !== null) this.sink?.bind(session, id, claim, info.offlineSince);
+  }
+
+  /** The last connection presenting `claim` went away (or the first one arrived: `now` = null). */
+  claimState(claim: string, offlineSince: number | null): void {
+    for (const r of this.byClaim.get(claim) ?? []) {
+      if (r.offlineSince === offlineSince) continue;
+      r.offlineSince = offlineSince;
+      if (r.pending && r.claim !== null) this.sink?.bind(r.session, r.id, r.claim, offlineSince);
+    }
+  }
+
+  /** Pending requests whose asker is gone (contract C4), minus expired and older than `ttlMs`. */
+  offline(now: number, ttlMs: number): OfflineEntry[] {
+    const out: OfflineEntry[] = [];
+    for (const r of this.byKey.values()) {
+      if (!r.pending || r.source === undefined || r.claim === null) continue;
+      if (this.isLive(r.claim)) continue;
+      const since = r.offlineSince ?? now;
+      if (now - since >= ttlMs) continue;
+      if (r.expiresAt !== undefined && r.expiresAt <= now) continue;
+      out.push({ request: r.id, session: r.session, ...(r.agent !== undefined ? { agent: r.agent } : {}), source: r.source, since: new Date(since).toISOString() });
+    }
+    return out;
+  }
+}
