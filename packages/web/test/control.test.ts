@@ -72,6 +72,7 @@ test('silence: the same bytes are resent, and the late ack settles it', async ()
   const out = await ch.send(cmd('C2'));
   assert.equal(out.status, 'rejected');
   assert.equal(out.status === 'rejected' ? out.reason : '', 'invalid');
+  assert.equal(out.status === 'rejected' ? out.detail : '', 'nope', "the emitter's detail reaches the inbox (issue 20)");
   const cmds = ScriptedSocket.last!.sent.filter((r) => r.includes('control.attention.respond'));
   assert.equal(cmds.length, 2);
   assert.equal(cmds[0], cmds[1], 'a retry is byte-identical (same id, AEP-0004 §2)');
