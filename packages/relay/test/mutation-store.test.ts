@@ -1,0 +1,172 @@
+// The durable store at unit level (issue 20, the mutation run's relay store target: store.ts),
+// on a real SQLite file with the real writer thread: every operation kind survives a reopen
+// with its values, durable() resolves only after the commit, a failed commit rejects its
+// waiters and keeps its operations for the retry, a store whose writer cannot start is refused,
+// strings of every size and script are stored byte for byte, and start-up path errors name the
+// path. The relay-level promises (no 202 before the commit, 503) are in promises.test.ts.
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Entry } from '../src/buffer.js';
+import { RelayStartError } from '../src/options.js';
+import { prepareStorePath, SqliteStore } from '../src/store.js';
+
+const dirs: string[] = [];
+after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'aep-mstore-'));
+  dirs.push(d);
+  return d;
+}
+function entry(rowid: number, raw: string): Entry {
+  return { rowid, source: 's', id: `i${rowid}`, session: 's', pos: [0, rowid, 0], positioned: true, type: 'progress.status', raw, bytes: Buffer.byteLength(raw), rawRank: 0 };
+}
+async function reopen(path: string): Promise<SqliteStore> {
+  return SqliteStore.open(path);
+}
+
+describe('SqliteStore', () => {
+  it('every operation kind is committed and read back with its values', async () => {
+    const path = join(tmp(), 'a.sqlite');
+    const s = await SqliteStore.open(path);
+    await s.startWriter();
+    const big = 'é✓'.repeat(5000) + 'x'.repeat(9000);
+    const rows = Array.from({ length: 300 }, (_, i) => entry(i + 1, JSON.stringify({ n: i, t: i === 7 ? big : `r${i}`, u: i % 3 ? '' : '日本語' })));
+    for (const e of rows) s.insert(e);
+    s.remove(rows[4]!);
+    s.evicted('sess-a', [1, 2, 3]);
+    s.evicted('sess-b', [4, 5, 6]);
+    s.evicted('sess-b', null);
+    s.evicted('sess-c', [0, -1, 1]);
+    s.evicted('sess-c', [0, 7, 0]);
+    s.bind('sess-a', 'req-1', 'c'.repeat(64), null);
+    s.bind('sess-a', 'req-2', 'd'.repeat(64), 1234);
+    s.bind('sess-a', 'req-3', 'e'.repeat(64), 0);
+    s.unbind('sess-a', 'req-3');
+    s.token({ id: 'a'.repeat(16), name: 'n1', hash: 'f'.repeat(64), scopes: ['read:full', 'emit:agent=x'], created: '2026-01-01T00:00:00.000Z' });
+    s.token({ id: 'b'.repeat(16), name: '', hash: '0'.repeat(64), scopes: ['admin'], created: '2026-01-02T00:00:00.000Z', expires: '2027-01-01T00:00:00.000Z', revoked: '2026-02-01T00:00:00.000Z' });
+    s.token({ id: 'a'.repeat(16), name: 'renamed', hash: 'f'.repeat(64), scopes: ['read'], created: '2026-01-01T00:00:00.000Z', revoked: '2026-03-01T00:00:00.000Z' });
+    await s.durable();
+    assert.ok(s.stats.commits >= 1);
+    assert.equal(s.stats.rows, 300 + 1 + 5 + 4 + 3);
+    assert.equal(s.stats.failures, 0);
+    await s.close();
+    const r = await reopen(path);
+    const back = [...r.rows()];
+    assert.deepEqual(back.map((x) => x.rowid), rows.filter((_, i) => i !== 4).map((e) => e.rowid));
+    assert.deepEqual(back.map((x) => x.raw), rows.filter((_, i) => i !== 4).map((e) => e.raw));
+    assert.deepEqual(r.evictedMarks().sort((x, y) => x.session.localeCompare(y.session)), [{ session: 'sess-a', pos: [1, 2, 3] }, { session: 'sess-c', pos: [0, 7, 0] }]);
+    assert.deepEqual(r.bindings().sort((x, y) => x.request.localeCompare(y.request)), [
+      { session: 'sess-a', request: 'req-1', claim: 'c'.repeat(64), offline: null },
+      { session: 'sess-a', request: 'req-2', claim: 'd'.repeat(64), offline: 1234 },
+    ]);
+    assert.deepEqual(r.tokens(), [
+      { id: 'a'.repeat(16), name: 'renamed', hash: 'f'.repeat(64), scopes: ['read'], created: '2026-01-01T00:00:00.000Z', revoked: '2026-03-01T00:00:00.000Z' },
+      { id: 'b'.repeat(16), name: '', hash: '0'.repeat(64), scopes: ['admin'], created: '2026-01-02T00:00:00.000Z', expires: '2027-01-01T00:00:00.000Z', revoked: '2026-02-01T00:00:00.000Z' },
+    ]);
+    r.removeNow([1, 2, 999]);
+    assert.deepEqual([...r.rows()].slice(0, 2).map((x) => x.rowid), [3, 4]);
+    await r.close();
+    await r.close(); // idempotent
+  });
+
+  it('runs of inserts of every length around the multi-row statements (1, 7, 8, 9, 127, 128, 129, 300) keep order and bytes', async () => {
+    const path = join(tmp(), 'runs.sqlite');
+    const s = await SqliteStore.open(path, 'normal');
+    await s.startWriter();
+    let id = 1;
+    const all: Entry[] = [];
+    for (const len of [1, 7, 8, 9, 127, 128, 129, 300]) {
+      for (let i = 0; i < len; i++) { const e = entry(id, `{"k":${id},"s":"${'ü'.repeat(id % 5)}"}`); id++; all.push(e); s.insert(e); }
+      s.evicted(`run-${len}`, [0, len, 0]); // breaks the run
+      await s.durable();
+    }
+    await s.close();
+    const r = await reopen(path);
+    const back = [...r.rows()];
+    assert.equal(back.length, all.length);
+    assert.deepEqual(back.map((x) => x.rowid), all.map((e) => e.rowid));
+    assert.deepEqual(back.map((x) => x.raw), all.map((e) => e.raw));
+    assert.equal(r.evictedMarks().length, 8);
+    await r.close();
+  });
+
+  it('durable() waits for the commit; a failed commit rejects its waiters, keeps its operations and the retry commits them', async () => {
+    const path = join(tmp(), 'hook.sqlite');
+    let mode: 'ok' | 'fail' | 'hold' = 'ok';
+    let release: () => void = () => {};
+    const s = await SqliteStore.open(path, 'full', { commitHook: () => {
+      if (mode === 'fail') throw new Error('disk full (test)');
+      if (mode === 'hold') return new Promise<void>((r) => { release = r; });
+      return undefined;
+    } });
+    await s.startWriter();
+    await s.durable(); // nothing queued: resolves
+    mode = 'fail';
+    s.insert(entry(1, '{"a":1}'));
+    await assert.rejects(s.durable(), /disk full \(test\)/);
+    assert.equal(s.stats.failures, 1);
+    assert.equal(s.stats.commits, 0);
+    mode = 'hold';
+    s.insert(entry(2, '{"a":2}'));
+    let settled = false;
+    const waiting = s.durable().then(() => { settled = true; });
+    for (let i = 0; i < 30 && !settled; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(settled, false, 'held: not durable yet');
+    mode = 'ok';
+    release();
+    await waiting;
+    assert.equal(s.stats.rows, 2, 'the failed insert was retried with the next commit');
+    await s.close();
+    const r = await reopen(path);
+    assert.deepEqual([...r.rows()].map((x) => x.raw), ['{"a":1}', '{"a":2}']);
+    await r.close();
+  });
+
+  it('a second writer on the same store is refused; the first keeps working', async () => {
+    const path = join(tmp(), 'lock.sqlite');
+    const a = await SqliteStore.open(path);
+    await a.startWriter();
+    a.insert(entry(1, '{"x":1}'));
+    await a.durable();
+    // The writer holds SQLite's exclusive lock: a second store cannot even read the schema.
+    await assert.rejects(SqliteStore.open(path), /database is locked/);
+    a.insert(entry(2, '{"x":2}'));
+    await a.durable();
+    await a.close();
+    const r = await reopen(path);
+    assert.equal([...r.rows()].length, 2);
+    await r.close();
+  });
+
+  it('tokens: a row whose scopes are not a JSON array of strings is skipped on load', async () => {
+    const path = join(tmp(), 'tok.sqlite');
+    const s = await SqliteStore.open(path);
+    await s.startWriter();
+    s.token({ id: '1'.repeat(16), name: 'ok', hash: 'a'.repeat(64), scopes: ['read'], created: '2026-01-01T00:00:00.000Z' });
+    s.token({ id: '2'.repeat(16), name: 'odd', hash: 'a'.repeat(64), scopes: [5 as unknown as string], created: '2026-01-01T00:00:00.000Z' });
+    await s.durable();
+    await s.close();
+    const r = await reopen(path);
+    assert.deepEqual(r.tokens().map((t) => t.id), ['1'.repeat(16)]);
+    await r.close();
+  });
+});
+
+describe('prepareStorePath', () => {
+  it('creates missing directories 0700 and the file 0600; names the path and the cause when it cannot', () => {
+    const d = tmp();
+    const file = join(d, 'x', 'y', 'z.sqlite');
+    prepareStorePath(file, false);
+    assert.equal(statSync(join(d, 'x')).mode & 0o777, 0o700);
+    assert.equal(statSync(join(d, 'x', 'y')).mode & 0o777, 0o700);
+    assert.equal(statSync(file).mode & 0o777, 0o600);
+    const blocker = join(d, 'file');
+    writeFileSync(blocker, '');
+    assert.throws(() => prepareStorePath(join(blocker, 'db.sqlite'), false), (e: unknown) => e instanceof RelayStartError && e.code === 'AEP_RELAY_STORE_UNAVAILABLE' && e.message === `store ${join(blocker, 'db.sqlite')}: ${blocker} is not a directory: ENOTDIR`);
+    assert.throws(() => prepareStorePath(join(blocker, 'a', 'db.sqlite'), false), (e: unknown) => e instanceof RelayStartError && e.message.startsWith(`store ${join(blocker, 'a', 'db.sqlite')}: cannot inspect ${join(blocker, 'a')}: ENOTDIR`));
+    assert.throws(() => prepareStorePath(d, false), (e: unknown) => e instanceof RelayStartError && e.message === `store ${d}: cannot create the store file: EISDIR`);
+  });
+});
