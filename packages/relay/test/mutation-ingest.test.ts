@@ -120,6 +120,10 @@ describe('JSON bodies (one Event or an array)', () => {
     const p = ok(parseBody(b(pretty), false, 10));
     assert.equal(p[0]!.raw, text);
     assert.equal(p[0]!.bytes, Buffer.byteLength(text));
+    // Insignificant whitespace on one line is kept: the bytes are the sender's.
+    const spaced = text.replace(/,"/g, ', "').replace('{', '{ ');
+    assert.notEqual(spaced, text);
+    assert.deepEqual(ok(parseBody(b(spaced), false, 10)).map((x) => [x.raw, x.bytes]), [[spaced, Buffer.byteLength(spaced)]]);
     const cr = text.replace('{', '{\r');
     assert.equal(ok(parseBody(b(cr), false, 10))[0]!.raw, text);
   });
