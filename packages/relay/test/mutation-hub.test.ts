@@ -139,6 +139,14 @@ describe('live fan-out', () => {
     hub.publish(new Outgoing(raw('s', 5, { capture: 'full', data: { message: 'secret' } }), 'progress.status', 's', [0, 5, 0], true, 3, 1));
     assert.equal(sink.got[1]!.ceiling, undefined, 'a subscription without a ceiling is the highest');
     assert.ok(sink.got[1]!.text.includes('secret'));
+    // The highest ceiling wins whatever the order the subscriptions were made in.
+    const sink2 = new Sink();
+    const hi = new Subscription('hi', spec({ ceiling: 'redacted' }), sink2, true);
+    const lo = new Subscription('lo', spec({ ceiling: 'none' }), sink2, true);
+    hub.add(hi); hub.add(lo);
+    hub.publish(new Outgoing(raw('s', 7, { capture: 'full', data: { message: 'secret' } }), 'progress.status', 's', [0, 7, 0], true, 3, 1));
+    assert.deepEqual(sink2.got.map((g) => [g.sub, g.ceiling]), [['hi', 'redacted']]);
+    hub.remove(hi); hub.remove(lo);
     // A matcher that throws is no match.
     const e = new Subscription('e', spec({ match: () => { throw new Error('boom'); } }), new Sink(), true);
     hub.add(e);
