@@ -96,6 +96,28 @@ describe('live backpressure: each boundary', () => {
     assert.equal(hub.stats.maxQueuedBytes, HARD + 1);
   });
 
+  it('maxQueuedBytes is the highest queue seen, not the latest', () => {
+    const { hub, sink } = setup();
+    sink.queued = 700;
+    hub.publish(out('s', 0, 2));
+    sink.queued = 10;
+    hub.publish(out('s', 1, 2));
+    assert.equal(hub.stats.maxQueuedBytes, 700);
+  });
+
+  it('two replaying subscriptions of one consumer over the hard mark: disconnected once, counted once', () => {
+    const hub = new Hub({ slowConsumerBytes: 100, maxConsumerBytes: 200 }, () => {});
+    const sink = new Sink();
+    const a = new Subscription('a', spec(), sink, true); const b = new Subscription('b', spec(), sink, true);
+    hub.add(a); hub.add(b);
+    a.replaying = true; b.replaying = true;
+    sink.queued = 201;
+    hub.publish(out('s', 0, 3));
+    assert.equal(sink.slowCalls, 1);
+    assert.equal(hub.stats.slowDisconnects, 1);
+    assert.equal(hub.stats.subscriptions, 0);
+  });
+
   it('a closed consumer is skipped; an Event that cannot be rendered is skipped, not fatal', () => {
     const { hub, sink } = setup();
     sink.closed = true;

@@ -1,0 +1,61 @@
+// POST /events over a real relay (issue 20, the mutation run's relay ingest target: http.ts
+// `post()`): the version gate names what was sent (cut at 20 characters), the media type is read
+// case-insensitively with its parameters dropped and decides NDJSON vs JSON, the 202 counts the
+// Events, and an emit-scope refusal names the scope and the line. promises.test.ts pins the
+// commit (no 202 before it); bad-input.test.ts the other refusals.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRelay, type RelayHandle } from '@aep/relay';
+import { ev, http, post, ulid } from './helpers.js';
+
+let relay: RelayHandle;
+const OWNER = 'mutation-http-owner-0123456789';
+before(async () => { relay = await startRelay({ port: 0, storePath: null, token: OWNER }); });
+after(async () => { await relay.close(); });
+const auth = { authorization: `Bearer ${OWNER}` };
+
+describe('POST /events', () => {
+  it('the version gate quotes the version sent (at most 20 characters) or says it is missing', async () => {
+    const body = JSON.stringify(ev('session.started', `v-${ulid()}`, 0));
+    const wrong = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'aep-version': '0.2' }, body });
+    assert.equal(wrong.status, 426);
+    assert.deepEqual(wrong.json, { error: 'version-unsupported', detail: 'AEP-Version "0.2"; supported: 0.1', versions: ['0.1'] });
+    const long = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'aep-version': '0.1.0-' + 'x'.repeat(40) }, body });
+    assert.equal((long.json as { detail: string }).detail, `AEP-Version "${('0.1.0-' + 'x'.repeat(40)).slice(0, 20)}"; supported: 0.1`);
+    const none = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
+    assert.equal((none.json as { detail: string }).detail, 'AEP-Version header missing; supported: 0.1');
+  });
+
+  it('the media type: missing -> 415; case and parameters do not matter; NDJSON vs JSON by type', async () => {
+    const S = `ct-${ulid()}`;
+    const e0 = ev('session.started', S, 0);
+    const e1 = ev('progress.status', S, 1);
+    const missing = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1' }, body: JSON.stringify(e0) });
+    assert.equal(missing.status, 415);
+    assert.deepEqual(missing.json, { error: 'unsupported-media-type', detail: 'Content-Type must be application/json or application/x-ndjson (AEP-0003 §3.2)' });
+    const upper = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': ' Application/JSON ; charset=UTF-8' }, body: JSON.stringify(e0) });
+    assert.equal(upper.status, 202);
+    assert.deepEqual(upper.json, { accepted: 1 });
+    const nd = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': 'Application/X-NDJSON; charset=utf-8' }, body: `${JSON.stringify(e0)}\n${JSON.stringify(e1)}\n` });
+    assert.deepEqual([nd.status, nd.json], [202, { accepted: 2 }]);
+    // The same two lines sent as application/json are one invalid JSON text.
+    const asJson = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': 'application/json' }, body: `${JSON.stringify(e0)}\n${JSON.stringify(e1)}\n` });
+    assert.equal(asJson.status, 400);
+    assert.match((asJson.json as { detail: string }).detail, /^body is not valid JSON: /);
+    const arr = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': 'application/json' }, body: JSON.stringify([ev('progress.status', S, 2), ev('progress.status', S, 3), ev('progress.status', S, 4)]) });
+    assert.deepEqual([arr.status, arr.json], [202, { accepted: 3 }]);
+  });
+
+  it('an emit-scoped token: the batch is refused whole at the first Event outside the scope, naming scope and line', async () => {
+    const made = await http(`${relay.url}/tokens`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['emit:session=allowed', 'read:full'] }) });
+    const token = (made.json as { token: string }).token;
+    const ok = [ev('session.started', 'allowed', 0), ev('progress.status', 'allowed', 1)];
+    assert.deepEqual((await post(relay.url, ok, token)).json, { accepted: 2 });
+    const mixed = [ev('progress.status', 'allowed', 2), ev('progress.status', 'other', 0), ev('progress.status', 'other2', 0)];
+    const r = await post(relay.url, mixed, token);
+    assert.equal(r.status, 403);
+    assert.deepEqual(r.json, { error: 'forbidden', detail: 'token lacks scope emit:agent=aep-live-check,session=other', line: 1 });
+    const held = await http(`${relay.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: ['allowed', 'other', 'other2'] }))}&access_token=${encodeURIComponent(token)}`);
+    assert.equal(held.body.split('\n').filter((l) => l.startsWith('data: ')).length, 2, 'nothing of the refused batch');
+  });
+});
