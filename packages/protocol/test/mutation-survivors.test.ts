@@ -1,0 +1,38 @@
+// Survivors of the issue 20 mutation run (docs/testing.md), killed: the approval proof's exact
+// derivation (its domain string is part of contract C1: every surface and emitter must compute
+// the same proof), a proof longer than 32 characters whose prefix matches is refused (the
+// prefix-token class of bug), and the NDJSON helpers' messages and line-break checks at the
+// first character.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { AepError, approvalProof, checkApprovalProof, encodeNdjsonLines, parseNdjson } from '@aep/protocol';
+
+test('approvalProof = first 32 hex of sha256 over the canonical ["aep-approval-proof", id, text]', () => {
+  const id = '01J0000000000000000000REQ1';
+  const text = 'rm -rf /tmp/x\nsecond line';
+  const independent = createHash('sha256').update(JSON.stringify(['aep-approval-proof', id, text])).digest('hex').slice(0, 32);
+  assert.equal(approvalProof(id, text), independent);
+  assert.equal(approvalProof(id, text), '50d86b461c1f01e8868da76ccf358055', 'a pinned vector: surfaces built from other versions must agree');
+});
+
+test('checkApprovalProof: exactly 32 characters; a longer string with the right prefix is refused', () => {
+  const p = approvalProof('r', 't');
+  assert.equal(checkApprovalProof('r', 't', p), true);
+  assert.equal(checkApprovalProof('r', 't', `${p}0`), false);
+  assert.equal(checkApprovalProof('r', 't', `${p}${p}`), false);
+  assert.equal(checkApprovalProof('r', 't', p.slice(0, 31)), false);
+});
+
+test('parseNdjson names the line (blank lines counted) and the parser message', () => {
+  const r = parseNdjson('{"a":1}\n\n{"b":');
+  assert.equal(r.ok, false);
+  assert.ok(!r.ok && r.line === 2 && /^line 2 is not valid JSON: \S/.test(r.detail), JSON.stringify(r));
+});
+
+test('encodeNdjsonLines refuses a line break anywhere, the first character included', () => {
+  for (const l of ['\n{}', '\r{}', '{}\n', '{"a":\r1}']) {
+    assert.throws(() => encodeNdjsonLines(['{}', l]), (e: unknown) => e instanceof AepError && e.code === 'AEP_NDJSON_LINE' && e.message === 'NDJSON line 1 holds a line break: one Event per line (AEP-0003 §3.1)', JSON.stringify(l));
+  }
+  assert.equal(encodeNdjsonLines(['{}', '{"a":1}']), '{}\n{"a":1}\n');
+});
