@@ -5,6 +5,9 @@
 // commit (no 202 before it); bad-input.test.ts the other refusals.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startRelay, type RelayHandle } from '@aep/relay';
 import { ev, http, post, ulid } from './helpers.js';
 
@@ -57,5 +60,24 @@ describe('POST /events', () => {
     assert.deepEqual(r.json, { error: 'forbidden', detail: 'token lacks scope emit:agent=aep-live-check,session=other', line: 1 });
     const held = await http(`${relay.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: ['allowed', 'other', 'other2'] }))}&access_token=${encodeURIComponent(token)}`);
     assert.equal(held.body.split('\n').filter((l) => l.startsWith('data: ')).length, 2, 'nothing of the refused batch');
+  });
+});
+
+describe('a failed commit is logged with its cause (never the token)', () => {
+  it('store write failed: <cause>', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aep-mhttp-'));
+    const lines: string[] = [];
+    let fail = false;
+    const r = await startRelay({ port: 0, storePath: join(dir, 's.sqlite'), token: OWNER, log: (l) => lines.push(l), storeCommitHook: () => { if (fail) throw new Error('disk full (test)'); } });
+    try {
+      fail = true;
+      assert.equal((await post(r.url, ev('session.started', `lf-${ulid()}`, 0), OWNER)).status, 503);
+      assert.ok(lines.includes('store write failed: disk full (test)'), JSON.stringify(lines));
+      assert.ok(!lines.join('\n').includes(OWNER));
+      fail = false;
+    } finally {
+      await r.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
