@@ -81,3 +81,24 @@ describe('a failed commit is logged with its cause (never the token)', () => {
     }
   });
 });
+
+describe('oversize bodies', () => {
+  it('413 names the limit and closes the connection, declared or streamed', async () => {
+    const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
+    try {
+      const big = JSON.stringify(ev('session.started', `big-${ulid()}`, 0, { data: { message: 'x'.repeat(4000) } }));
+      const declared = await http(`${r.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1', 'content-length': String(Buffer.byteLength(big)) }, body: big });
+      assert.equal(declared.status, 413);
+      assert.deepEqual(declared.json, { error: 'payload-too-large', detail: 'body exceeds maxBodyBytes=1024' });
+      assert.equal(declared.headers['connection'], 'close');
+      const streamed = await http(`${r.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1', 'transfer-encoding': 'chunked' }, body: big });
+      assert.equal(streamed.status, 413);
+      assert.deepEqual(streamed.json, { error: 'payload-too-large', detail: 'body exceeds maxBodyBytes=1024' });
+      assert.equal(streamed.headers['connection'], 'close');
+      // And the relay keeps serving.
+      assert.equal((await post(r.url, ev('session.started', `ok-${ulid()}`, 0))).status, 202);
+    } finally {
+      await r.close();
+    }
+  });
+});
