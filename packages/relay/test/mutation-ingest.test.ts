@@ -48,8 +48,19 @@ describe('NDJSON bodies', () => {
     assert.equal(lead[0]!.raw, c);
   });
 
+  it('a line with an interior CR (JSON whitespace) is re-serialized: a stored line never holds a line break', () => {
+    const e = ev();
+    const text = JSON.stringify(e);
+    const withCr = text.replace('"seq":', '"seq":\r');
+    for (const body of [withCr, `${withCr}\n`, `${withCr}\r\n`, ` ${withCr}`]) {
+      const out = ok(parseBody(b(body), true, 10));
+      assert.equal(out[0]!.raw, text, JSON.stringify(body));
+      assert.equal(out[0]!.bytes, Buffer.byteLength(text));
+    }
+  });
+
   it('blank and whitespace-only lines are skipped, whatever the whitespace; they still count as lines', () => {
-    const ws = [' ', '\t', '\r', '\u000b', '\u000c', '\u00a0', '\ufeff', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u3000', ' \t \u00a0'];
+    const ws = [' ', '\t', '\r', '\r\t', '\r\r', '\u000b', '\u000c', '\u00a0', '\ufeff', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u3000', ' \t \u00a0'];
     for (const w of ws) {
       const a = JSON.stringify(ev());
       const out = ok(parseBody(b(`${w}\n${a}\n${w}\n`), true, 10));
@@ -116,6 +127,8 @@ describe('JSON bodies (one Event or an array)', () => {
     const text = JSON.stringify(e);
     const one = ok(parseBody(b(`\n  ${text}\t\n`), false, 10));
     assert.deepEqual(one.map((x) => [x.raw, x.bytes]), [[text, Buffer.byteLength(text)]]);
+    const padded = ok(parseBody(b(`  ${text}\t `), false, 10));
+    assert.deepEqual(padded.map((x) => [x.raw, x.bytes]), [[text, Buffer.byteLength(text)]], 'surrounding spaces are not part of the Event');
     const pretty = JSON.stringify(e, null, 2);
     const p = ok(parseBody(b(pretty), false, 10));
     assert.equal(p[0]!.raw, text);
