@@ -314,7 +314,7 @@ export class NatsBackend implements RelayBackend, EventLog {
     for (let i = 0; i < acks.length; i++) {
       const a = acks[i]!;
       this.counters.natsPublished++;
-      if (a.duplicate) { this.counters.natsDuplicates++; redeliver.push(prepared[i]!); } else max = Math.max(max, a.seq);
+      if (a.duplicate) { this.counters.natsDuplicates++; redeliver.push(prepared[i]!); } else { max = Math.max(max, a.seq); core.counters.ingested++; }
     }
     // Redeliveries fan out live at this relay, as a single relay does (AEP-0003 §5).
     for (const inc of redeliver) core.redeliver(inc);
