@@ -314,11 +314,17 @@ export class NatsBackend implements RelayBackend, EventLog {
     for (let i = 0; i < acks.length; i++) {
       const a = acks[i]!;
       this.counters.natsPublished++;
-      if (a.duplicate) { this.counters.natsDuplicates++; redeliver.push(prepared[i]!); } else { max = Math.max(max, a.seq); core.counters.ingested++; }
+      // A duplicate's ack carries the sequence of the copy already in the stream.
+      max = Math.max(max, a.seq);
+      if (a.duplicate) { this.counters.natsDuplicates++; redeliver.push(prepared[i]!); } else core.counters.ingested++;
     }
-    // Redeliveries fan out live at this relay, as a single relay does (AEP-0003 §5).
-    for (const inc of redeliver) core.redeliver(inc);
-    if (wait && max > 0) await this.reached(max, 2000);
+    // Redeliveries fan out live at this relay, as a single relay does (AEP-0003 §5), after the
+    // copy in the stream was applied here: a consumer sees the cluster's order first.
+    const applied = max > 0 ? this.reached(max, 2000) : Promise.resolve();
+    if (wait) {
+      await applied;
+      for (const inc of redeliver) core.redeliver(inc);
+    } else if (redeliver.length) void applied.then(() => { for (const inc of redeliver) core.redeliver(inc); });
   }
 
   offer(inc: Incoming, from: Claimant | null, lost: (err: Error) => void): void {
