@@ -132,7 +132,7 @@ export class NatsBackend implements RelayBackend, EventLog {
     this.tokens = { stored, sink: new TokenBucket(kvs.tokens) };
     this.claims = new ClusterClaims({
       relayId: this.relayId, nc, claimsKv: kvs.claims, relaysKv: kvs.relays,
-      commandSubject: (r) => names.commandSubject(r), heartbeatMs: o.heartbeatMs, deadAfterMs: o.heartbeatMs * 3,
+      commandSubject: (r) => names.commandSubject(r), heartbeatMs: o.heartbeatMs,
       requestTimeoutMs: o.commandTimeoutMs, log: opts.log,
     });
   }

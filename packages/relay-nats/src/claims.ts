@@ -5,7 +5,7 @@
 // verbatim, the sessions it claims, and the sha256 digest of its hello claim (never the claim).
 // Every relay watches the bucket, so the roster and the claimant count of a session are
 // cluster-wide. Relays beat in `<stream>_relays`; the connections of a relay whose beat stopped
-// (it died: kill -9, network) are ignored after `deadAfterMs` and purged later. A command for a
+// (it died: kill -9, network) are ignored after 3 of its beat intervals and purged after 15. A command for a
 // remote connection goes to that relay by request/reply; "no responders" = `no-route`.
 import { Claims, type Claimant, type ClaimRegistry, type CommandTarget, type HelloInfo, type RemoteTarget } from '@aep/relay';
 import type { KV } from '@nats-io/kv';
@@ -41,7 +41,6 @@ export interface ClusterDeps {
   relaysKv: KV;
   commandSubject: (relay: string) => string;
   heartbeatMs: number;
-  deadAfterMs: number;
   requestTimeoutMs: number;
   log: (line: string) => void;
 }
@@ -53,7 +52,7 @@ export class ClusterClaims implements ClaimRegistry {
   private readonly since = new Map<Claimant, number>();
   private readonly bySerial = new Map<number, Claimant>();
   private readonly remote = new Map<string, Remote>();
-  private readonly beats = new Map<string, number>();
+  private readonly beats = new Map<string, { at: number; deadAfter: number }>();
   private readonly liveDigests = new Set<string>();
   private readonly dirty = new Set<Claimant>();
   private flushScheduled = false;
@@ -75,8 +74,14 @@ export class ClusterClaims implements ClaimRegistry {
       // The beat's own time, never later than now: a stale beat read at start (a relay that died
       // before this one started) is not mistaken for a live one. Assumes clocks within a second (NTP).
       let at = Date.now();
-      try { const b = (JSON.parse(value) as { beat?: unknown }).beat; if (typeof b === 'number') at = Math.min(at, b); } catch { /* keep now */ }
-      this.beats.set(key, at);
+      let every = this.d.heartbeatMs;
+      try {
+        const v = JSON.parse(value) as { beat?: unknown; every?: unknown };
+        if (typeof v.beat === 'number') at = Math.min(at, v.beat);
+        if (typeof v.every === 'number' && v.every > 0) every = v.every;
+      } catch { /* keep now */ }
+      // Dead after 3 missed beats of *that* relay's interval (relays may beat at different rates).
+      this.beats.set(key, { at, deadAfter: every * 3 });
       this.recheckAll();
     });
     await this.watch(this.d.claimsKv, (key, value) => {
@@ -122,7 +127,7 @@ export class ClusterClaims implements ClaimRegistry {
   }
 
   private async beat(): Promise<void> {
-    try { await this.d.relaysKv.put(this.d.relayId, JSON.stringify({ beat: Date.now() })); } catch { /* NATS away: the next beat retries */ }
+    try { await this.d.relaysKv.put(this.d.relayId, JSON.stringify({ beat: Date.now(), every: this.d.heartbeatMs })); } catch { /* NATS away: the next beat retries */ }
   }
 
   private async tick(): Promise<void> {
@@ -131,13 +136,14 @@ export class ClusterClaims implements ClaimRegistry {
     this.recheckAll();
     // Purge the connections of relays dead for long (several relays may do it: idempotent).
     for (const [key, r] of this.remote) {
-      if (this.isDead(r.entry.relay, this.d.deadAfterMs * 5)) void this.d.claimsKv.delete(key).catch(() => {});
+      if (this.isDead(r.entry.relay, 5)) void this.d.claimsKv.delete(key).catch(() => {});
     }
   }
 
-  private isDead(relay: string, after = this.d.deadAfterMs): boolean {
+  /** No beat of `relay` for `factor` times its dead-after time (3 of its beats). */
+  private isDead(relay: string, factor = 1): boolean {
     const seen = this.beats.get(relay);
-    return seen === undefined || Date.now() - seen > after;
+    return seen === undefined || Date.now() - seen.at > seen.deadAfter * factor;
   }
 
   /** Connections of other relays that are alive. */

@@ -103,7 +103,7 @@ describe('three relays on one JetStream', () => {
     assert.ok(published - dups <= 3 * N, `stream appends ${published - dups} <= ${3 * N}`);
   });
 
-  it('an Event a relay already holds is not published again: its own (source, id) index dedupes beyond JetStream's duplicate window', async () => {
+  it('an Event a relay already holds is not published again: its own (source, id) index dedupes beyond the JetStream duplicate window', async () => {
     const s = `late-${ulid()}`;
     const e0 = ev('session.started', s, 0);
     assert.equal((await post(A, [e0], TOKEN)).status, 202);

@@ -1,7 +1,7 @@
 // Test support: relays of one cluster (one stream on one real nats-server), in process.
 import { startRelay, type RelayHandle, type RelayOptions } from '@aep/relay';
 import { natsBackend, type NatsBackendOptions } from '@aep/relay-nats';
-import { NatsServer } from './nats-server.js';
+import type { NatsServer } from './nats-server.js';
 
 let streams = 0;
 /** A fresh stream name, so clusters in one test file do not share Events. */
