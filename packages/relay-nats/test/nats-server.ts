@@ -41,6 +41,8 @@ export class NatsServer {
   log = '';
   private constructor(readonly port: number, readonly dir: string, private readonly bin: string) {}
   get url(): string { return `nats://127.0.0.1:${this.port}`; }
+  /** Pid of the running server (the bench reads its CPU time). */
+  get pid(): number | undefined { return this.proc?.pid; }
 
   static async start(): Promise<NatsServer> {
     const bin = natsServerBinary();
