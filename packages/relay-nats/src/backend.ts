@@ -114,6 +114,8 @@ export class NatsBackend implements RelayBackend, EventLog {
   private messages: ConsumerMessages | null = null;
   private probe: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Appends not yet answered: close() waits for them (contract C5: what is sent while draining is committed). */
+  private readonly pending = new Set<Promise<unknown>>();
   private readonly counters = { natsPublished: 0, natsDuplicates: 0, natsPublishFailures: 0, natsApplied: 0 };
 
   private constructor(
@@ -283,7 +285,15 @@ export class NatsBackend implements RelayBackend, EventLog {
    * buffer applied them (read-your-writes at this relay, bounded wait). Dedupe: `Nats-Msg-Id`
    * inside JetStream's duplicate window, the buffer's `(source, id)` index beyond it.
    */
-  async append(events: readonly Incoming[], from: Claimant | null, wait = true): Promise<void> {
+  append(events: readonly Incoming[], from: Claimant | null, wait = true): Promise<void> {
+    const p = this.publish(events, from, wait);
+    this.pending.add(p);
+    const done = (): void => { this.pending.delete(p); };
+    p.then(done, done);
+    return p;
+  }
+
+  private async publish(events: readonly Incoming[], from: Claimant | null, wait: boolean): Promise<void> {
     const core = this.core;
     if (!core) throw new BackendUnavailableError('nats-unavailable', 'the relay is not attached to JetStream yet');
     if (!this.connected) throw new BackendUnavailableError('nats-unavailable', `NATS is unreachable (${this.lastError || 'disconnected'})`);
@@ -345,6 +355,7 @@ export class NatsBackend implements RelayBackend, EventLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await Promise.race([Promise.allSettled([...this.pending]), new Promise((r) => setTimeout(r, this.o.ackTimeoutMs).unref())]);
     await this.claims.stop();
     this.closed = true;
     if (this.probe) clearInterval(this.probe);

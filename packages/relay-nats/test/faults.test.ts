@@ -149,7 +149,15 @@ describe('faults of a cluster on JetStream', () => {
       for (let i = 0; i < list.length; i += 5) {
         const batch = list.slice(i, i + 5);
         if (i === 60) {
+          const em = await WsClient.open(A, TOKEN);
+          em.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'ws-emitter' } });
+          await em.waitFor((f) => f['type'] === 'hello');
           await ns.stop('SIGKILL');
+          // A WebSocket Event has no acknowledgement: the relay closes 1013 (try again later) so
+          // the emitter reconnects and re-sends, instead of silently losing it.
+          em.send(ev('session.started', `ws-${S}`, 0));
+          assert.equal(await em.waitClosed(10_000), 1013);
+          assert.equal(em.frames.find((f) => f['type'] === 'closing')?.['reason'], 'unavailable');
           // While NATS is away: refused 503 with the stable code, never a 202 it cannot keep.
           const r = await post(A, batch, TOKEN);
           assert.equal(r.status, 503);
