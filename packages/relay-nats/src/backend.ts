@@ -372,14 +372,25 @@ function scrub(url: string): string {
 }
 
 /**
- * The event stream (docs/scale-out.md "Stream"): one subject per session, per-subject limit =
- * replay depth, discard old, file storage, 2 min duplicate window. An existing stream with
- * another depth is refused: the advertised `replay.buffer` must be the real depth everywhere.
+ * Events JetStream keeps per session: twice the replay depth. The relays' buffers evict at the
+ * depth (deterministically, the same at every relay, with tombstones); the stream's own limit is
+ * only the backstop. Were it the depth itself, a burst longer than the depth would be evicted
+ * from the stream before a relay's consumer read it, and that relay would never see the
+ * eviction (no `replay-exhausted` marker: a silent gap). Pinned by test/rebuild.test.ts.
+ */
+export function streamDepth(bufferDepth: number): number {
+  return bufferDepth * 2;
+}
+
+/**
+ * The event stream (docs/scale-out.md "Mapping"): one subject per session, per-subject limit =
+ * twice the replay depth, discard old, file storage, 2 min duplicate window. An existing stream
+ * made for another depth is refused: the advertised `replay.buffer` must be the same everywhere.
  */
 async function ensureStream(jsm: JetStreamManager, names: Names, opts: ResolvedOptions, replicas: number): Promise<void> {
   const cfg = {
     name: names.stream, subjects: [names.events], retention: RetentionPolicy.Limits, storage: StorageType.File,
-    discard: DiscardPolicy.Old, max_msgs_per_subject: opts.bufferDepth, max_bytes: opts.totalBytes * 2,
+    discard: DiscardPolicy.Old, max_msgs_per_subject: streamDepth(opts.bufferDepth), max_bytes: opts.totalBytes * 2,
     duplicate_window: DUPLICATE_WINDOW_MS * NS, num_replicas: replicas, max_msg_size: opts.maxBodyBytes + 4096,
   };
   let info;
@@ -390,8 +401,8 @@ async function ensureStream(jsm: JetStreamManager, names: Names, opts: ResolvedO
     }
   }
   const c = info.config;
-  if (c.max_msgs_per_subject !== opts.bufferDepth) {
-    throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream ${names.stream} holds ${c.max_msgs_per_subject} Events per session but this relay was started with --buffer ${opts.bufferDepth}: every relay of a cluster needs the same --buffer (use another --nats-stream, or the same value)`);
+  if (c.max_msgs_per_subject !== streamDepth(opts.bufferDepth)) {
+    throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream ${names.stream} was made for --buffer ${c.max_msgs_per_subject / 2} (it holds ${c.max_msgs_per_subject} Events per session) but this relay was started with --buffer ${opts.bufferDepth}: every relay of a cluster needs the same --buffer (use another --nats-stream, or the same value)`);
   }
   if (!c.subjects.includes(names.events)) throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream ${names.stream} exists with other subjects (${c.subjects.join(', ').slice(0, 200)}): use another --nats-stream`);
 }
