@@ -20,7 +20,6 @@ export default tseslint.config(
   },
   {
     files: ['packages/*/src/**/*.ts', 'packages/*/src/**/*.tsx'],
-    ignores: ['packages/web/**'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
