@@ -1,5 +1,5 @@
 // Lint: typescript-eslint with type information on package sources. Tests and scripts get the
-// syntactic rules only (they run through tsx). See DEVELOPERS.md "Standards".
+// syntactic rules only (they run through tsx). See docs/conventions.md §13.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

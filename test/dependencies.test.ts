@@ -1,4 +1,4 @@
-// Enforces the one-way package dependencies (DEVELOPERS.md "Architecture") by reading the imports
+// Enforces the one-way package dependencies (docs/architecture.md) by reading the imports
 // of every source, test and bench file with the TypeScript parser (so an import written inside a
 // string, a fixture, is not mistaken for one), so a lint rule cannot be quietly disabled around
 // them. Four rules, each its own test:
