@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { RelayHandle } from '@aep/relay';
-import { WsClient, cmd, ev, http, post, sleep, sse, ulid } from '../../relay/test/helpers.js';
+import { WsClient, cmd, ev, http, post, sleep, sse, ulid } from '../../relay/test/support/probes.js';
 import { startCluster } from './cluster.js';
 import { NatsServer } from './nats-server.js';
 

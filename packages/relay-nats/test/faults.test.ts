@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { RelayHandle } from '@aep/relay';
-import { WsClient, cmd, ev, http, post, sleep, sse, ulid, type SseClient } from '../../relay/test/helpers.js';
+import { WsClient, cmd, ev, http, post, sleep, sse, ulid, type SseClient } from '../../relay/test/support/probes.js';
 import { startCluster, streamName } from './cluster.js';
 import { NatsServer } from './nats-server.js';
 

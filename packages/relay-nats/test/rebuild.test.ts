@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RelayHandle } from '@aep/relay';
-import { WsClient, cmd, ev, http, post, sleep, ulid } from '../../relay/test/helpers.js';
+import { WsClient, cmd, ev, http, post, sleep, ulid } from '../../relay/test/support/probes.js';
 import { startCluster, streamName } from './cluster.js';
 import { NatsServer } from './nats-server.js';
 

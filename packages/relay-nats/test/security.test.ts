@@ -13,7 +13,7 @@ import { natsBackend, sessionToken } from '@aep/relay-nats';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { WsClient, ev, http, post, sleep, sse } from '../../relay/test/helpers.js';
+import { WsClient, ev, http, post, sleep, sse } from '../../relay/test/support/probes.js';
 import { startCluster, streamName } from './cluster.js';
 import { NatsServer, freePort } from './nats-server.js';
 

@@ -1,5 +1,5 @@
-// The live checker probes (live-checks.suite.ts) against the SQLite / in-memory relay.
+// The live checker probes (support/live-checks.ts) against the SQLite / in-memory relay.
 import { startRelay } from '@aep/relay';
-import { liveCheckSuite } from './live-checks.suite.js';
+import { liveCheckSuite } from './support/live-checks.js';
 
 liveCheckSuite('', async (opts) => [await startRelay(opts)]);

@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RelayHandle, RelayOptions } from '@aep/relay';
-import { WsClient, auditEnvelope, cmd, dig, ev, http, post, sleep, sse, ulid } from './helpers.js';
+import { WsClient, auditEnvelope, cmd, dig, ev, http, post, sleep, sse, ulid } from '../helpers.js';
 
 const TOKEN = 'test-token-0123456789';
 
