@@ -108,6 +108,8 @@ export class NatsBackend implements RelayBackend, EventLog {
   private core: RelayCore | null = null;
   private connected = true;
   private jsOk = true;
+  /** False while no consumer follows the stream (ingest would be durable but not applied here). */
+  private following = true;
   private lastError = '';
   private applied = 0;
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
@@ -206,6 +208,7 @@ export class NatsBackend implements RelayBackend, EventLog {
     const core = this.core!;
     try {
       for await (const m of this.messages!) {
+        if (m.seq <= this.applied) continue; // a restarted consumer never applies twice
         const h = m.headers;
         const claim = h?.get('Aep-Claim') || null;
         this.bufferSink.own = h?.get('Aep-Relay') === this.relayId;
@@ -217,6 +220,27 @@ export class NatsBackend implements RelayBackend, EventLog {
       }
     } catch (err) {
       if (!this.closed) this.opts.log(`nats: the stream consumer stopped: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (this.closed) return;
+    // The consumer ended (JetStream gone for long, stream recreated…): unhealthy, and a new
+    // ordered consumer resumes right after the last applied message, by itself.
+    this.following = false;
+    this.fail('the stream consumer stopped');
+    setTimeout(() => { void this.refollow(); }, 1000).unref();
+  }
+
+  private async refollow(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const consumer = await this.js.consumers.get(this.names.stream, this.applied > 0
+        ? { filter_subjects: this.names.events, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.applied + 1 }
+        : { filter_subjects: this.names.events, deliver_policy: DeliverPolicy.All });
+      this.messages = await consumer.consume({ max_messages: 1024 });
+      this.following = true;
+      this.opts.log(`nats: following the stream again after message ${this.applied}`);
+      void this.follow();
+    } catch {
+      setTimeout(() => { void this.refollow(); }, 1000).unref();
     }
   }
 
@@ -273,6 +297,7 @@ export class NatsBackend implements RelayBackend, EventLog {
     this.probe = setInterval(() => {
       if (!this.connected) return;
       this.jsm.streams.info(this.names.stream).then(() => {
+        if (!this.following) return; // refollow() is at it
         this.jsOk = true; this.lastError = '';
         if (this.probe) { clearInterval(this.probe); this.probe = undefined; }
       }, (err: unknown) => { this.lastError = err instanceof Error ? err.message : String(err); });
@@ -346,7 +371,7 @@ export class NatsBackend implements RelayBackend, EventLog {
   durable(): Promise<void> { return this.tokens.sink.durable(); }
 
   health(): BackendHealth {
-    return { ok: this.connected && this.jsOk, detail: { connected: this.connected, jetstream: this.jsOk, stream: this.names.stream, relay: this.relayId, applied: this.applied, ...(this.lastError ? { lastError: this.lastError.slice(0, 200) } : {}) } };
+    return { ok: this.connected && this.jsOk && this.following, detail: { connected: this.connected, jetstream: this.jsOk, following: this.following, stream: this.names.stream, relay: this.relayId, applied: this.applied, ...(this.lastError ? { lastError: this.lastError.slice(0, 200) } : {}) } };
   }
 
   stats(): Record<string, number> {

@@ -83,7 +83,7 @@ export class ClusterClaims implements ClaimRegistry {
       // Dead after 3 missed beats of *that* relay's interval (relays may beat at different rates).
       this.beats.set(key, { at, deadAfter: every * 3 });
       this.recheckAll();
-    });
+    }, () => {});
     await this.watch(this.d.claimsKv, (key, value) => {
       if (key.startsWith(`${this.d.relayId}.`)) return; // our own connections live in `local`
       const before = this.remote.get(key);
@@ -97,7 +97,7 @@ export class ClusterClaims implements ClaimRegistry {
       if (before) this.recheck(before.entry.claim);
       const now = this.remote.get(key);
       if (now) this.recheck(now.entry.claim);
-    });
+    }, () => { this.remote.clear(); });
     this.cmdSub = this.d.nc.subscribe(this.d.commandSubject(this.d.relayId), {
       callback: (err, msg) => {
         if (err) return;
@@ -116,14 +116,26 @@ export class ClusterClaims implements ClaimRegistry {
     this.timer.unref();
   }
 
-  private async watch(kv: KV, on: (key: string, value: string | null) => void): Promise<void> {
+  /**
+   * Follow a bucket (initial values, then changes). If the watch ends while the relay runs
+   * (JetStream away for long), it starts again from scratch after `reset()`, by itself.
+   */
+  private async watch(kv: KV, on: (key: string, value: string | null) => void, reset: () => void): Promise<void> {
     const it = await kv.watch({ key: '>' });
     void (async () => {
       for await (const e of it) {
         if (this.stopped) break;
         on(e.key, e.operation === 'PUT' ? e.string() : null);
       }
-    })().catch((err: unknown) => this.d.log(`nats: KV watch ended: ${err instanceof Error ? err.message : String(err)}`));
+    })().catch((err: unknown) => this.d.log(`nats: KV watch ended: ${err instanceof Error ? err.message : String(err)}`)).then(() => {
+      if (this.stopped) return;
+      const again = (): void => {
+        if (this.stopped) return;
+        reset();
+        this.watch(kv, on, reset).catch(() => setTimeout(again, 1000).unref());
+      };
+      setTimeout(again, 1000).unref();
+    });
   }
 
   private async beat(): Promise<void> {

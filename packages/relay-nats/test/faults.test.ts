@@ -141,6 +141,12 @@ describe('faults of a cluster on JetStream', () => {
       const filter = encodeURIComponent(JSON.stringify({ session: S }));
       const sub = sse(B, `filter=${filter}`, { token: TOKEN });
       assert.equal(await sub.status, 200);
+      // A control target at B, connected across the outage.
+      const T = `target-${S}`;
+      const target = await WsClient.open(B, TOKEN);
+      target.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'survivor' }, capabilities: { control: { accepts: ['control.pause'], ack_window_ms: 2000 } } });
+      await target.waitFor((f) => f['type'] === 'hello');
+      target.send(ev('session.started', T, 0));
       await sleep(100);
       const acked = new Set<number>();
       const refusals: Array<Record<string, unknown>> = [];
@@ -166,6 +172,11 @@ describe('faults of a cluster on JetStream', () => {
           assert.equal(h.status, 503);
           assert.equal((h.json as Record<string, unknown>)['error'], 'nats-unavailable');
           sawUnhealthy = true;
+          // Away for a while (the clients keep reconnecting), still refusing.
+          await sleep(2000);
+          const again = await post(A, batch, TOKEN);
+          assert.equal(again.status, 503);
+          refusals.push(again.json as Record<string, unknown>);
           await ns.start();
           restarted = true;
         }
@@ -181,6 +192,15 @@ describe('faults of a cluster on JetStream', () => {
       assert.ok(sawUnhealthy);
       assert.ok(refusals.length > 0 && refusals.every((j) => j['error'] === 'nats-unavailable'), JSON.stringify(refusals.slice(0, 3)));
       await until(async () => (await http(`${A}/healthz`, { headers: auth })).status === 200, 'healthz back to 200');
+      // Routing survived the outage: a command at A reaches the target at B (claims watched again).
+      const snd = await WsClient.open(A, TOKEN); await snd.hello();
+      await until(async () => {
+        const c = cmd('control.pause', T, { data: {} });
+        snd.send(c);
+        await sleep(300);
+        return target.frames.some((f) => f['id'] === c['id']);
+      }, 'a command at A to reach the target at B after the restart');
+      snd.close(); target.close();
       // Both relays hold every acknowledged Event, exactly once, in order; B's subscriber saw them all.
       for (const base of [A, B]) {
         await until(async () => events((await http(`${base}/stream?live=0&filter=${filter}`, { headers: auth })).body).length >= acked.size, `${base} caught up`);
