@@ -234,7 +234,7 @@ export class HttpRoutes {
     // 202 only once the log (SQLite commit, or the backend's acknowledgement) made them durable.
     try { await this.core.log.append(parsed.events, null); } catch (err) {
       if (!(err instanceof BackendUnavailableError)) throw err;
-      this.core.opts.log(`ingest refused: ${err.message}`);
+      this.core.opts.log(err.code === 'store-unavailable' ? `store write failed: ${err.message}` : `ingest refused: ${err.message}`);
       return sendError(res, err.code, `${err.code === 'nats-unavailable' ? 'the shared event log (NATS JetStream) is unreachable' : 'the durable store could not commit'}; retry with the same Event ids`);
     }
     sendJson(res, 202, { accepted: parsed.events.length });
