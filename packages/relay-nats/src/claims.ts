@@ -191,6 +191,8 @@ export class ClusterClaims implements ClaimRegistry {
   private flush(): void {
     for (const conn of this.dirty) {
       if (!this.since.has(conn)) continue;
+      // A consumer that claims nothing (an inbox, a watcher) can neither be commanded nor ask: no key.
+      if (conn.hello?.role === 'consumer' && conn.sessions.size === 0) continue;
       const ident = conn.hello?.identity ?? {};
       const caps = conn.hello?.capabilities ?? {};
       const e: ConnEntry = {
