@@ -55,4 +55,33 @@ describe('a relay joining later rebuilds from the stream', () => {
       await late?.close();
     }
   });
+
+  it('a relay that drains (C5) hands what its emitters send meanwhile to the stream before it stops', async () => {
+    const stream = streamName('D');
+    const [a, b] = await startCluster(ns, { port: 0, token: TOKEN }, 2, stream) as [RelayHandle, RelayHandle];
+    try {
+      const s = `drain-${ulid()}`;
+      const em = await WsClient.open(a.url, TOKEN);
+      em.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'drainer' } });
+      await em.waitFor((f) => f['type'] === 'hello');
+      em.send(ev('session.started', s, 0));
+      await sleep(100);
+      const closing = a.close({ drainMs: 5000 });
+      for (let i = 1; i <= 20; i++) em.send(ev('progress.status', s, i));
+      await sleep(50);
+      em.ws.close();
+      await closing;
+      const filter = encodeURIComponent(JSON.stringify({ session: s }));
+      let seqs: unknown[] = [];
+      for (let i = 0; i < 100 && seqs.length < 21; i++) {
+        const r = await http(`${b.url}/stream?live=0&filter=${filter}`, { headers: auth });
+        seqs = r.body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => (JSON.parse(l.slice(6)) as Record<string, unknown>)['seq']);
+        if (seqs.length < 21) await sleep(50);
+      }
+      assert.deepEqual(seqs, Array.from({ length: 21 }, (_, i) => i));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });
