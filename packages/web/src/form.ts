@@ -2,10 +2,9 @@
 // (AEP-0006 §3), the command envelope that carries it (AEP-0004 §2), the capture level that
 // envelope must claim, and mapping validation issues back onto fields. Validation itself is the
 // shared `validateFormAnswer` from @aep/protocol: the same rules the emitter applies.
-import { redactValue, validateFormAnswer } from '@aep/protocol';
+import { redactValue, ulid, validateFormAnswer } from '@aep/protocol';
 import type { FieldSpec, WireEvent } from './store.js';
 import { captureOf } from './store.js';
-import { ulid } from './control.js';
 
 /** What the person has entered for one field (kept as typed, converted on submit). */
 export interface FieldDraft {

@@ -3,7 +3,7 @@
 // which runs of a session are still going. Sent over the same ControlChannel as answers.
 import type { WireEvent } from './store.js';
 import { commandCapture, senderSource } from './form.js';
-import { ulid } from './control.js';
+import { ulid } from '@aep/protocol';
 
 /** The steering commands the inbox offers. */
 export const STEER_TYPES = ['control.cancel', 'control.pause', 'control.resume'] as const;

@@ -212,7 +212,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
       onEvent: (e) => {
         if (store.apply(e)) {
           changed = true;
-          control.settleFromEvent(e as Record<string, unknown>);
+          control.observe(e);
         }
       },
       onBatch: () => { setSynced(true); if (changed) { changed = false; store.notify(); } },
