@@ -174,7 +174,6 @@ Examples:
       }
       const inbox = `${relay.url}/`;
       const tokenArg = file ? `--token-file ${quote(file)}` : `--token ${quote(token)}`;
-      const tokenEnv = file ? `AEP_TOKEN="$(cat ${quote(file)})"` : `AEP_TOKEN=${quote(token)}`;
       const lines = [
         `AEP relay listening on ${relay.url}`,
         ``,
@@ -184,7 +183,7 @@ Examples:
         `  Store:   ${storePath ?? 'memory only (events are lost on exit)'}`,
         ``,
         `  Connect Claude Code:   ${aep} claude-code install          (once: adds the hooks to ~/.claude/settings.json)`,
-        `                         ${tokenEnv} ${aep} claude-code serve --relay ${relay.url}`,
+        `                         ${aep} claude-code serve --relay ${relay.url} ${tokenArg}`,
         `  Run the demo agent:    ${aep} demo agent --relay ${relay.url} ${tokenArg}`,
         `  Pending requests:      ${aep} inbox --relay ${relay.url} ${tokenArg}`,
         ``,
