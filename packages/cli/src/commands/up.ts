@@ -203,7 +203,7 @@ Examples:
         const { spawn } = await import('node:child_process');
         // The token goes through descriptor 3 (a pipe closed after one line): never argv, never env.
         const child = spawn(process.execPath, selfArgv(['demo', 'agent', '--relay', relay.url, '--token-fd', '3']), {
-          stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: childEnv({ AEP_SELF_COMMAND: aep }),
+          stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: childEnv({ AEP_SELF_COMMAND: aep, AEP_HINT_ARGS: `--relay ${relay.url}${file ? ` --token-file ${quote(file)}` : ''}` }),
         });
         demo = child;
         const fd3 = child.stdio[3] as NodeJS.WritableStream | null;
