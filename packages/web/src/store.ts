@@ -5,6 +5,7 @@
 // `@aep/client`'s `AttentionFold`, the fold `aep inbox` and `listPending` use (one fold, issue 13):
 // this store adds what the views show on top (the answer, the terminal, routing, timelines).
 import { AttentionFold } from '@aep/client';
+import type { FieldSpec as ProtocolFieldSpec } from '@aep/protocol';
 
 /** A wire event as the inbox sees it: the AEP-0001 envelope, untrusted, fields optional. */
 export interface WireEvent {
@@ -27,18 +28,11 @@ export interface WireEvent {
   [ext: string]: unknown;
 }
 
-/** One field of a form request (`field_spec`, AEP-0006 / brief 03 §2). */
-export interface FieldSpec {
-  id: string;
-  type: 'string' | 'number' | 'boolean' | 'select' | string;
-  label: string;
-  required?: boolean;
-  multi?: boolean;
-  other?: boolean;
-  choices?: { id: string; label: string }[];
-  min?: number;
-  max?: number;
-}
+/**
+ * One field of a form request (`field_spec`, AEP-0006 / brief 03 §2): the protocol's type, except
+ * that `type` may name a type of a later spec revision (the form shows a text box for it).
+ */
+export type FieldSpec = Omit<ProtocolFieldSpec, 'type'> & { type: ProtocolFieldSpec['type'] | (string & Record<never, never>) };
 
 /**
  * Where a request is in its lifecycle (AEP-0002 §7). A request is *open* (in the inbox) until a
