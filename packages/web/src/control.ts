@@ -1,7 +1,7 @@
-// Sending commands from the browser (AEP-0004, sender algorithm brief 06 §5.4) through
+// Sending commands from the browser (AEP-0004, sender algorithm AEP-0004 §4) through
 // `@aep/client`'s `CommandSender` (issue 13 item 3: one wire layer): one authenticated WebSocket
 // per tab (the token as `?access_token=`, the sanctioned carrier for clients that cannot set
-// headers, brief 05 §8.1), hello as a consumer, a standing `{session}` subscription opened before
+// headers, AEP-0003 §8), hello as a consumer, a standing `{session}` subscription opened before
 // the first command to a session (`watch: "session"`: the inbox folds the outcomes too), the
 // same bytes resent on silence, and the roster (AEP-0003 §4.1, contract C4). This module maps
 // the sender's results onto what the inbox shows and keeps the roster helpers the views use.

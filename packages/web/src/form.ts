@@ -204,7 +204,7 @@ export function commandCapture(answer: Record<string, unknown>, freeText: boolea
   return JSON.stringify(redactValue(answer)) === JSON.stringify(answer) ? 'redacted' : 'full';
 }
 
-/** Build a `control.attention.respond` command for a request (AEP-0004 §2, brief 03 §6). */
+/** Build a `control.attention.respond` command for a request (AEP-0004 §2, AEP-0002 §7). */
 export function buildRespond(request: WireEvent, answer: Record<string, unknown>, capture: 'metadata' | 'redacted' | 'full', host: string): Record<string, unknown> & { id: string; session: string } {
   const cmd: Record<string, unknown> & { id: string; session: string } = {
     aep: '0.1',

@@ -1,9 +1,9 @@
-// Reading the relay's SSE binding (AEP-0003 §3.3, brief 05 §6) through `@aep/client`'s
+// Reading the relay's SSE binding (AEP-0003 §3.3) through `@aep/client`'s
 // `subscribe` (issue 13 item 3: one wire layer): SSE over `fetch`, so the token travels as
 // `Authorization: Bearer` and never appears in a URL; the protocol's SSE codec parses frames;
 // reconnects with backoff, replaying `from=all` again (new sessions may have started meanwhile;
-// the `(source, id)` dedupe in the client and in the store makes the overlap harmless, brief 05
-// §9.2). This module only maps the client's states onto what the inbox shows.
+// the `(source, id)` dedupe in the client and in the store makes the overlap harmless, AEP-0003
+// §7). This module only maps the client's states onto what the inbox shows.
 import { ClientError, subscribe } from '@aep/client';
 import type { WireEvent } from '@aep/client';
 

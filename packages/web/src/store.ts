@@ -1,5 +1,5 @@
 // The inbox's state, folded from the event stream. Pure (no DOM, no I/O) so it is unit-tested in
-// Node and shared by every view. Consumer duties (AEP-0003 §1/§7, brief 05 §15): dedupe on
+// Node and shared by every view. Consumer duties (AEP-0003 §1/§7, AEP-0003 §1, §7): dedupe on
 // (source, id), never bare id; apply envelope defaults; ignore unknown types; rebuild each
 // attention loop from `subject` alone (AEP-0002 §7.1). Which requests are pending is decided by
 // `@aep/client`'s `AttentionFold`, the fold `aep inbox` and `listPending` use (one fold, issue 13):
@@ -29,7 +29,7 @@ export interface WireEvent {
 }
 
 /**
- * One field of a form request (`field_spec`, AEP-0006 / brief 03 §2): the protocol's type, except
+ * One field of a form request (`field_spec`, AEP-0006 / AEP-0002 §5.2): the protocol's type, except
  * that `type` may name a type of a later spec revision (the form shows a text box for it).
  */
 export type FieldSpec = Omit<ProtocolFieldSpec, 'type'> & { type: ProtocolFieldSpec['type'] | (string & Record<never, never>) };

@@ -1,4 +1,4 @@
-// The inbox's command channel (AEP-0004, brief 06 §5.4): `@aep/client`'s CommandSender over a
+// The inbox's command channel (AEP-0004 §4, the sender algorithm): `@aep/client`'s CommandSender over a
 // standard WebSocket (what a browser has), driven here by a scripted stand-in for the browser's
 // WebSocket API: hello first, subscribe to the session before sending, silence → resend of the
 // same bytes, ack / nack / cause-matched refusal settle it, bounded retries end in a local

@@ -1,6 +1,6 @@
 // Differential test of issue 13 ("the same answers through the engine, the adapter, the bridge and
 // the inbox's client-side hints give the same verdicts"), the inbox's part. The engine, the
-// adapter and the bridge are compared in conformance/test/answer-path.test.ts; here the inbox's
+// adapter and the bridge are compared in answer-path.test.ts (next to this file); here the inbox's
 // hint pipeline, exactly as the browser runs it (the request `data` as it arrives -> `fieldsOf`
 // -> `checkValues`), is compared with the attention engine on the same random forms and answers
 // (the shared generators of conformance/support/answer-cases.ts):
@@ -20,10 +20,10 @@ import { elicitationToForm } from '@aep/protocol';
 import type { FieldSpec as ProtocolFieldSpec, FormConstraints, Issue } from '@aep/protocol';
 import { AttentionEngine } from '@aep/client';
 import type { AttentionRequestInput } from '@aep/client';
-import { checkValues, fieldsOf, rejectionIssues } from '../src/form.js';
-import type { WireEvent } from '../src/store.js';
-import { aepCase, askUserQuestionCase, mcpCase } from '../../../conformance/support/answer-cases.js';
-import { recordingPort } from '../../client/test/engine-port.js';
+import { checkValues, fieldsOf, rejectionIssues } from '../../packages/web/src/form.js';
+import type { WireEvent } from '../../packages/web/src/store.js';
+import { aepCase, askUserQuestionCase, mcpCase } from '../support/answer-cases.js';
+import { recordingPort } from '../../packages/client/test/engine-port.js';
 
 const RUNS = Number(process.env['AEP_FUZZ_RUNS'] ?? 300);
 
