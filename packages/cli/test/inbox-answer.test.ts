@@ -94,6 +94,11 @@ test('a request whose agent went away: aep inbox says "agent offline since …" 
   assert.match(r.stdout, /agent offline since/);
   assert.doesNotMatch(r.stderr, /no-route/);
   assert.deepEqual(await commandsOf('s-offline'), [], 'nothing was sent');
+  // aep respond (scripted, no roster read first): the relay refuses it (no-route, nothing reaches
+  // anyone) and the CLI says why with the same code and exit status.
+  const s = await runAep(['respond', id, '--option', 'decline', ...relayArgs()]);
+  assert.equal(s.code, 3, s.stderr + s.stdout);
+  assert.match(s.stderr, /AEP_CLI_AGENT_OFFLINE: request \S+ cannot be answered: its agent \(leaver\) has been offline since \S+; the relay delivered nothing/);
 });
 
 test('an answered request (recorded, not yet resolved) shows the answer and who answered, from where, in aep inbox', async () => {
