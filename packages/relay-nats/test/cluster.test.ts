@@ -229,6 +229,27 @@ describe('three relays on one JetStream', () => {
     await until(async () => !((await roster(B))['entries'] as Array<Record<string, unknown>>).some((e) => s.includes(e['session'] as string)), 'claims gone when the connections close');
   });
 
+  it('capture ceilings apply at every relay: posted at A, a metadata subscriber at B and a read:metadata token at C never see the prompt', async () => {
+    const s = `cap-${ulid()}`;
+    const filter = encodeURIComponent(JSON.stringify({ session: s }));
+    const atB = sse(B, `filter=${filter}&capture=metadata`, { token: TOKEN });
+    const made = await http(`${A}/tokens`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['read:metadata'] }) });
+    const reader = (made.json as { token: string }).token;
+    await until(async () => (await http(`${C}/stream?live=0`, { headers: { authorization: `Bearer ${reader}` } })).status === 200, 'the reader token at C');
+    const atC = sse(C, `filter=${filter}`, { token: reader });
+    assert.equal(await atB.status, 200); assert.equal(await atC.status, 200);
+    await sleep(100);
+    assert.equal((await post(A, ev('run.started', s, 0, { capture: 'redacted', run: 'r1', data: { trigger: 'user', prompt: 'CLUSTER-CANARY not at metadata' } }), TOKEN)).status, 202);
+    for (const sub of [atB, atC]) {
+      await sub.waitFor(() => sub.events().length === 1);
+      const e = sub.events()[0]!;
+      assert.equal(e['capture'], 'metadata');
+      assert.equal((e['data'] as Record<string, unknown>)['trigger'], 'user');
+      assert.ok(!sub.raw().includes('CLUSTER-CANARY'));
+      sub.close();
+    }
+  });
+
   it('a scoped token created at A works at B and C; revoked at C it stops working at A', async () => {
     const made = await http(`${A}/tokens`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'reader', scopes: ['read'] }) });
     assert.equal(made.status, 201);
