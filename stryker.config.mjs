@@ -25,8 +25,9 @@ const TARGETS = {
     tsconfigFile: 'packages/protocol/tsconfig.json',
   },
   // The relay's ingest/auth/hub/store concerns after its split into modules (issue 12):
-  //   ingest  ingest.ts (body parsing, envelope checks), http.ts commit() + post() (the 202 after
-  //           the commit), core.ts ingest() (admission and fan-out of one Event)
+  //   ingest  ingest.ts (body parsing, envelope checks), http.ts commit() + tooLarge() + post()
+  //           (the 202 after the commit), core.ts ingest() (admission and fan-out of one Event),
+  //           backend.ts LocalLog (where post() awaits the store's commit since the scale-out seam)
   //   auth    auth.ts (owner token, principals), tokens.ts (scoped tokens), scopes.ts
   //   hub     hub.ts (fan-out, backpressure, replay)
   //   store   buffer.ts (the replay buffer the store mirrors), store.ts (SQLite writer)
@@ -34,8 +35,9 @@ const TARGETS = {
   relay: {
     mutate: [
       ...['ingest', 'auth', 'tokens', 'scopes', 'hub', 'buffer', 'store'].map((f) => `packages/relay/src/${f}.ts`),
-      'packages/relay/src/http.ts:169-230',
-      'packages/relay/src/core.ts:102-124',
+      'packages/relay/src/http.ts:177-242',
+      'packages/relay/src/core.ts:108-130',
+      'packages/relay/src/backend.ts:97-108',
     ],
     // cli.test.ts and durability.test.ts drive the compiled `aep relay` in a subprocess, which
     // never runs a mutant (the sandbox's sources are not what dist/ was built from): they would
