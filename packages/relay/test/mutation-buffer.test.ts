@@ -242,3 +242,38 @@ describe('ReplayBuffer: snapshots and reads', () => {
     assert.equal(t.read(tp!, null, 10).gap, true);
   });
 });
+
+describe('ReplayBuffer: survivors of the mutation run', () => {
+  it('session evictions never move the agent bucket\'s mark (no false gap for agent-scoped readers)', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    b.admit(e(null, -1, 'g1', { sub: 1, positioned: false }));
+    const [agent] = b.snapshotAll();
+    b.admit(e('s', 0, 's0')); b.admit(e('s', 1, 's1')); // evicts s0
+    assert.deepEqual(b.read(agent!, null, 10), { entries: [b.read(agent!, null, 10).entries[0]!], gap: false });
+  });
+
+  it('two Events at one position: the eviction mark is written once', () => {
+    const sink = new Rec();
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, sink);
+    b.admit(e('s', 0, 'a')); b.admit(e('s', 0, 'b')); b.admit(e('s', 1, 'c'));
+    assert.deepEqual(sink.ops.filter((x) => x.startsWith('!')), ['!s@0.0.0']);
+  });
+
+  it('the byte cap evicts one Event at a time from the least recently written session, not the whole session', () => {
+    const b = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 300 }, null);
+    for (let i = 0; i < 3; i++) b.admit(e('old', i, `o${i}`, { bytes: 50 }));
+    b.admit(e('new', 0, 'n0', { bytes: 150 }));
+    b.admit(e('new', 1, 'n1', { bytes: 10 })); // 310: o0 goes, o1 and o2 stay
+    assert.equal(b.sessionCount, 2);
+    assert.equal(b.heldBytes, 260);
+    assert.deepEqual(ids(b.read(b.snapshotAll().find((p) => p.session === 'old')!, null, 10).entries), ['o1', 'o2']);
+  });
+
+  it('lastPositioned never reads below the held window (evicted slots), even when all held Events are seq-less', () => {
+    const b = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    b.admit(e('s', 0, 'p'));
+    b.admit(e('s', 0, 'u1', { sub: 1, positioned: false }));
+    b.admit(e('s', 0, 'u2', { sub: 2, positioned: false })); // evicts p
+    assert.equal(b.lastPositioned('s'), undefined);
+  });
+});
