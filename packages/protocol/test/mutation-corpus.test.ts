@@ -6,15 +6,21 @@
 // reference (they also cover the CLI and the corpora's own completeness).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import {
   gateFormValues, validateFormAnswer, buildAttentionRequestData, downlevel, captureRank, compileFilter, mapTextAnswer, gateAnswer,
   validateStream, validateEvent,
 } from '@aep/protocol';
 import type { CaptureLevel, FieldSpec, FormConstraints, MapTextAnswerOptions } from '@aep/protocol';
-import { loadCases, validFiles, readValid } from '../../../conformance/test/valid-invalid-cases.js';
 
-const load = <T>(path: string): T => JSON.parse(readFileSync(new URL(`../../../conformance/${path}`, import.meta.url), 'utf8')) as T;
+// The conformance data is read as data (test/dependencies.test.ts: a test imports no module
+// outside its package and test/support); these mirror conformance/test/valid-invalid-cases.ts.
+const corpus = new URL('../../../conformance/', import.meta.url);
+const load = <T>(path: string): T => JSON.parse(readFileSync(new URL(path, corpus), 'utf8')) as T;
+interface InvalidCase { name: string; rule: string; description: string; events?: unknown[]; lines?: string[]; emitter?: boolean; via?: 'cli' }
+const loadCases = (): InvalidCase[] => load<{ cases: InvalidCase[] }>('invalid/cases.json').cases;
+const validFiles = (): string[] => readdirSync(new URL('valid/', corpus)).filter((f) => f.endsWith('.jsonl')).sort();
+const readValid = (name: string): unknown[] => readFileSync(new URL(`valid/${name}`, corpus), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
 const sortIssues = (l: { rule: string; path: string }[]) => l.map((i) => `${i.rule} ${i.path}`).sort();
 
 test('capture-gating corpus: gated values, answer validation, request data at each capture', () => {
