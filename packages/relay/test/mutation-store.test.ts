@@ -93,6 +93,22 @@ describe('SqliteStore', () => {
     await r.close();
   });
 
+  it('a commit whose strings are mostly 3-byte UTF-8 (the hand-off buffer must grow past twice its size) keeps every byte', async () => {
+    const path = join(tmp(), 'utf8.sqlite');
+    const s = await SqliteStore.open(path, 'normal');
+    await s.startWriter();
+    const huge = JSON.stringify({ t: '✓'.repeat(100_000) });
+    const rows = [entry(1, '{"a":1}'), entry(2, huge), entry(3, JSON.stringify({ t: '日本'.repeat(30_000) })), entry(4, '{"z":0}')];
+    for (const e of rows) s.insert(e);
+    s.evicted('✓'.repeat(50_000), [0, 1, 0]);
+    await s.durable();
+    await s.close();
+    const r = await reopen(path);
+    assert.deepEqual([...r.rows()].map((x) => x.raw), rows.map((e) => e.raw));
+    assert.deepEqual(r.evictedMarks().map((m) => m.session.length), [50_000]);
+    await r.close();
+  });
+
   it('durable() waits for the commit; a failed commit rejects its waiters, keeps its operations and the retry commits them', async () => {
     const path = join(tmp(), 'hook.sqlite');
     let mode: 'ok' | 'fail' | 'hold' = 'ok';
