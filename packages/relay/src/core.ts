@@ -39,6 +39,7 @@ export class RelayCore {
   readonly counters = { ingested: 0, regated: 0, commandsForwarded: 0, commandsRefused: 0 };
   readonly requests: RequestIndex;
   private nextRowid = 1;
+  private readonly rowid = (): number => this.nextRowid++;
   /** Set when close() starts. */
   closing = false;
   /** Web Push subscription routes (contract C10, push.ts), when configured. */
@@ -113,7 +114,8 @@ export class RelayCore {
     }
     const d = this.describe(ev);
     this.counters.ingested++;
-    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, rawRank: d.rawRank }), () => this.nextRowid++);
+    // The raw bytes go once into the buffer's off-heap arena (issue 19): straight from the body.
+    this.buffer.admitRaw(this.rowid, d.source, d.id, d.session, d.pos, d.positioned, d.type, d.rawRank, inc.rawBuf ?? inc.raw, inc.bytes);
     // Contract C3: a request is bound to the claim of the connection that raised it. Over HTTP
     // there is no connection, hence no asker to bind to: it stays unbound (session routing).
     if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? null, Date.now());

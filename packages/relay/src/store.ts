@@ -70,23 +70,29 @@ function restrictFiles(file: string): void {
  * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
  * instead of converting a JS string per row.
  */
-interface OpQueue { nums: number[]; strs: string[]; chars: number; count: number }
+interface OpQueue { nums: number[]; strs: Array<string | Entry>; chars: number; count: number }
 const emptyQueue = (): OpQueue => ({ nums: [], strs: [], chars: 0, count: 0 });
 
-/** UTF-8 encode `strs` back to back into one buffer; returns it with each string's byte length. */
-function encodeStrings(strs: readonly string[], chars: number): { buf: Buffer; lens: Uint32Array } {
+/**
+ * UTF-8 encode `strs` back to back into one buffer; returns it with each string's byte length.
+ * A held Entry's raw bytes are copied from the buffer's arena as they are (issue 19: no decode
+ * to a string and re-encode per row).
+ */
+function encodeStrings(strs: ReadonlyArray<string | Entry>, chars: number): { buf: Buffer; lens: Uint32Array } {
   const lens = new Uint32Array(strs.length);
   // Usually ASCII (bytes = chars); grown when a string would not fit (UTF-8 <= 3 bytes per unit).
   let buf = Buffer.allocUnsafeSlow(chars + 4096);
   let off = 0;
   for (let i = 0; i < strs.length; i++) {
-    const s = strs[i]!;
-    if (off + s.length * 3 > buf.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + s.length * 3 + 4096));
+    let s = strs[i]!;
+    if (typeof s !== 'string' && s.copyRaw === undefined) s = s.raw;
+    const need = typeof s === 'string' ? s.length * 3 : s.bytes;
+    if (off + need > buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + need + 4096));
       buf.copy(bigger, 0, 0, off);
       buf = bigger;
     }
-    const n = buf.write(s, off, 'utf8');
+    const n = typeof s === 'string' ? buf.write(s, off, 'utf8') : s.copyRaw!(buf, off);
     lens[i] = n;
     off += n;
   }
@@ -311,7 +317,8 @@ export class SqliteStore implements BufferSink {
   insert(e: Entry): void {
     if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
     const q = this.ops;
-    q.nums.push(0, e.rowid); q.strs.push(e.raw); q.chars += e.raw.length; q.count++;
+    // The entry itself is queued: its bytes are copied when the batch is posted.
+    q.nums.push(0, e.rowid); q.strs.push(e); q.chars += e.bytes; q.count++;
     this.schedule();
   }
 
