@@ -30,6 +30,8 @@ export interface Entry {
    * entries, whose bytes live off the JS heap (issue 19): a sink copies them without decoding.
    */
   readonly copyRaw?: (dst: Buffer, at: number) => number;
+  /** The Event's `agent`, when known (scope constraints on commands, control.ts). */
+  readonly agent?: string;
 }
 
 /**
@@ -81,11 +83,14 @@ class RawArena {
     const off = s.used;
     const n = typeof src === 'string' ? s.buf.write(src, off, byteLen, 'utf8') : src.copy(s.buf, off);
     s.used += n; s.live += n; this.live += n; this.written += n;
-    h.slab = s; h.off = off; (h as { bytes: number }).bytes = n;
+    h.slab = s; h.off = off; h.inArena = true; (h as { bytes: number }).bytes = n;
   }
 
+  /** The entry's bytes are no longer needed here (evicted, or committed to the store). */
   release(h: Held): void {
     const s = h.slab;
+    if (s === null || !h.inArena) return;
+    h.inArena = false;
     s.live -= h.bytes; this.live -= h.bytes;
     if (s.live === 0 && s !== this.cur) this.drop(s);
   }
@@ -106,7 +111,7 @@ class RawArena {
     if (sparse.size > 0) {
       for (const h of entries) {
         const from = h.slab;
-        if (!sparse.has(from)) continue;
+        if (from === null || !h.inArena || !sparse.has(from)) continue;
         const n = h.bytes;
         const to = this.room(n);
         from.buf.copy(to.buf, to.used, h.off, h.off + n);
@@ -129,10 +134,17 @@ function internType(t: string): string {
   return t;
 }
 
-/** A held Event: attributes on the heap, raw bytes in the arena. */
+/**
+ * A held Event: attributes on the heap, raw bytes in the arena, or only in the durable store once
+ * committed there (`slab` null: `ReplayBuffer.spill`; replay reads them back, core.ts `fetchRaw`).
+ */
 export class Held implements Entry {
-  slab!: Slab;
+  slab: Slab | null = null;
   off = 0;
+  /** True while the bytes count in the arena (false once evicted or spilled). */
+  inArena = false;
+  /** The Event's `agent` (interned per session). */
+  agent: string | undefined = undefined;
   readonly bytes: number = 0;
   constructor(
     readonly rowid: number,
@@ -144,9 +156,17 @@ export class Held implements Entry {
     readonly type: string,
     readonly rawRank: number,
   ) {}
-  /** The exact received text, decoded on demand (replay, rare lookups). */
-  get raw(): string { return this.slab.buf.toString('utf8', this.off, this.off + this.bytes); }
-  copyRaw(dst: Buffer, at: number): number { return this.slab.buf.copy(dst, at, this.off, this.off + this.bytes); }
+  /** The exact received text, decoded on demand (replay, rare lookups); throws once spilled (read it from the store). */
+  get raw(): string {
+    if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
+    return this.slab.buf.toString('utf8', this.off, this.off + this.bytes);
+  }
+  /** True while the bytes are in memory (`raw` and `copyRaw` work). */
+  get inMemory(): boolean { return this.slab !== null; }
+  copyRaw(dst: Buffer, at: number): number {
+    if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
+    return this.slab.buf.copy(dst, at, this.off, this.off + this.bytes);
+  }
 }
 
 /** Compare two positions lexicographically. */
@@ -174,8 +194,9 @@ export interface BufferSink {
 
 class SessionBuf {
   entries: Held[] = [];
-  /** The session's emitter URI as last held: one string per session, not per Event. */
+  /** The session's emitter URI and agent as last held: one string per session, not per Event. */
   lastSource = '';
+  lastAgent: string | undefined = undefined;
   head = 0;
   evictedHigh: Pos | null = null;
   constructor(readonly name: string | null) {}
@@ -304,20 +325,47 @@ export class ReplayBuffer {
    */
   admit(e: Entry, persist = true): Admission {
     if (this.has(e.source, e.id)) { this.stats.duplicates++; return 'duplicate'; }
-    const h = this.hold(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank);
+    const h = this.hold(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank, e.agent);
     this.arena.put(e.raw, Buffer.byteLength(e.raw), h);
     this.index(h);
     this.place(h, persist);
+    this.lastAdmitted = h;
     return 'admitted';
   }
 
   /** A held entry with interned strings (session name, source per session, type). */
-  private hold(rowid: number, source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number): Held {
+  private hold(rowid: number, source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, agent: string | undefined): Held {
     const buf = session === null ? this.agentBuf : this.sessions.get(session);
     let src = source;
-    if (buf !== undefined) { if (buf.lastSource === source) src = buf.lastSource; else buf.lastSource = source; }
-    return new Held(rowid, src, id, buf !== undefined ? buf.name : session, pos, positioned, internType(type), rank);
+    let ag = agent;
+    if (buf !== undefined) {
+      if (buf.lastSource === source) src = buf.lastSource; else buf.lastSource = source;
+      if (buf.lastAgent === agent) ag = buf.lastAgent; else buf.lastAgent = agent;
+    }
+    const h = new Held(rowid, src, id, buf !== undefined ? buf.name : session, pos, positioned, internType(type), rank);
+    h.agent = ag;
+    return h;
   }
+
+  /**
+   * The store committed this entry: its bytes leave memory (read back from the store on replay),
+   * so a durable relay holds only the index in RAM (issue 19 memory goal). Evicted or already
+   * spilled entries are left alone.
+   */
+  spill(e: Entry): void {
+    if (!(e instanceof Held) || !e.inArena || this.pinned.has(e)) return;
+    this.arena.release(e);
+    e.slab = null;
+  }
+
+  /**
+   * Entries whose bytes must stay in memory even with a store (held honest while the stored row
+   * is not, core.ts `load`): never spilled.
+   */
+  private readonly pinned = new WeakSet<Held>();
+  /** The entry the last successful `admit` created (store load spills or pins it). */
+  lastAdmitted: Held | null = null;
+  pin(e: Held): void { this.pinned.add(e); }
 
   /** Hold an indexed Event in its session, mirror it, evict past the limits. */
   private place(e: Held, persist: boolean): void {
@@ -353,7 +401,7 @@ export class ReplayBuffer {
   admitNew(source: string, id: string, make: (rowid: number) => Entry, nextRowid: () => number): Admission {
     if (this.isHeld(source, id)) return 'duplicate';
     const e = make(nextRowid());
-    return this.admitRaw(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank, e.raw, Buffer.byteLength(e.raw));
+    return this.admitRaw(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank, e.raw, Buffer.byteLength(e.raw), e.agent);
   }
 
   private isHeld(source: string, id: string): boolean {
@@ -370,9 +418,9 @@ export class ReplayBuffer {
    * into the arena: `raw` is the received text, or its exact UTF-8 bytes when the caller has them
    * (`byteLen` = their length). No Entry object is built for a duplicate.
    */
-  admitRaw(rowid: number | (() => number), source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, raw: Buffer | string, byteLen: number): Admission {
+  admitRaw(rowid: number | (() => number), source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, raw: Buffer | string, byteLen: number, agent?: string): Admission {
     if (typeof rowid === 'function' && this.isHeld(source, id)) return 'duplicate';
-    const h = this.hold(typeof rowid === 'function' ? rowid() : rowid, source, id, session, pos, positioned, type, rank);
+    const h = this.hold(typeof rowid === 'function' ? rowid() : rowid, source, id, session, pos, positioned, type, rank, agent);
     this.arena.put(raw, byteLen, h);
     const v = this.byId.get(id);
     if (v === undefined) this.byId.set(id, h);

@@ -93,7 +93,7 @@ export class SseBinding {
     if (live) hub.add(sub);
     const parts = this.core.snapshot(c.spec, live);
     if (parts.length === 0 && live) return;
-    hub.replay(sub, parts, () => sink.drained(), this.core.read).catch(() => res.destroy());
+    hub.replay(sub, parts, () => sink.drained(), this.core.read, this.core.fetch).catch(() => res.destroy());
   }
 
   /** Heartbeats for every open stream; streams whose token expired end. */

@@ -186,8 +186,25 @@ const tx = db.transaction((nums, bytes, lens) => {
     else throw new Error('bad store op ' + k);
   }
 });
+// Replay reads (issue 19): a durable relay keeps committed Events' bytes only here.
+const get = db.prepare('SELECT CAST(raw AS BLOB) FROM held WHERE rowid = ?').pluck();
 parentPort.on('message', (m) => {
   if (m.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
+  if (m.read !== undefined) {
+    try {
+      const ids = new Float64Array(m.rowids);
+      const parts = []; const lens = new Uint32Array(ids.length); let total = 0;
+      for (let i = 0; i < ids.length; i++) {
+        const b = get.get(ids[i]);
+        if (b === undefined) { lens[i] = 0xffffffff; continue; }
+        parts.push(b); lens[i] = b.length; total += b.length;
+      }
+      const out = Buffer.allocUnsafeSlow(total); let o = 0;
+      for (const b of parts) { b.copy(out, o); o += b.length; }
+      parentPort.postMessage({ read: m.read, bytes: out.buffer, offset: out.byteOffset, length: out.length, lens: lens.buffer }, [out.buffer, lens.buffer]);
+    } catch (e) { parentPort.postMessage({ read: m.read, error: String(e && e.message || e) }); }
+    return;
+  }
   try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens)); parentPort.postMessage({ batch: m.batch, ok: true }); }
   catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e) }); }
 });
@@ -209,6 +226,10 @@ export class SqliteStore implements BufferSink {
   private dead: Error | null = null;
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
+  /** Called for every inserted Entry once its commit succeeded (the buffer drops its bytes from memory). */
+  onCommitted: ((e: Entry) => void) | null = null;
+  private reads = new Map<number, { resolve: (r: Array<Buffer | null>) => void; reject: (e: Error) => void }>();
+  private readNo = 0;
 
   private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db, private readonly commitHook: (() => void | Promise<void>) | undefined) {}
 
@@ -400,14 +421,53 @@ export class SqliteStore implements BufferSink {
     this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
   }
 
-  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }): void {
+  /**
+   * The stored bytes of these rows (null for a row that is not there any more: evicted since).
+   * Before the writer starts (load) they are read here; then by the writer thread, in order with
+   * the commits.
+   */
+  fetch(rowids: readonly number[]): Promise<Array<Buffer | null>> {
+    if (this.dead) return Promise.reject(this.dead);
+    if (!this.worker) {
+      if (!this.db.open) return Promise.reject(new Error('store closed'));
+      const get = this.db.prepare('SELECT CAST(raw AS BLOB) AS b FROM held WHERE rowid = ?');
+      return Promise.resolve(rowids.map((id) => ((get.all(id)[0] as { b: Buffer } | undefined)?.b ?? null)));
+    }
+    const n = ++this.readNo;
+    const ids = new Float64Array(rowids);
+    return new Promise((resolve, reject) => {
+      this.reads.set(n, { resolve, reject });
+      this.worker!.postMessage({ read: n, rowids: ids.buffer }, [ids.buffer]);
+    });
+  }
+
+  private onRead(m: { read: number; bytes?: ArrayBuffer; offset?: number; length?: number; lens?: ArrayBuffer; error?: string }): void {
+    const r = this.reads.get(m.read);
+    if (!r) return;
+    this.reads.delete(m.read);
+    if (m.error !== undefined || !m.bytes || !m.lens) { r.reject(new Error(m.error ?? 'store read failed')); return; }
+    const bytes = Buffer.from(m.bytes, m.offset, m.length);
+    const lens = new Uint32Array(m.lens);
+    const out: Array<Buffer | null> = [];
+    let o = 0;
+    for (const len of lens) {
+      if (len === 0xffffffff) { out.push(null); continue; }
+      out.push(bytes.subarray(o, o + len)); o += len;
+    }
+    r.resolve(out);
+  }
+
+  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean; read?: number }): void {
     if (m.closed) return;
+    if (m.read !== undefined) { this.onRead(m as { read: number }); return; }
     const f = this.inflight;
     if (!f || f.batch !== m.batch) return;
     this.inflight = null;
     if (m.ok) {
       this.stats.commits++;
       this.stats.rows += f.ops.count;
+      const done = this.onCommitted;
+      if (done) for (const x of f.ops.strs) if (typeof x !== 'string') done(x);
       for (const w of f.waiters) w.resolve();
     } else {
       this.failBatch(f, new Error(m.error ?? 'store write failed'));
@@ -429,6 +489,8 @@ export class SqliteStore implements BufferSink {
   }
 
   private failInflight(e: Error): void {
+    for (const r of this.reads.values()) r.reject(e);
+    this.reads.clear();
     const f = this.inflight;
     this.inflight = null;
     if (f) this.failBatch(f, e);
@@ -460,6 +522,8 @@ export class SqliteStore implements BufferSink {
     });
     await idle();
     if (this.ops.count > 0) await idle(); // a failed last batch gets one more try
+    for (const r of this.reads.values()) r.reject(new Error('store closed'));
+    this.reads.clear();
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => { void w.terminate().then(() => resolve()); }, 5000);
       w.on('message', (m: { closed?: boolean }) => { if (m.closed) { clearTimeout(t); void w.terminate().then(() => resolve()); } });
