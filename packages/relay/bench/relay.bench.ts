@@ -38,6 +38,12 @@ async function server(args: string[]): Promise<Child> {
   return { port, child, stop: () => new Promise((r) => { if (child.exitCode !== null) return r(); child.once('exit', () => r()); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }) };
 }
 
+/** CPU seconds (user + system, all threads) a process used so far: the load-robust cost figure. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 /** VmRSS / VmHWM of a process, MiB. */
 function mem(pid: number): { rss: number; hwm: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -82,6 +88,7 @@ function post(port: number, body: Buffer | string): Promise<number> {
 }
 
 /** `clients` keep-alive clients, one POST in flight each, batches of `batch` over `sessions`, for `ms`: accepted Events/s. */
+let lastAccepted = 0;
 async function ingestFor(port: number, ms: number, o: { sessions: number; batch: number; clients: number; tag: string }): Promise<number> {
   const ss = Array.from({ length: o.sessions }, (_, i) => session(`${o.tag}-${i}`));
   let rr = 0; let accepted = 0; let refused = 0;
@@ -96,29 +103,35 @@ async function ingestFor(port: number, ms: number, o: { sessions: number; batch:
     }
   }));
   if (refused) console.log(`  (${refused} POSTs refused)`);
+  lastAccepted = accepted;
   return accepted / ((nowMs() - t0) / 1000);
 }
 
 // ---------------------------------------------------------------- 1. ingest
 async function benchIngest(): Promise<void> {
   const o = { sessions: 64, batch: 100, clients: 4 };
-  console.log(`\ningest  ${o.sessions} sessions, NDJSON batches of ${o.batch}, ${o.clients} keep-alive clients, 1 s warm-up + 4 s per server; baseline = bare node:http parse-only server, same round`);
+  console.log(`\ningest  ${o.sessions} sessions, NDJSON batches of ${o.batch}, ${o.clients} keep-alive clients, 1 s warm-up + 4 s per server; baseline = bare node:http parse-only server, same round; µs = server CPU per Event`);
   const rows: Record<'bare' | 'durable' | 'memory', number[]> = { bare: [], durable: [], memory: [] };
+  const cpu: Record<'bare' | 'durable' | 'memory', number[]> = { bare: [], durable: [], memory: [] };
   for (let r = 0; r < ROUNDS; r++) {
     const l0 = load();
     for (const kind of ['bare', 'durable', 'memory'] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
       const srv = await server(kind === 'bare' ? ['bare'] : ['relay', kind === 'memory' ? 'memory' : join(dir, 'relay.sqlite')]);
       await ingestFor(srv.port, 1000, { ...o, tag: `w${kind}${r}` });
+      const c0 = cpuSeconds(srv.child.pid!);
       rows[kind].push(await ingestFor(srv.port, 4000, { ...o, tag: `i${kind}${r}` }));
+      cpu[kind].push(((cpuSeconds(srv.child.pid!) - c0) * 1e6) / lastAccepted);
       await srv.stop();
       rmSync(dir, { recursive: true, force: true });
     }
-    console.log(`  round ${r + 1}  bare ${f0(rows.bare[r]!).padStart(8)}/s  durable ${f0(rows.durable[r]!).padStart(8)}/s (${(rows.durable[r]! / rows.bare[r]!).toFixed(2)})  memory ${f0(rows.memory[r]!).padStart(8)}/s (${(rows.memory[r]! / rows.bare[r]!).toFixed(2)})  load ${l0}`);
+    const us = (k: 'bare' | 'durable' | 'memory') => `${cpu[k][r]!.toFixed(1)} µs`;
+    console.log(`  round ${r + 1}  bare ${f0(rows.bare[r]!).padStart(8)}/s ${us('bare')}  durable ${f0(rows.durable[r]!).padStart(8)}/s ${us('durable')} (${(rows.durable[r]! / rows.bare[r]!).toFixed(2)})  memory ${f0(rows.memory[r]!).padStart(8)}/s ${us('memory')} (${(rows.memory[r]! / rows.bare[r]!).toFixed(2)})  load ${l0}`);
   }
   const ratio = (k: 'durable' | 'memory') => median(rows[k].map((x, i) => x / rows.bare[i]!));
   console.log(`  GOAL durable ingest  median ${f0(median(rows.durable))}/s  vs bare ${f0(median(rows.bare))}/s  ratio ${ratio('durable').toFixed(2)}  (goal >= 0.5)`);
   console.log(`  GOAL memory ingest   median ${f0(median(rows.memory))}/s  vs bare ${f0(median(rows.bare))}/s  ratio ${ratio('memory').toFixed(2)}  (goal >= 0.7)`);
+  console.log(`  server CPU per Event (user+system, all threads; less sensitive to the load than throughput): bare ${median(cpu.bare).toFixed(1)} µs, durable ${median(cpu.durable).toFixed(1)} µs, memory ${median(cpu.memory).toFixed(1)} µs`);
 }
 
 // ---------------------------------------------------------------- 2. fan-out
