@@ -1,5 +1,5 @@
 // Lint: typescript-eslint with type information on package sources. Tests and scripts get the
-// syntactic rules only (they run through tsx). See DEVELOPERS.md "Standards".
+// syntactic rules only (they run through tsx). See docs/conventions.md §13.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -20,7 +20,6 @@ export default tseslint.config(
   },
   {
     files: ['packages/*/src/**/*.ts', 'packages/*/src/**/*.tsx'],
-    ignores: ['packages/web/**'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

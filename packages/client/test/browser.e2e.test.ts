@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { AttentionEngine, EmitterConnection } from '@aep/client/node';
 import { repoRoot, startRelayProcess } from '../../../test/support/cli.js';
-import { launchBrowser } from '../../web/test/support/browser.js';
+import { launchChromium as launchBrowser } from '../../../test/support/browser.js';
 
 const TOKEN = 'test-token-browser';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;

@@ -1,24 +1,18 @@
 // Test support: headless Debian chromium through playwright-core (never a downloaded browser),
 // and small helpers to feed a real relay. Shared by the e2e tests and the bench.
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../../../test/support/cli.js';
+import { launchChromium, launchChromiumPersistent } from '../../../../test/support/browser.js';
 
 /** Where screenshots go (gitignored). */
 export const resultsDir = join(repoRoot, 'test-results', 'web');
 
-/** Chromium path: `AEP_CHROMIUM` or Debian's `/usr/bin/chromium`. */
-export const chromiumPath = process.env['AEP_CHROMIUM'] ?? '/usr/bin/chromium';
-
 /** Launch headless chromium with the flags known to work here (docs: shared/deps.md). */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(resultsDir, { recursive: true });
-  return chromium.launch({
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return launchChromium();
 }
 
 /** POST events to the relay as NDJSON (one batch). */
@@ -46,9 +40,5 @@ export function testId(prefix = '01TEST'): string {
  */
 export async function launchPersistent(userDataDir: string): Promise<BrowserContext> {
   mkdirSync(resultsDir, { recursive: true });
-  return chromium.launchPersistentContext(userDataDir, {
-    executablePath: chromiumPath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return launchChromiumPersistent(userDataDir);
 }

@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
-import { chromium } from 'playwright-core';
 import { webRoot } from '@aep/web';
 import { startRelay } from '@aep/relay';
-
-const CHROMIUM = process.env['AEP_CHROMIUM'] ?? '/usr/bin/chromium';
+import { launchChromium } from '../../../test/support/browser.js';
 
 test('a page on another local origin cannot frame the inbox', async () => {
   assert.ok(existsSync(join(webRoot, 'index.html')), 'the inbox is built (npm run build)');
@@ -26,7 +24,7 @@ test('a page on another local origin cannot frame the inbox', async () => {
   await new Promise<void>((r) => attacker.listen(0, '127.0.0.1', () => r()));
   const addr = attacker.address();
   const attackerUrl = `http://localhost:${typeof addr === 'object' && addr ? addr.port : 0}/`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const refusals: string[] = [];
