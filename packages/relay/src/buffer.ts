@@ -35,7 +35,7 @@ export interface Entry {
 }
 
 /**
- * Off-heap storage of raw Event bytes (issue 19, docs/benchmarks.md "Memory"): events are
+ * Off-heap storage of raw Event bytes (issue 19, docs/benchmarks.md "Performance pass (issue 19)"): events are
  * appended to 1 MiB slabs allocated outside the V8 heap, so the replay buffer holds no per-Event
  * string and the garbage collector never walks or copies them. A slab is released (to the GC,
  * which frees its memory with the last reference) once nothing held lives in it; slabs that
@@ -141,21 +141,35 @@ function internType(t: string): string {
 export class Held implements Entry {
   slab: Slab | null = null;
   off = 0;
-  /** True while the bytes count in the arena (false once evicted or spilled). */
-  inArena = false;
   /** The Event's `agent` (interned per session). */
   agent: string | undefined = undefined;
   readonly bytes: number = 0;
+  // The position as three numbers, not a tuple object (72 bytes of heap per held Event less);
+  // `pos` builds the tuple when asked. bit 0 positioned, bit 1 in the arena, bits 2.. rawRank.
+  readonly epoch: number;
+  readonly seq: number;
+  readonly sub: number;
+  private bits: number;
   constructor(
     readonly rowid: number,
     readonly source: string,
     readonly id: string,
     readonly session: string | null,
-    readonly pos: Pos,
-    readonly positioned: boolean,
+    pos: Pos,
+    positioned: boolean,
     readonly type: string,
-    readonly rawRank: number,
-  ) {}
+    rawRank: number,
+  ) {
+    this.epoch = pos[0]; this.seq = pos[1]; this.sub = pos[2];
+    this.bits = (positioned ? 1 : 0) | (rawRank << 2);
+  }
+  get pos(): Pos { return [this.epoch, this.seq, this.sub]; }
+  /** True for sequenced session Events. */
+  get positioned(): boolean { return (this.bits & 1) !== 0; }
+  get rawRank(): number { return this.bits >> 2; }
+  /** True while the bytes count in the arena (false once evicted or spilled). */
+  get inArena(): boolean { return (this.bits & 2) !== 0; }
+  set inArena(v: boolean) { this.bits = v ? this.bits | 2 : this.bits & ~2; }
   /** The exact received text, decoded on demand (replay, rare lookups); throws once spilled (read it from the store). */
   get raw(): string {
     if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
@@ -167,6 +181,11 @@ export class Held implements Entry {
     if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
     return this.slab.buf.copy(dst, at, this.off, this.off + this.bytes);
   }
+}
+
+/** `cmpPos(e.pos, p)` without building the tuple (binary searches over held entries). */
+function cmpAt(e: Held, p: Pos): number {
+  return e.epoch - p[0] || e.seq - p[1] || e.sub - p[2];
 }
 
 /** Compare two positions lexicographically. */
@@ -206,11 +225,12 @@ class SessionBuf {
   /** Insert keeping order; usually an append. */
   insert(e: Held): void {
     const last = this.last();
-    if (!last || cmpPos(last.pos, e.pos) <= 0) { this.entries.push(e); return; }
+    if (!last || (last.epoch - e.epoch || last.seq - e.seq || last.sub - e.sub) <= 0) { this.entries.push(e); return; }
+    const p: Pos = [e.epoch, e.seq, e.sub];
     let lo = this.head; let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmpPos(this.entries[mid]!.pos, e.pos) <= 0) lo = mid + 1; else hi = mid;
+      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1; else hi = mid;
     }
     this.entries.splice(lo, 0, e);
   }
@@ -230,7 +250,7 @@ class SessionBuf {
     let lo = this.head; let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmpPos(this.entries[mid]!.pos, p) <= 0) lo = mid + 1; else hi = mid;
+      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1; else hi = mid;
     }
     return lo;
   }
@@ -456,10 +476,11 @@ export class ReplayBuffer {
     this.arena.release(e);
     this.stats.evicted++;
     this.sink?.remove(e);
-    if (buf.name === null && (!this.agentEvictedHigh || cmpPos(e.pos, this.agentEvictedHigh) > 0)) this.agentEvictedHigh = e.pos;
-    if (buf.name !== null && (!buf.evictedHigh || cmpPos(e.pos, buf.evictedHigh) > 0)) {
-      buf.evictedHigh = e.pos;
-      this.sink?.evicted(buf.name, e.pos);
+    const p = e.pos;
+    if (buf.name === null && (!this.agentEvictedHigh || cmpPos(p, this.agentEvictedHigh) > 0)) this.agentEvictedHigh = p;
+    if (buf.name !== null && (!buf.evictedHigh || cmpPos(p, buf.evictedHigh) > 0)) {
+      buf.evictedHigh = p;
+      this.sink?.evicted(buf.name, p);
     }
   }
 
@@ -541,7 +562,7 @@ export class ReplayBuffer {
     const entries: Entry[] = [];
     for (let i = from ? buf.after(from) : buf.head; i < buf.entries.length && entries.length < max; i++) {
       const e = buf.entries[i]!;
-      if (cmpPos(e.pos, part.until) > 0) break;
+      if (cmpAt(e, part.until) > 0) break;
       entries.push(e);
     }
     return { entries, gap: false };
