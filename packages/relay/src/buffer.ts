@@ -77,11 +77,11 @@ class RawArena {
     return this.cur;
   }
 
-  /** Append bytes (a Buffer copied as is, or a string encoded once as UTF-8). */
-  put(src: Buffer | string, byteLen: number, h: Held): void {
+  /** Append bytes (`src[at, at + byteLen)` copied as is, or a string encoded once as UTF-8). */
+  put(src: Buffer | string, byteLen: number, h: Held, at = 0): void {
     const s = this.room(byteLen);
     const off = s.used;
-    const n = typeof src === 'string' ? s.buf.write(src, off, byteLen, 'utf8') : src.copy(s.buf, off);
+    const n = typeof src === 'string' ? s.buf.write(src, off, byteLen, 'utf8') : src.copy(s.buf, off, at, at + byteLen);
     s.used += n; s.live += n; this.live += n; this.written += n;
     h.slab = s; h.off = off; h.inArena = true; (h as { bytes: number }).bytes = n;
   }
@@ -435,13 +435,13 @@ export class ReplayBuffer {
 
   /**
    * The ingest path (core.ts): admit unless `(source, id)` is held, copying the raw bytes once
-   * into the arena: `raw` is the received text, or its exact UTF-8 bytes when the caller has them
+   * into the arena: `raw` is the received text, or a buffer holding its exact UTF-8 bytes at `at`
    * (`byteLen` = their length). No Entry object is built for a duplicate.
    */
-  admitRaw(rowid: number | (() => number), source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, raw: Buffer | string, byteLen: number, agent?: string): Admission {
+  admitRaw(rowid: number | (() => number), source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, raw: Buffer | string, byteLen: number, agent?: string, at = 0): Admission {
     if (typeof rowid === 'function' && this.isHeld(source, id)) return 'duplicate';
     const h = this.hold(typeof rowid === 'function' ? rowid() : rowid, source, id, session, pos, positioned, type, rank, agent);
-    this.arena.put(raw, byteLen, h);
+    this.arena.put(raw, byteLen, h, at);
     const v = this.byId.get(id);
     if (v === undefined) this.byId.set(id, h);
     else if (Array.isArray(v)) v.push(h);

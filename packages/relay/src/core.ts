@@ -123,7 +123,7 @@ export class RelayCore {
     const d = this.describe(ev);
     this.counters.ingested++;
     // The raw bytes go once into the buffer's off-heap arena (issue 19): straight from the body.
-    this.buffer.admitRaw(this.rowid, d.source, d.id, d.session, d.pos, d.positioned, d.type, d.rawRank, inc.rawBuf ?? inc.raw, inc.bytes, typeof ev['agent'] === 'string' ? ev['agent'] : undefined);
+    this.buffer.admitRaw(this.rowid, d.source, d.id, d.session, d.pos, d.positioned, d.type, d.rawRank, inc.body ?? inc.raw, inc.bytes, typeof ev['agent'] === 'string' ? ev['agent'] : undefined, inc.at ?? 0);
     // Contract C3: a request is bound to the claim of the connection that raised it. Over HTTP
     // there is no connection, hence no asker to bind to: it stays unbound (session routing).
     if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? null, Date.now());
