@@ -18,7 +18,7 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const ENV_VARS = new Set(['AEP_TOKEN', 'AEP_RELAY', 'AEP_DEBUG', 'AEP_STATE_DIR', 'AEP_CLAUDE_HOOK_URL', 'AEP_CLAUDE_HOOK_TIMEOUT_MS', 'AEP_CC_HOOK_SECRET', 'AEP_SELF_COMMAND']);
+const ENV_VARS = new Set(['AEP_TOKEN', 'AEP_RELAY', 'AEP_DEBUG', 'AEP_STATE_DIR', 'AEP_CLAUDE_HOOK_URL', 'AEP_CLAUDE_HOOK_TIMEOUT_MS', 'AEP_CC_HOOK_SECRET', 'AEP_SELF_COMMAND', 'AEP_HINT_ARGS']);
 
 function usedCodes(): Set<string> {
   const codes = new Set<string>();

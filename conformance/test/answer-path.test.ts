@@ -4,8 +4,8 @@
 //   (3) the MCP bridge's real AepSide (the engine plus its old content-check hook) over the relay,
 //   (4) the Claude Code adapter's request (engineRequest: constraints as data, translateAnswer as
 //       the translation hook), wired as the daemon wires it,
-// must give the same verdict. The generators live in conformance/support/answer-cases.ts so the
-// inbox's client-side hints can join.
+// must give the same verdict. The generators live in conformance/support/answer-cases.ts; the
+// inbox's client-side hints join in conformance/test/answer-hints.test.ts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

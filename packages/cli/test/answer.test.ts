@@ -57,6 +57,8 @@ test('aep answer completes a five-field form through a terminal; the agent recei
   const id = /"id":"([^"]+)"/.exec(out)?.[1];
   assert.ok(id, out);
   const t = terminal([id, '--relay', relay.url, '--token', TOKEN]);
+  await t.waitFor(/This form[\s\S]*Answer it[\s\S]*Decline: tell the agent you will not answer[\s\S]*Cancel: dismiss it unanswered/);
+  await t.keys('Enter'); // Answer it (the first choice)
   await t.waitFor(/Bucket name \*/);
   await t.keys('nightly-bk', 'Enter');
   await t.waitFor(/Retention \(days\) \(1–365\)/);
@@ -100,11 +102,15 @@ test('aep answer shows the issues of a rejection and asks again with the previou
   }, { capture: 'redacted', severity: 'notice' });
   try {
     const t = terminal([req.id, '--relay', relay.url, '--token', TOKEN]);
+    await t.waitFor(/This form/);
+    await t.keys('Enter');
     await t.waitFor(/Bucket \*/);
     await t.keys('taken', 'Enter');
     await t.waitFor(/Copies/);
     await t.keys('2', 'Enter');
-    await t.waitFor(/rejected: invalid[\s\S]*x\.policy\.bucket-taken at \/data\/answer\/values\/b: that bucket is already in use[\s\S]*Bucket \*/);
+    await t.waitFor(/rejected: invalid[\s\S]*x\.policy\.bucket-taken at \/data\/answer\/values\/b: that bucket is already in use[\s\S]*This form/);
+    await t.keys('Enter'); // answer it again (decline and cancel stay offered after a rejection)
+    await t.waitFor(/Bucket \*/);
     await t.keys('C-u', 'fresh', 'Enter');
     await t.waitFor(/Copies[\s\S]*\(2\)/); // the previous number is the default
     await t.keys('Enter');

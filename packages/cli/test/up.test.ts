@@ -2,14 +2,14 @@
 // directory, `aep up --demo`, Ctrl+C (SIGINT to the whole process group, as a terminal sends it),
 // restart: no request is left pending and the demo's session ended; a second start on the same
 // store says which instance runs; the demo child never sees the token on its command line or in
-// its environment.
+// its environment; every hint the banner and the demo print runs as printed.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAep, spawnAep } from '../../../test/support/cli.js';
+import { repoRoot, runAep, spawnAep } from '../../../test/support/cli.js';
 
 const dirs: string[] = [];
 const procs: ChildProcess[] = [];
@@ -148,4 +148,60 @@ test('a store path that cannot exist (/proc/nonexistent) fails at once with the 
   assert.equal(r.code, 5, r.stderr);
   assert.match(r.stderr, /^aep: AEP_CLI_RELAY_START_FAILED: .*\/proc\/nonexistent/m);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+});
+
+// Every printed hint runs as printed (issue 14 item 2): the commands the banner and the demo
+// agent print, run verbatim through a shell, from a clone (`npx aep …`) and from a global install
+// (an `aep` on PATH that is this executable: `aep …`).
+/** Runs one printed line through `sh -c`, exactly as a person pastes it. */
+function shell(line: string, e: NodeJS.ProcessEnv, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('/bin/sh', ['-c', line], { env: e, cwd, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The banner's hint after `label`, and the demo's "answer with:" / "read it with:" hints. */
+function hints(out: string, err: string): { inbox: string; demo: string; serve: string; answer: string } {
+  const after = (label: string) => new RegExp(`^ {2}${label}: +(.+)$`, 'm').exec(out)?.[1]?.trim() ?? '';
+  const answer = /form requested: \S+ \(answer with: (.+)\)$/m.exec(err)?.[1] ?? '';
+  return { inbox: after('Pending requests'), demo: after('Run the demo agent'), serve: /^ {20,}(\S.* claude-code serve .+)$/m.exec(out)?.[1]?.trim() ?? '', answer };
+}
+
+async function checkHints(prefix: string, e: NodeJS.ProcessEnv, cwd: string): Promise<void> {
+  const up = await startUp(['--demo', '--memory'], e, /Press Ctrl\+C/);
+  for (let i = 0; i < 600 && !/form requested: .*\)\n/.test(up.err()); i++) await new Promise((r) => setTimeout(r, 50));
+  try {
+    const h = hints(up.out(), up.err());
+    for (const [name, line] of Object.entries(h)) assert.ok(line.startsWith(`${prefix} `), `${name} hint starts with "${prefix}": ${line}\n${up.out()}`);
+    // The banner's inbox hint lists the demo's form.
+    const inbox = await shell(h.inbox, e, cwd);
+    assert.equal(inbox.code, 0, `${h.inbox}\n${inbox.stderr}`);
+    assert.match(inbox.stdout, /pending attention request/);
+    const id = /answer \S+/.exec(h.answer)?.[0].slice(7) ?? '';
+    assert.ok(inbox.stdout.includes(id), `the inbox lists the demo's form ${id}`);
+    // The serve hint names a token source that works: its --help runs and the file it reads exists.
+    const serve = await shell(`${h.serve} --help`, e, cwd);
+    assert.equal(serve.code, 0, serve.stderr);
+    // The demo's answer hint reaches the relay with the right token (no terminal here, so it is
+    // run with --decline appended: the hint's own relay and token arguments do the rest).
+    const answer = await shell(`${h.answer} --decline`, e, cwd);
+    assert.equal(answer.code, 0, `${h.answer} --decline\n${answer.stdout}\n${answer.stderr}`);
+    assert.match(answer.stdout, /accepted \(command /);
+  } finally {
+    assert.equal(await interrupt(up), 0);
+  }
+}
+
+test('from a clone: the banner and demo hints read "npx aep …" and run as printed', async () => {
+  await checkHints('npx aep', newcomerEnv(freshDir()), repoRoot);
+});
+
+test('from a global install: the hints read "aep …" and run as printed', async () => {
+  const g = freshDir();
+  mkdirSync(join(g, 'bin'));
+  symlinkSync(join(repoRoot, 'packages', 'cli', 'bin', 'aep.js'), join(g, 'bin', 'aep'));
+  const path = [join(g, 'bin'), ...(process.env['PATH'] ?? '').split(':').filter((d) => !/node_modules[\\/]\.bin/.test(d))].join(':');
+  await checkHints('aep', newcomerEnv(freshDir(), { PATH: path }), g);
 });

@@ -18,6 +18,8 @@ export interface PendingAttention {
   data: Record<string, unknown>;
   /** True once an `attention.answered` was recorded but no terminal event yet (AEP-0002 §7.4). */
   answered: boolean;
+  /** The first `attention.answered` of the request (the recorded answer, `via`, `by`, `cause`), once seen. */
+  answeredEvent?: WireEvent;
   /** The full request event. */
   event: WireEvent;
 }
@@ -54,7 +56,7 @@ export class AttentionFold {
     const key = `${e.session}\n${e.subject}`;
     if (e.type === 'attention.answered') {
       const p = this.open.get(key);
-      if (p && !p.answered) { p.answered = true; return 'answered'; }
+      if (p && !p.answered) { p.answered = true; p.answeredEvent = e; return 'answered'; }
       return undefined;
     }
     if (e.type === 'attention.resolved' || e.type === 'attention.timeout') {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
-import { isCommandType } from '@aep/protocol';
+import { isCommandType, relayHelloFrame } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import type { Principal } from './auth.js';
 import type { Claimant, HelloInfo } from './claims.js';
@@ -42,7 +42,7 @@ export class WsConn implements ConsumerSink, Claimant {
   constructor(readonly ws: WebSocket, readonly principal: Principal, private readonly socket: Duplex) {}
   live(): boolean { return !this.closed && this.ws.readyState === 1; }
   buffered(): number { return this.ws.bufferedAmount; }
-  frame(f: Record<string, unknown>): void {
+  frame(f: object): void {
     if (!this.closed && this.ws.readyState === 1) this.ws.send(JSON.stringify(f));
   }
   error(code: FrameErrorCode, detail: string, corr: { id?: unknown; cause?: unknown; more?: Record<string, unknown> } = {}): void {
@@ -217,7 +217,7 @@ export class WsBinding {
     const claim = msg['claim'];
     if (typeof claim === 'string' && CLAIM.test(claim)) conn.claim = createHash('sha256').update(claim).digest('hex');
     this.core.claims.present(conn);
-    conn.frame({ type: 'hello', versions: [pick], role: 'both', capabilities: this.core.capabilities() });
+    conn.frame(relayHelloFrame(this.core.capabilities(), [pick]));
   }
 
   private event(conn: WsConn, msg: Record<string, unknown>, text: string): void {

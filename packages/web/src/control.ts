@@ -1,25 +1,16 @@
-// Sending `control.attention.respond` from the browser (AEP-0004, sender algorithm brief 06 §5.4):
-// 1. WebSocket to `/socket` with the token (browsers cannot set headers on a WebSocket, so the
-//    sanctioned `?access_token=` carrier is used, brief 05 §8.1); `hello` as a consumer;
-// 2. subscribe to the target session BEFORE sending so the ack cannot be missed;
-// 3. send, wait up to the ack window for `control.accepted` / `control.rejected` (cause = command
-//    id) or a cause-matched relay `error` frame; 4. on silence resend the SAME bytes (same id), a
-//    bounded number of times, then report `timeout` locally.
+// Sending commands from the browser (AEP-0004, sender algorithm AEP-0004 §4) through
+// `@aep/client`'s `CommandSender` (issue 13 item 3: one wire layer): one authenticated WebSocket
+// per tab (the token as `?access_token=`, the sanctioned carrier for clients that cannot set
+// headers, AEP-0003 §8), hello as a consumer, a standing `{session}` subscription opened before
+// the first command to a session (`watch: "session"`: the inbox folds the outcomes too), the
+// same bytes resent on silence, and the roster (AEP-0003 §4.1, contract C4). This module maps
+// the sender's results onto what the inbox shows and keeps the roster helpers the views use.
+import { CommandSender } from '@aep/client';
+import type { CommandResult, WireEvent } from '@aep/client';
+import { ulid } from '@aep/protocol';
+import type { OfflineRequest, RosterEntry } from '@aep/protocol';
 
-/** Crockford base32, the ULID alphabet. */
-const B32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** A ULID (time-sortable, 26 chars) from `crypto.getRandomValues`; the command's idempotency key. */
-export function ulid(now: number = Date.now()): string {
-  let t = now;
-  let time = '';
-  for (let i = 0; i < 10; i++) { time = B32[t % 32] + time; t = Math.floor(t / 32); }
-  const rnd = new Uint8Array(16);
-  crypto.getRandomValues(rnd);
-  let r = '';
-  for (let i = 0; i < 16; i++) r += B32[(rnd[i] ?? 0) % 32];
-  return time + r;
-}
+export type { RosterEntry } from '@aep/protocol';
 
 /** How a command ended, as the UI shows it. */
 export type SendOutcome =
@@ -29,49 +20,17 @@ export type SendOutcome =
   | { status: 'timeout' }
   | { status: 'error'; detail: string };
 
-/** One roster entry (AEP-0003 §4.1): a live claim of a session by a connection. */
-export interface RosterEntry {
-  session: string;
-  agent?: string;
-  instance?: string;
-  control?: { accepts?: string[]; ack_window_ms?: number };
-}
-
 /**
  * A pending request whose asker has no live connection (contract C4, the roster reply's
- * top-level `offline` member): not answerable until that agent comes back.
+ * top-level `offline` member): not answerable until that agent comes back. The protocol's frame
+ * check drops a roster reply whose `offline` items are malformed, so every entry is whole.
  */
-export interface OfflineEntry {
-  request: string;
-  session: string;
-  agent?: string;
-  source?: string;
-  /** RFC 3339 time the asker went away. */
-  since?: string;
-}
+export type OfflineEntry = OfflineRequest;
 
-/** One roster reply: live claims, and the pending requests whose asker is offline (C4). */
+/** One roster reply: live claims, and the pending requests whose asker is offline (C4; empty from a relay without C4). */
 export interface RosterSnapshot {
   entries: RosterEntry[];
   offline: OfflineEntry[];
-}
-
-/** The well-formed `offline` items of a roster frame (absent on relays without C4: empty). */
-export function offlineOf(frame: Record<string, unknown>): OfflineEntry[] {
-  const raw = frame['offline'];
-  if (!Array.isArray(raw)) return [];
-  const out: OfflineEntry[] = [];
-  for (const o of raw) {
-    if (typeof o !== 'object' || o === null) continue;
-    const r = o as Record<string, unknown>;
-    if (typeof r['request'] !== 'string' || typeof r['session'] !== 'string') continue;
-    const e: OfflineEntry = { request: r['request'], session: r['session'] };
-    if (typeof r['agent'] === 'string') e.agent = r['agent'];
-    if (typeof r['source'] === 'string') e.source = r['source'];
-    if (typeof r['since'] === 'string') e.since = r['since'];
-    out.push(e);
-  }
-  return out;
 }
 
 /**
@@ -98,8 +57,22 @@ export function routeState(entries: readonly RosterEntry[], session: string): 'l
   return Array.isArray(accepts) && accepts.includes('control.attention.respond') ? 'live' : 'unsupported';
 }
 
-interface Waiter {
-  resolve: (o: SendOutcome) => void;
+/** The sender's result as the inbox shows it (`no-ack` after the bounded retries is a local timeout). */
+export function outcomeOf(r: CommandResult): SendOutcome {
+  switch (r.status) {
+    case 'accepted': return { status: 'accepted', ack: (r.ack ?? {}) as Record<string, unknown> };
+    case 'rejected': {
+      const out: SendOutcome = { status: 'rejected', ack: (r.ack ?? {}) as Record<string, unknown>, reason: r.reason ?? 'unknown' };
+      if (r.detail !== undefined) out.detail = r.detail;
+      return out;
+    }
+    case 'refused': {
+      const out: SendOutcome = { status: 'refused', code: r.reason ?? 'error' };
+      if (r.detail !== undefined) out.detail = r.detail;
+      return out;
+    }
+    default: return { status: 'timeout' };
+  }
 }
 
 /** Options for {@link ControlChannel}. */
@@ -107,173 +80,38 @@ export interface ControlOptions {
   base: string;
   token: string;
   /** Every Event frame received (the acks and outcomes): fed to the store too. */
-  onEvent?: (e: unknown) => void;
+  onEvent?: (e: WireEvent) => void;
   ackWindowMs?: number;
+  /** Extra attempts with the identical bytes after a silent window; default 2. */
   retries?: number;
+  /** A WebSocket constructor other than the page's (tests). */
+  WebSocket?: ConstructorParameters<typeof CommandSender>[0]['WebSocket'];
 }
 
-/**
- * One authenticated WebSocket per tab, opened on first use. Commands are plain objects; they are
- * serialized once so a retry resends byte-identical JSON (AEP-0004 §2: same id, same source).
- */
+/** The inbox's command channel: a `CommandSender` whose failures are outcomes, never throws. */
 export class ControlChannel {
-  private ws: WebSocket | null = null;
-  private ready: Promise<WebSocket> | null = null;
-  private readonly subscribed = new Map<string, Promise<void>>();
-  private readonly subWaiters = new Map<string, { resolve: () => void; reject: (e: Error) => void }>();
-  private readonly waiters = new Map<string, Waiter>();
-  private subCounter = 0;
-  private readonly rosterWaiters = new Map<string, (snap: RosterSnapshot) => void>();
-  private rosterAdvertised = false;
-  private readonly instance = ulid().slice(-8).toLowerCase();
+  private readonly sender: CommandSender;
 
-  constructor(private readonly opts: ControlOptions) {}
-
-  private connect(): Promise<WebSocket> {
-    if (this.ready) return this.ready;
-    this.ready = new Promise<WebSocket>((resolve, reject) => {
-      const url = new URL('socket', this.opts.base);
-      url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-      if (this.opts.token) url.searchParams.set('access_token', this.opts.token);
-      let ws: WebSocket;
-      try { ws = new WebSocket(url); } catch (err) { reject(err instanceof Error ? err : new Error(String(err))); return; }
-      let helloed = false;
-      ws.onopen = () => {
-        ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'aep-inbox', instance: `browser/${this.instance}` } }));
-      };
-      ws.onmessage = (ev: MessageEvent) => {
-        let f: unknown;
-        try { f = JSON.parse(String(ev.data)); } catch { return; }
-        if (typeof f !== 'object' || f === null) return;
-        const frame = f as Record<string, unknown>;
-        const type = typeof frame['type'] === 'string' ? frame['type'] : '';
-        if (!helloed) {
-          if (type === 'hello') {
-            helloed = true;
-            this.ws = ws;
-            const caps = frame['capabilities'];
-            // Ask for a roster only where it is advertised (AEP-0003 §4.1 rule 1).
-            this.rosterAdvertised = typeof caps === 'object' && caps !== null && typeof (caps as Record<string, unknown>)['roster'] === 'object';
-            resolve(ws);
-            return;
-          }
-          if (type === 'error') { reject(new Error(`${String(frame['code'])}${frame['detail'] ? `: ${String(frame['detail'])}` : ''}`)); return; }
-        }
-        this.onFrame(type, frame);
-      };
-      ws.onerror = () => { if (!helloed) reject(new Error('could not open the control connection (is the token right?)')); };
-      ws.onclose = () => {
-        if (!helloed) reject(new Error('the relay closed the control connection'));
-        this.ws = null;
-        this.ready = null;
-        this.subscribed.clear();
-        for (const [, w] of this.subWaiters) w.reject(new Error('control connection closed'));
-        this.subWaiters.clear();
-      };
+  constructor(opts: ControlOptions) {
+    // A per-tab instance id in hello (AEP-0003 §3.5.1 identity), so a relay log tells tabs apart.
+    const instance = `browser/${ulid().slice(-8).toLowerCase()}`;
+    this.sender = new CommandSender({
+      url: opts.base, agent: 'aep-inbox', instance, watch: 'session',
+      ...(opts.token ? { token: opts.token } : {}),
+      ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+      ...(opts.WebSocket ? { WebSocket: opts.WebSocket } : {}),
+      ackWindowMs: opts.ackWindowMs ?? 10_000,
+      retries: opts.retries ?? 2,
     });
-    this.ready.catch(() => { this.ready = null; });
-    return this.ready;
   }
 
-  private onFrame(type: string, frame: Record<string, unknown>): void {
-    if (type.includes('.')) {
-      // An Event (AEP-0003 §2: a dot means Event). Acks settle their command.
-      this.opts.onEvent?.(frame);
-      const cause = frame['cause'];
-      if ((type === 'control.accepted' || type === 'control.rejected') && typeof cause === 'string') {
-        const w = this.waiters.get(cause);
-        if (w) {
-          this.waiters.delete(cause);
-          if (type === 'control.accepted') w.resolve({ status: 'accepted', ack: frame });
-          else {
-            const data = (frame['data'] ?? {}) as Record<string, unknown>;
-            const out: SendOutcome = { status: 'rejected', ack: frame, reason: typeof data['reason'] === 'string' ? data['reason'] : 'unknown' };
-            if (typeof data['detail'] === 'string') out.detail = data['detail'];
-            w.resolve(out);
-          }
-        }
-      }
-      return;
-    }
-    if (type === 'subscribed' && typeof frame['id'] === 'string') {
-      this.subWaiters.get(frame['id'])?.resolve();
-      this.subWaiters.delete(frame['id']);
-      return;
-    }
-    if (type === 'error') {
-      const code = typeof frame['code'] === 'string' ? frame['code'] : 'error';
-      const detail = typeof frame['detail'] === 'string' ? frame['detail'] : undefined;
-      if (typeof frame['id'] === 'string' && this.subWaiters.has(frame['id'])) {
-        this.subWaiters.get(frame['id'])?.reject(new Error(`subscribe refused: ${code}`));
-        this.subWaiters.delete(frame['id']);
-      }
-      // Any cause-matched error frame is that command's refusal, whatever the code (brief 06 §5.1).
-      if (typeof frame['cause'] === 'string') {
-        const w = this.waiters.get(frame['cause']);
-        if (w) {
-          this.waiters.delete(frame['cause']);
-          const out: SendOutcome = { status: 'refused', code };
-          if (detail !== undefined) out.detail = detail;
-          w.resolve(out);
-        }
-      }
-      return;
-    }
-    if (type === 'roster' && typeof frame['id'] === 'string' && Array.isArray(frame['entries'])) {
-      const w = this.rosterWaiters.get(frame['id']);
-      if (w) { this.rosterWaiters.delete(frame['id']); w({ entries: frame['entries'] as RosterEntry[], offline: offlineOf(frame) }); }
-      return;
-    }
-    if (type === 'ping') this.ws?.send(JSON.stringify({ type: 'pong', t: frame['t'] }));
-    // Unknown frames are ignored (AEP-0003 §2).
-  }
-
-  private subscribeSession(ws: WebSocket, session: string): Promise<void> {
-    const have = this.subscribed.get(session);
-    if (have) return have;
-    const id = `inbox-${++this.subCounter}`;
-    const p = new Promise<void>((resolve, reject) => {
-      this.subWaiters.set(id, { resolve, reject });
-      ws.send(JSON.stringify({ type: 'subscribe', id, filter: { session } }));
-      setTimeout(() => {
-        if (this.subWaiters.has(id)) { this.subWaiters.delete(id); reject(new Error('the relay did not confirm the subscription')); }
-      }, 10_000);
-    });
-    this.subscribed.set(session, p);
-    p.catch(() => this.subscribed.delete(session));
-    return p;
-  }
-
-  /** Send one command event and settle it: ack, nack, relay refusal, or local timeout. */
+  /** Send one command event and settle it: ack, nack, relay refusal, local timeout or error. */
   async send(command: Record<string, unknown> & { id: string; session: string }): Promise<SendOutcome> {
-    let ws: WebSocket;
     try {
-      ws = await this.connect();
-      await this.subscribeSession(ws, command.session);
+      return outcomeOf(await this.sender.send(command as unknown as WireEvent));
     } catch (err) {
       return { status: 'error', detail: err instanceof Error ? err.message : String(err) };
     }
-    const bytes = JSON.stringify(command);
-    const windowMs = this.opts.ackWindowMs ?? 10_000;
-    const retries = this.opts.retries ?? 2;
-    return new Promise<SendOutcome>((resolve) => {
-      let tries = 0;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = (o: SendOutcome) => { if (timer !== undefined) clearTimeout(timer); resolve(o); };
-      this.waiters.set(command.id, { resolve: done });
-      const attempt = () => {
-        if (!this.waiters.has(command.id)) return;
-        if (tries > retries) { this.waiters.delete(command.id); done({ status: 'timeout' }); return; }
-        tries++;
-        const sock = this.ws ?? ws;
-        try { sock.send(bytes); } catch { /* closed: the retry below reconnects */ }
-        timer = setTimeout(() => {
-          if (this.ws) { attempt(); return; }
-          this.connect().then((w) => this.subscribeSession(w, command.session)).then(attempt, attempt);
-        }, windowMs);
-      };
-      attempt();
-    });
   }
 
   /**
@@ -282,26 +120,18 @@ export class ControlChannel {
    * unavailable (not advertised, no reply in 5 s, no connection).
    */
   async roster(): Promise<RosterSnapshot | null> {
-    let ws: WebSocket;
-    try { ws = await this.connect(); } catch { return null; }
-    if (!this.rosterAdvertised) return null;
-    const id = `roster-${++this.subCounter}`;
-    return new Promise((resolve) => {
-      const t = setTimeout(() => { this.rosterWaiters.delete(id); resolve(null); }, 5_000);
-      this.rosterWaiters.set(id, (snap) => { clearTimeout(t); resolve(snap); });
-      try { ws.send(JSON.stringify({ type: 'roster', id })); } catch { clearTimeout(t); resolve(null); }
-    });
+    const snap = await this.sender.roster();
+    if (!snap) return null;
+    return { entries: snap.entries, offline: snap.offline ?? [] };
   }
 
   /** Settle a pending command from an ack seen on another transport (the SSE stream). */
-  settleFromEvent(e: Record<string, unknown>): void {
-    if (typeof e['type'] === 'string' && typeof e['cause'] === 'string' && this.waiters.has(e['cause'])) {
-      this.onFrame(e['type'], e);
-    }
+  observe(e: WireEvent): void {
+    this.sender.observe(e);
   }
 
-  /** Close the socket. */
+  /** Close the socket (pending commands settle as timeouts). */
   close(): void {
-    this.ws?.close(1000);
+    void this.sender.close();
   }
 }

@@ -2,10 +2,9 @@
 // (AEP-0006 §3), the command envelope that carries it (AEP-0004 §2), the capture level that
 // envelope must claim, and mapping validation issues back onto fields. Validation itself is the
 // shared `validateFormAnswer` from @aep/protocol: the same rules the emitter applies.
-import { redactValue, validateFormAnswer } from '@aep/protocol';
+import { redactValue, ulid, validateFormAnswer } from '@aep/protocol';
 import type { FieldSpec, WireEvent } from './store.js';
 import { captureOf } from './store.js';
-import { ulid } from './control.js';
 
 /** What the person has entered for one field (kept as typed, converted on submit). */
 export interface FieldDraft {
@@ -205,7 +204,7 @@ export function commandCapture(answer: Record<string, unknown>, freeText: boolea
   return JSON.stringify(redactValue(answer)) === JSON.stringify(answer) ? 'redacted' : 'full';
 }
 
-/** Build a `control.attention.respond` command for a request (AEP-0004 §2, brief 03 §6). */
+/** Build a `control.attention.respond` command for a request (AEP-0004 §2, AEP-0002 §7). */
 export function buildRespond(request: WireEvent, answer: Record<string, unknown>, capture: 'metadata' | 'redacted' | 'full', host: string): Record<string, unknown> & { id: string; session: string } {
   const cmd: Record<string, unknown> & { id: string; session: string } = {
     aep: '0.1',

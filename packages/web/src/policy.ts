@@ -6,7 +6,7 @@
 import { APPROVAL_DIGEST_ATTR } from '@aep/protocol';
 import type { ApprovalCard } from './approve.js';
 import type { RosterEntry } from './control.js';
-import { ulid } from './control.js';
+import { ulid } from '@aep/protocol';
 import { senderSource } from './form.js';
 import type { WireEvent } from './store.js';
 

@@ -1,9 +1,9 @@
-// Steering a session from the inbox (contract C8, brief 06 §4): `control.cancel` (run or
+// Steering a session from the inbox (contract C8, AEP-0004 §5): `control.cancel` (run or
 // session, optional reason), `control.pause`, `control.resume`. Pure: the command envelopes and
 // which runs of a session are still going. Sent over the same ControlChannel as answers.
 import type { WireEvent } from './store.js';
 import { commandCapture, senderSource } from './form.js';
-import { ulid } from './control.js';
+import { ulid } from '@aep/protocol';
 
 /** The steering commands the inbox offers. */
 export const STEER_TYPES = ['control.cancel', 'control.pause', 'control.resume'] as const;
@@ -58,7 +58,7 @@ export function activeRuns(events: readonly WireEvent[]): string[] {
   return open.reverse();
 }
 
-/** The first event of a session that is the outcome of a command (cause = command id or its ack id, brief 06 §6). */
+/** The first event of a session that is the outcome of a command (cause = command id or its ack id, AEP-0004 §6). */
 export function outcomeOf(events: readonly WireEvent[], commandId: string, ackId?: string): WireEvent | undefined {
   for (const e of events) {
     if (e.type === 'control.accepted' || e.type === 'control.rejected' || e.id === commandId) continue;

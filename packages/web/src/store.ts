@@ -1,7 +1,11 @@
 // The inbox's state, folded from the event stream. Pure (no DOM, no I/O) so it is unit-tested in
-// Node and shared by every view. Consumer duties (AEP-0003 §1/§7, brief 05 §15): dedupe on
+// Node and shared by every view. Consumer duties (AEP-0003 §1/§7, AEP-0003 §1, §7): dedupe on
 // (source, id), never bare id; apply envelope defaults; ignore unknown types; rebuild each
-// attention loop from `subject` alone (AEP-0002 §7.1).
+// attention loop from `subject` alone (AEP-0002 §7.1). Which requests are pending is decided by
+// `@aep/client`'s `AttentionFold`, the fold `aep inbox` and `listPending` use (one fold, issue 13):
+// this store adds what the views show on top (the answer, the terminal, routing, timelines).
+import { AttentionFold } from '@aep/client';
+import type { FieldSpec as ProtocolFieldSpec } from '@aep/protocol';
 
 /** A wire event as the inbox sees it: the AEP-0001 envelope, untrusted, fields optional. */
 export interface WireEvent {
@@ -24,18 +28,11 @@ export interface WireEvent {
   [ext: string]: unknown;
 }
 
-/** One field of a form request (`field_spec`, AEP-0006 / brief 03 §2). */
-export interface FieldSpec {
-  id: string;
-  type: 'string' | 'number' | 'boolean' | 'select' | string;
-  label: string;
-  required?: boolean;
-  multi?: boolean;
-  other?: boolean;
-  choices?: { id: string; label: string }[];
-  min?: number;
-  max?: number;
-}
+/**
+ * One field of a form request (`field_spec`, AEP-0006 / AEP-0002 §5.2): the protocol's type, except
+ * that `type` may name a type of a later spec revision (the form shows a text box for it).
+ */
+export type FieldSpec = Omit<ProtocolFieldSpec, 'type'> & { type: ProtocolFieldSpec['type'] | (string & Record<never, never>) };
 
 /**
  * Where a request is in its lifecycle (AEP-0002 §7). A request is *open* (in the inbox) until a
@@ -152,6 +149,8 @@ export class InboxStore {
   private version = 0;
   private pendingCache: { version: number; list: RequestEntry[] } | null = null;
   private readonly listeners = new Set<() => void>();
+  /** The one definition of "pending" (AEP-0002 §7): open from the request to its first terminal. */
+  private readonly pendingFold = new AttentionFold();
 
   /** Monotonic counter bumped on every change; views compare it to decide whether to re-render. */
   get rev(): number { return this.version; }
@@ -179,6 +178,7 @@ export class InboxStore {
       if (!oldest.done) this.seen.delete(oldest.value);
     }
     this.version++;
+    this.pendingFold.push(e as unknown as Parameters<AttentionFold['push']>[0]);
     this.addToTimeline(e);
     const t = e.type;
     if (t === 'attention.requested') this.addRequest(e);
@@ -273,12 +273,15 @@ export class InboxStore {
 
   /**
    * Open requests (no terminal event seen: `pending` or `answered`) across all agents and
-   * sessions, oldest first (who has waited longest).
+   * sessions, as the client's `AttentionFold` lists them, oldest first (who has waited longest).
    */
   pending(): RequestEntry[] {
     if (this.pendingCache && this.pendingCache.version === this.version) return this.pendingCache.list;
     const list: RequestEntry[] = [];
-    for (const r of this.requests.values()) if (isOpen(r.status)) list.push(r);
+    for (const p of this.pendingFold.pending()) {
+      const r = this.requests.get(requestKey(p.session, p.id));
+      if (r) list.push(r);
+    }
     list.sort((a, b) => {
       const ta = Number.isNaN(a.at) ? Infinity : a.at;
       const tb = Number.isNaN(b.at) ? Infinity : b.at;

@@ -1,5 +1,6 @@
-// The inbox's fold (packages/web/src/store.ts) and the client's `AttentionFold` (what `aep inbox`
-// and `listPending` use) must agree on what "pending" means (issue 13/14; docs/decisions.md
+// The inbox's store (packages/web/src/store.ts) lists as pending what the client's `AttentionFold`
+// (what `aep inbox` and `listPending` use, and what the store delegates to) lists, and the
+// status it shows on each request agrees with it (issue 13/14; docs/decisions.md
 // "Web inbox (issues 11, 14)"): a request is open from its `attention.requested` until the first
 // `attention.resolved` / `attention.timeout` of the same (session, subject); an answered request
 // whose resolution has not arrived yet is still open (marked answered). Property-based over
@@ -8,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { AttentionFold } from '@aep/client';
-import { InboxStore, requestKey } from '../src/store.js';
+import { InboxStore, isOpen, requestKey } from '../src/store.js';
 
 type Step = { kind: 'requested' | 'answered' | 'resolved' | 'timeout' | 'routed'; session: 's1' | 's2'; req: 0 | 1 | 2 };
 
@@ -45,6 +46,9 @@ test('property: the inbox store and the client AttentionFold list the same open 
     const fromStore = store.pending().map((r) => r.key).sort();
     const fromFold = fold.pending().map((p) => requestKey(p.session, p.id)).sort();
     assert.deepEqual(fromStore, fromFold);
+    // The status each request shows (open or closed) is the fold's verdict too.
+    const shownOpen = [...store.requests.values()].filter((r) => isOpen(r.status)).map((r) => r.key).sort();
+    assert.deepEqual(shownOpen, fromFold);
     // An answer seen after its request marks it answered on both sides (still open).
     for (const p of fold.pending()) {
       const entry = store.findRequest(p.id, p.session);

@@ -171,7 +171,10 @@ test('a token the relay refuses sends the person back to the token screen', asyn
   await page.getByLabel('Relay token').fill('wrong-token');
   await page.getByRole('button', { name: 'Open the inbox' }).click();
   await page.getByRole('alert').waitFor({ timeout: 30_000 });
-  assert.match(await page.getByRole('alert').innerText(), /refused this token/);
+  // One clear refusal (issue 14 item 5): one alert, one sentence, nothing else claiming an error.
+  assert.equal(await page.getByRole('alert').count(), 1);
+  assert.equal((await page.getByRole('alert').innerText()).trim(), 'The relay refused this token. Enter the token printed by aep up.');
+  assert.doesNotMatch(await page.locator('body').innerText(), /unreachable|AEP_CLIENT|HTTP 401|reconnecting/i);
   assert.equal(await page.evaluate(() => localStorage.getItem('aep.inbox.token')), null);
   await page.close();
 });

@@ -11,7 +11,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import WebSocket from 'ws';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { CommandSender } from '@aep/client/node';
 import { startRelay } from '@aep/relay';
@@ -212,47 +211,33 @@ for (const [name, option] of [['decline', 'decline'], ['cancel', 'cancel']] as c
   });
 }
 
-/** Does this relay implement contract C4 (a roster reply carrying `offline`)? Asked over the wire. */
-async function relayHasOffline(): Promise<boolean> {
-  const ws = new WebSocket(`${relay.url.replace(/^http/, 'ws')}/socket?access_token=${token}`);
-  try {
-    return await new Promise<boolean>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('no roster reply')), 10_000);
-      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'probe' } })));
-      ws.on('message', (b) => {
-        const f = JSON.parse(String(b)) as Record<string, unknown>;
-        if (f['type'] === 'hello') ws.send(JSON.stringify({ type: 'roster', id: 'r1' }));
-        if (f['type'] === 'roster') { clearTimeout(t); resolve(Array.isArray(f['offline'])); }
-      });
-      ws.on('error', reject);
-    });
-  } finally {
-    ws.close();
-  }
-}
-
-test('a request whose agent went away shows "agent offline since …" and is not answerable (C4)', async (t) => {
+test('a request whose agent went away shows "agent offline since …" and is not answerable (C4)', async () => {
   const gone = await startAgent(relay.url, token, 'leaver', ['control.attention.respond']);
   const id = gone.conn.emit('s_gone', 'attention.requested', { kind: 'input', prompt: 'Still there?', respond_via: ['control'] }, { capture: 'full', severity: 'notice' }).id;
   await gone.conn.flush(10_000);
   await gone.close();
   const page = await inbox();
   const d = await request(page, 's_gone', id);
-  if (await relayHasOffline()) {
-    const note = d.getByTestId('offline');
-    await note.waitFor({ timeout: 30_000 });
-    assert.match(await note.innerText(), /Agent offline since .+\. The agent that asked this \(leaver\) is no longer connected/);
-    assert.equal(await d.getByRole('button', { name: 'Send reply' }).isDisabled(), true);
-    await page.locator(`.item[data-request="${id}"][data-offline="true"]`).waitFor({ timeout: 30_000 });
-    assert.match(await page.locator(`.item[data-request="${id}"]`).innerText(), /agent offline/);
-    await page.screenshot({ path: join(resultsDir, '41-agent-offline.png'), fullPage: true });
-  } else {
-    // Relay without C4 yet: the UI cannot know the asker is gone; it says nobody holds the
-    // session (the pre-C4 hint) and never claims "offline". Reported in the web report.
-    t.diagnostic('this relay does not implement C4 (roster without `offline`): checked the pre-C4 hint only');
-    await d.locator('[data-route="no-route"]').waitFor({ timeout: 30_000 });
-    assert.equal(await d.getByTestId('offline').count(), 0);
+  // The real relay's C4 roster: the asker's claim has no live connection any more.
+  const note = d.getByTestId('offline');
+  await note.waitFor({ timeout: 30_000 });
+  assert.match(await note.innerText(), /Agent offline since .+\. The agent that asked this \(leaver\) is no longer connected/);
+  assert.equal(await d.getByRole('button', { name: 'Send reply' }).isDisabled(), true);
+  await page.locator(`.item[data-request="${id}"][data-offline="true"]`).waitFor({ timeout: 30_000 });
+  assert.match(await page.locator(`.item[data-request="${id}"]`).innerText(), /agent offline since \S/, 'the list says when the agent went away');
+  // The list and the detail agree with what the relay itself says (the roster reply's `offline`).
+  const probe = await CommandSender.connect({ url: relay.url, token });
+  try {
+    const snap = await probe.roster();
+    const entry = snap?.offline?.find((o) => o.request === id);
+    assert.ok(entry, 'the relay lists the request as offline (C4)');
+    assert.equal(entry.agent, 'leaver');
+    assert.ok(Date.parse(entry.since) <= Date.now(), `since is the time the asker went away: ${entry.since}`);
+    assert.doesNotMatch(await note.innerText(), /an unknown time/, 'the note says when the agent went away');
+  } finally {
+    await probe.close();
   }
+  await page.screenshot({ path: join(resultsDir, '41-agent-offline.png'), fullPage: true });
   await page.close();
 });
 

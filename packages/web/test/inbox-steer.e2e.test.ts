@@ -31,7 +31,7 @@ const ev = (c: { event: unknown }) => c.event as Record<string, unknown>;
 before(async () => {
   ensureWebBuilt();
   relay = await startRelay({ port: 0, storePath: null, token, staticDir: webRoot });
-  // An agent that honours all three and reports each outcome, cause-linked (brief 06 §4).
+  // An agent that honours all three and reports each outcome, cause-linked (AEP-0004 §5).
   steerable = await startAgent(relay.url, token, 'steerable', ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume']);
   const outcome = (type: string, data: Record<string, unknown>, run?: string) => (cmd: { event: unknown }) => ({
     status: 'accepted' as const,

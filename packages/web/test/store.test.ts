@@ -6,10 +6,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { validateEvent } from '@aep/protocol';
 import { InboxStore } from '../src/store.js';
-import { SseParser } from '../src/sse.js';
-import type { SseMessage } from '../src/sse.js';
 import { buildRespond, carriesFreeText, checkValues, commandCapture, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../src/form.js';
-import { ulid } from '../src/control.js';
+import { ulid } from '@aep/protocol';
 
 const SRC = 'aep://h/agent/a/session/s1';
 let n = 0;
@@ -74,17 +72,6 @@ test('pending requests are ordered oldest first; acks are indexed by the command
   s.apply(ev('control.rejected', { cause: 'CMD1', data: { reason: 'invalid' } }));
   assert.equal(s.acks.get('CMD1')?.type, 'control.rejected');
   assert.equal(s.sessions.get('s1')?.events.length, 3);
-});
-
-test('the SSE parser splits messages, joins data lines and reports comments', () => {
-  const msgs: SseMessage[] = [];
-  const comments: string[] = [];
-  const p = new SseParser((m) => msgs.push(m), (c) => comments.push(c));
-  const wire = 'event: tool.completed\ndata: {"a":1}\nid: s:0:1\n\n: ping\n\nevent: x\ndata: 1\ndata: 2\n\n';
-  // Any chunking yields the same messages.
-  for (let i = 0; i < wire.length; i += 3) p.push(wire.slice(i, i + 3));
-  assert.deepEqual(msgs, [{ event: 'tool.completed', data: '{"a":1}', id: 's:0:1' }, { event: 'x', data: '1\n2' }]);
-  assert.deepEqual(comments, ['ping']);
 });
 
 const FIELDS = [

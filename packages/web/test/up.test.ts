@@ -60,7 +60,7 @@ test('the token and the SQLite store survive a restart; the inbox is served with
     assert.ok(first.out.all.some((l) => l.includes('aep claude-code install')));
     const tokenFile = join(stateHome, 'aep', 'token');
     // Hints keep the token off command lines: the saved file (cli decisions, issue 11 item 4).
-    assert.ok(first.out.all.some((l) => l.includes(`AEP_TOKEN="$(cat ${tokenFile})"`) && l.includes(`aep claude-code serve --relay ${first.url}`)));
+    assert.ok(first.out.all.some((l) => l.includes(`aep claude-code serve --relay ${first.url} --token-file ${tokenFile}`)));
     assert.ok(first.out.all.some((l) => l.includes(`aep demo agent --relay ${first.url} --token-file ${tokenFile}`)));
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
     assert.ok(existsSync(join(stateHome, 'aep', 'relay.sqlite')), 'default store under XDG_DATA_HOME');

@@ -15,7 +15,16 @@ interface AnswerOpts {
   token?: string;
   ackWindow: string;
   agent: string;
+  decline?: boolean;
+  cancel?: boolean;
 }
+
+/** How a person refuses a form (contract C2, docs/decisions.md "Declining a form"). */
+const REFUSALS = [
+  { value: 'decline', name: 'Decline: tell the agent you will not answer' },
+  { value: 'cancel', name: 'Cancel: dismiss it unanswered' },
+] as const;
+const ANSWER_FORM = '\u0000answer';
 
 const OTHER = '\u0000other';
 const SKIP = '\u0000skip';
@@ -28,17 +37,23 @@ export function register(program: Command): void {
     .argument('[request-id]', 'request to answer (default: choose among the pending ones)')
     .option('--ack-window <ms>', 'how long to wait for the ack', '10000')
     .option('--agent <name>', 'sender identity (agent of the command)', 'aep-cli')
+    .option('--decline', 'decline the form (answer.option "decline", contract C2) without asking anything; needs no terminal')
+    .option('--cancel', 'cancel the form: dismiss it unanswered (answer.option "cancel", contract C2) without asking anything; needs no terminal')
     .addHelpText('after', `
 Renders every form field type: text, number (min/max enforced), yes/no, single select,
 multi select (space toggles, enter confirms), and "Other…" free text where the field allows
 it. Required fields are marked with *. When the agent rejects the answer, the issues are shown
-and the form is asked again with your previous answers as defaults.
+and the form is asked again with your previous answers as defaults. Every form first asks
+whether to answer it, decline it (tell the agent you will not answer) or cancel it (dismiss it
+unanswered); --decline and --cancel do that at once (contract C2).
+A request whose agent is offline (the relay's roster lists it, contract C4) is shown with the
+time the agent went away and is not answered: AEP_CLI_AGENT_OFFLINE, exit 3 (nothing is sent).
 A permission request shows what will run complete and verbatim (every line; control, bidi and
 zero-width characters made visible), and each option with what it does next to the agent's
 label (a label contradicting its id is flagged). Allow is offered only when that complete text
 reached this terminal; otherwise only Deny ("answer on the agent's machine").
-Needs a terminal: with piped stdin it prints the non-interactive command (aep respond) and
-exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused (by the agent, the relay,
+Needs a terminal (except with --decline or --cancel): with piped stdin it prints the
+non-interactive command (aep respond) and exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused (by the agent, the relay,
 a wrong token, or nothing but Allow to offer), 4 no ack, 5 unreachable.`);
   addRelayOptions(cmd).action(action(async (requestId: string | undefined, opts: AnswerOpts) => {
     try {
@@ -57,7 +72,10 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   const url = relayUrl(opts.relay);
   const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
   const aep = selfCommand();
-  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+  if (opts.decline && opts.cancel) throw new CliError('AEP_CLI_USAGE', 'give one of --decline and --cancel');
+  const refusal = opts.decline ? 'decline' : opts.cancel ? 'cancel' : undefined;
+  if (refusal !== undefined && !requestId) throw new CliError('AEP_CLI_USAGE', `--${refusal} needs the request id (see: ${aep} inbox)`);
+  if (refusal === undefined && (!process.stdin.isTTY || !process.stdout.isTTY)) {
     const id = requestId ? requestId.replace(/[^A-Za-z0-9_-]/g, '?') : 'REQUEST_ID';
     process.stderr.write([
       'aep answer needs an interactive terminal (stdin/stdout is not a TTY).',
@@ -78,22 +96,43 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   } catch (err) {
     mapClientError(err, url);
   }
-  const prompts = await import('@inquirer/prompts');
+  const facts = await import('../util/request-facts.js');
+  // Contract C4: which of them the relay knows to have lost their agent.
+  const offline = pending.length === 0 ? undefined : await facts.offlineRequests(url, opts.token);
+  const offlineOf = (p: PendingAttention) => offline?.get(facts.requestKey(p.session, p.id));
+  const refuseOffline = (p: PendingAttention): never => {
+    const o = offlineOf(p);
+    process.stdout.write(render.renderRequest(p, { aep, hints: false, fields: false, ...(o ? { offline: o } : {}) }) + '\n');
+    throw new CliError('AEP_CLI_AGENT_OFFLINE', `request ${render.oneLine(p.id)} cannot be answered: its agent (${render.oneLine(o?.agent ?? p.agent)}) has been offline since ${render.oneLine(o?.since ?? '?')}; nothing was sent (it is dismissed if the agent comes back without it, or expires)`);
+  };
   let req: PendingAttention | undefined;
   if (requestId) {
     req = pending.find((p) => p.id === requestId);
     if (!req) throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no pending attention request ${render.oneLine(requestId)} (see: ${aep} inbox)`);
+    if (offlineOf(req)) refuseOffline(req);
   } else if (pending.length === 0) {
     process.stdout.write('no pending attention requests\n');
     return;
-  } else if (pending.length === 1) {
+  } else if (pending.length === 1 && pending[0]) {
     req = pending[0];
+    if (offlineOf(req)) refuseOffline(req);
   } else {
-    // A menu line is a preview; the chosen request is then shown complete.
+    // A menu line is a preview; the chosen request is then shown complete. A request whose
+    // agent is offline is listed, disabled, with the time it went away.
     const preview = (t: unknown) => { const s = render.oneLine(t); return s.length > 70 ? `${s.slice(0, 70)}…` : s; };
+    const answerable = pending.filter((p) => !offlineOf(p));
+    if (answerable.length === 0 && pending[0]) refuseOffline(pending[0]);
+    const prompts = await import('@inquirer/prompts');
     const id = await prompts.select({
       message: 'Which request?',
-      choices: pending.map((p) => ({ value: p.id, name: `${render.oneLine(p.agent)} · ${render.oneLine(p.session)} · ${render.oneLine(p.data['kind'])}: ${preview(p.data['prompt'])}` })),
+      ...(answerable.length < pending.length && answerable[0] ? { default: answerable[0].id } : {}),
+      choices: pending.map((p) => {
+        const o = offlineOf(p);
+        return {
+          value: p.id, name: `${render.oneLine(p.agent)} · ${render.oneLine(p.session)} · ${render.oneLine(p.data['kind'])}: ${preview(p.data['prompt'])}`,
+          ...(o ? { disabled: `agent offline since ${render.oneLine(o.since)}` } : {}),
+        };
+      }),
     });
     req = pending.find((p) => p.id === id);
   }
@@ -102,6 +141,16 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   if (Array.isArray(via) && !via.includes('control')) {
     throw new CliError('AEP_CLI_OUT_OF_BAND', `request ${render.oneLine(req.id)} is answered out of band (respond_via ${render.oneLine(JSON.stringify(via))}); it cannot be answered from here (AEP-0008 §2)`);
   }
+  const isForm = Array.isArray(req.data['fields']);
+  if (refusal !== undefined) {
+    if (!isForm) throw new CliError('AEP_CLI_USAGE', `--${refusal} answers a form; request ${render.oneLine(req.id)} is a ${render.oneLine(req.data['kind'])} request: choose one of its options (${aep} answer ${render.oneLine(req.id)}, or ${aep} respond ${render.oneLine(req.id)} --option …)`);
+    process.stdout.write(render.renderRequest(req, { aep, hints: false, fields: false }) + '\n');
+    const result = await sendAnswer({ url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer: { option: refusal }, ackWindowMs, agent: opts.agent, event: req.event });
+    await printResult(result, false);
+    process.exitCode = exitFor(result.status);
+    return;
+  }
+  const prompts = await import('@inquirer/prompts');
   process.stdout.write(render.renderRequest(req, { aep, hints: false, fields: false }) + '\n');
   let previous: Record<string, unknown> = {};
   for (let round = 0; round < 20; round++) {
@@ -128,7 +177,15 @@ interface Asked { answer: { option?: string; text?: string; values?: Record<stri
 
 async function ask(p: Prompts, render: Render, req: PendingAttention, previous: Record<string, unknown>): Promise<Asked> {
   const fields = Array.isArray(req.data['fields']) ? (req.data['fields'] as FieldSpec[]) : undefined;
-  if (fields) return { answer: { values: await askForm(p, render, fields, previous) } };
+  if (fields) {
+    // Contract C2: decline and cancel on every form, offered before the first field.
+    const how = await p.select({
+      message: 'This form',
+      choices: [{ value: ANSWER_FORM, name: 'Answer it' }, ...REFUSALS.map((r) => ({ value: r.value, name: r.name }))],
+    });
+    if (how !== ANSWER_FORM) return { answer: { option: how } };
+    return { answer: { values: await askForm(p, render, fields, previous) } };
+  }
   const { approvalView, approvalProof } = await import('@aep/protocol');
   const view = approvalView(req.event);
   if (view.options.length > 0) {

@@ -3,6 +3,8 @@ import type { InstallOptions, MappingConfig } from '@aep/adapter-claude-code';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
 import { readAll } from '../util/lines.js';
+import { addRelayOptions } from '../util/relay.js';
+import { quote, selfCommand } from '../util/self.js';
 
 // Defaults repeated here (not imported) so `aep --help` never loads the adapter; the adapter's
 // CLI test pins them against the package constants.
@@ -60,27 +62,35 @@ function captureOptions(cmd: Command): Command {
     .option('--secret-env <NAME>', 'environment variable whose value is a secret to redact (AEP-0003 §9.4 b); repeatable', collect);
 }
 
+/** Where `aep up` saves its token: `$XDG_DATA_HOME/aep/token` (absolute only), else `~/.local/share/aep/token`. */
+async function savedTokenFile(): Promise<string> {
+  const [{ homedir }, { join }] = await Promise.all([import('node:os'), import('node:path')]);
+  const xdg = process.env['XDG_DATA_HOME'];
+  return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.local', 'share'), 'aep', 'token');
+}
+
 /** `aep claude-code`: the Claude Code adapter (daemon, settings install, dry-run mapping). */
 export function register(program: Command): void {
   const cc = program
     .command('claude-code')
     .description('Claude Code adapter: hooks -> AEP events; AskUserQuestion, permissions and MCP elicitations answered from anywhere');
 
-  captureOptions(cc.command('serve')
+  addRelayOptions(captureOptions(cc.command('serve')
     .description('run the hook daemon: receives Claude Code hooks (the command-hook shim over a private Unix socket, or HTTP hooks with the secret), emits AEP events to the relay, holds questions open until answered (control.attention.respond)')
     .option('--socket <path>', 'Unix socket of the command-hook shim, in a directory only you can enter (default: $XDG_RUNTIME_DIR/aep/claude-code.sock, else ~/.local/state/aep/run/claude-code.sock)')
     .option('--secret-file <path>', 'per-install hook secret, created 0600 when missing; every hook must prove it (default: $XDG_CONFIG_HOME/aep/claude-code/hook-secret, else ~/.config/aep/claude-code/hook-secret)')
     .option('--port <n>', 'loopback TCP port for GET /health and HTTP hooks, which must present the secret (0 picks a free one)', String(D.port))
     .option('--host <addr>', 'interface to bind (a loopback address; requests must name a loopback Host)', D.host)
-    .option('--relay <url>', 'relay base URL (default: $AEP_RELAY or http://127.0.0.1:8787)')
-    .option('--token <t>', 'relay bearer token, needed to receive answers (default: $AEP_TOKEN); never logged')
     .option('--wait-ms <n>', 'how long a question waits for an answer before Claude Code asks in the terminal (keep below the hook timeout)', String(D.waitMs))
     .option('--state-dir <dir>', 'directory for the durable epoch counter (default: epoch from the clock)')
     .option('--max-held <n>', 'blocking hooks held open at once; beyond it a hook gets no decision at once (Claude Code asks in its own dialog), logged AEP_CC_TOO_MANY_HELD', String(D.maxHeld))
     .option('--max-questions <n>', 'questions of one AskUserQuestion; a larger form is not forwarded (no decision, AEP_CC_TOO_MANY_QUESTIONS)', String(D.maxQuestions))
     .option('--max-fields <n>', 'fields of one MCP elicitation; a larger form is not forwarded (no decision, AEP_CC_TOO_MANY_FIELDS)', String(D.maxFields))
     .option('--max-hook-bytes <n>', 'bytes of one hook body; a larger hook gets no decision (HTTP 413, AEP_CC_HOOK_TOO_LARGE)', String(D.maxHookBytes))
-    .option('--quiet', 'no log lines on stderr', false))
+    .option('--quiet', 'no log lines on stderr', false)
+    .addHelpText('after', `
+The relay token is needed to receive answers; it is never logged. Give it as --token-file
+(e.g. the file aep up saves), --token-fd, AEP_TOKEN, or --token (visible to other users in ps).`)))
     .action(action(async (o: CaptureCliOptions & { socket?: string; secretFile?: string; port: string; host: string; relay?: string; token?: string; waitMs: string; stateDir?: string; quiet?: boolean; maxHeld: string; maxQuestions: string; maxFields: string; maxHookBytes: string }) => {
       const mapping = await mappingFrom(o);
       const port = intOpt('port', o.port, 0, 65535);
@@ -167,7 +177,7 @@ export function register(program: Command): void {
       process.stdout.write(r.status === 'installed' ? `installed AEP hooks in ${r.path}\n` : `AEP hooks already installed in ${r.path} (unchanged)\n`);
       const secretFile = opts.secretPath ?? mod.defaultSecretPath();
       if (o.handler === 'http') process.stdout.write(`http hooks present the secret from $${mod.HOOK_SECRET_ENV}: export ${mod.HOOK_SECRET_ENV}="$(cat ${mod.shellQuote(secretFile)})" before starting Claude Code\n`);
-      else process.stdout.write(`hook secret in ${secretFile}; the hooks reach the daemon at ${opts.socketPath ?? mod.defaultSocketPath()} (run: aep claude-code serve)\n`);
+      else process.stdout.write(`hook secret in ${secretFile}; the hooks reach the daemon at ${opts.socketPath ?? mod.defaultSocketPath()} (run: ${selfCommand()} claude-code serve --token-file ${quote(await savedTokenFile())}, the token aep up saved)\n`);
     }));
 
   scopeOpt(cc.command('uninstall')

@@ -4,8 +4,8 @@ import type * as ClientModule from '@aep/client/node';
 import type { CommandDecision, EmitterConnection, FieldSpec, IncomingCommand, WireEvent } from '@aep/client/node';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import { addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
-import { selfCommand } from '../util/self.js';
+import { DEFAULT_RELAY, addRelayOptions, mapClientError, positiveInt, relayUrl } from '../util/relay.js';
+import { quote, selfCommand } from '../util/self.js';
 
 interface DemoOpts {
   relay?: string;
@@ -18,6 +18,23 @@ interface DemoOpts {
   command: string;
   timeoutMs?: string;
   stateDir?: string;
+  tokenFile?: string;
+}
+
+/**
+ * The relay and token arguments that make a printed hint run as printed (issue 14 item 2):
+ * `AEP_HINT_ARGS` when `aep up` started this demo (its URL and the token file it saved; never the
+ * token itself: it stays off the environment), else `--relay` when not the default and
+ * `--token-file` when the token came from one.
+ */
+async function hintArgs(url: string, opts: DemoOpts): Promise<string> {
+  const given = process.env['AEP_HINT_ARGS'];
+  if (given !== undefined && /^[A-Za-z0-9 ._/@:'=+,~-]{0,600}$/.test(given)) return given === '' ? '' : ` ${given}`;
+  const { resolve } = await import('node:path');
+  const parts: string[] = [];
+  if (url !== DEFAULT_RELAY) parts.push(`--relay ${quote(url)}`);
+  if (opts.tokenFile !== undefined) parts.push(`--token-file ${quote(resolve(opts.tokenFile))}`);
+  return parts.length > 0 ? ` ${parts.join(' ')}` : '';
 }
 
 /** The five-field form of the demo (AEP-0006 §6 worked example shape). */
@@ -125,6 +142,7 @@ async function connect(client: typeof ClientModule, url: string, opts: DemoOpts)
 async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | undefined): Promise<void> {
   const [client, protocol] = await Promise.all([import('@aep/client/node'), import('@aep/protocol')]);
   const aep = selfCommand();
+  const hint = await hintArgs(url, opts);
   const session = opts.session ?? `demo-${new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14)}-${randomId()}`;
   const run = opts.run ?? `run-${randomId()}`;
   const conn = await connect(client, url, opts);
@@ -227,7 +245,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
       },
     });
     out({ event: 'requested', kind: 'form', id: p.id, session });
-    progress(`form requested: ${p.id} (answer with: ${aep} answer ${p.id})`);
+    progress(`form requested: ${p.id} (answer with: ${aep} answer ${p.id}${hint})`);
     const r = await p;
     if (r.status === 'answered') {
       out({ event: 'answered', kind: 'form', id: p.id, values: r.answer.values ?? {} });
@@ -254,7 +272,7 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
       },
     });
     out({ event: 'requested', kind: 'permission', id: p.id, session });
-    progress(`permission requested: ${p.id} (read it with: ${aep} respond ${p.id} --show; answer with: ${aep} answer ${p.id})`);
+    progress(`permission requested: ${p.id} (read it with: ${aep} respond ${p.id} --show${hint}; answer with: ${aep} answer ${p.id}${hint})`);
     const r = await p;
     if (r.status === 'answered') {
       out({ event: 'answered', kind: 'permission', id: p.id, ...(r.answer.option !== undefined ? { option: r.answer.option } : {}), ...(r.answer.text !== undefined ? { text: r.answer.text } : {}) });

@@ -32,7 +32,11 @@ what the relay still holds. Every prompt is printed complete (every line; contro
 zero-width characters made visible, never interpreted). A permission request shows what will
 run, each option with what it does, and, when the complete text reached this terminal, its
 approval digest and the exact command that allows it; otherwise it says Allow is not offered
-here. Answer with "aep answer ID" (interactive) or "aep respond ID …".
+here. A request whose agent is gone (the relay's roster lists it offline) says "agent offline
+since TIME" and offers no answer: it cannot reach the agent until that agent comes back. A
+request already answered (not yet resolved) shows the recorded answer, as far as your capture
+shows it, and who answered from where. Answer with "aep answer ID" (interactive) or "aep respond
+ID …". --json adds "offline" {since, agent, source} and "answer" {event, by, from} when they apply.
 Exit codes: 0 ok, 2 usage, 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unreachable.`);
   addRelayOptions(cmd).action(action(async (opts: InboxOpts) => {
     const url = relayUrl(opts.relay);
@@ -47,11 +51,24 @@ Exit codes: 0 ok, 2 usage, 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unre
     } catch (err) {
       mapClientError(err, url);
     }
+    const facts = await import('../util/request-facts.js');
+    const token = opts.token;
+    const [offline, commands] = pending.length === 0 ? [undefined, new Map()] : await Promise.all([
+      facts.offlineRequests(url, token), facts.answerCommands(url, token, pending),
+    ]);
+    const offlineOf = (p: PendingAttention) => offline?.get(facts.requestKey(p.session, p.id));
+    const commandOf = (p: PendingAttention) => (typeof p.answeredEvent?.cause === 'string' ? commands.get(p.answeredEvent.cause) : undefined);
     if (opts.json) {
       for (const p of pending) {
+        const o = offlineOf(p);
+        const a = p.answeredEvent;
+        const cmd = commandOf(p);
         process.stdout.write(JSON.stringify({
           id: p.id, agent: p.agent, session: p.session, source: p.source, time: p.time, capture: p.capture, answered: p.answered,
-          kind: p.data['kind'], approval: render.approvalJson(approvalView(p.event)), event: p.event,
+          kind: p.data['kind'], approval: render.approvalJson(approvalView(p.event)),
+          ...(o ? { offline: { since: o.since, agent: o.agent, source: o.source } } : {}),
+          ...(a ? { answer: { event: a, ...(cmd ? { by: cmd.agent, from: cmd.source } : {}) } } : {}),
+          event: p.event,
         }) + '\n');
       }
       return;
@@ -61,7 +78,12 @@ Exit codes: 0 ok, 2 usage, 3 token refused (AEP_CLI_RELAY_REFUSED), 5 relay unre
       return;
     }
     const aep = selfCommand();
-    process.stdout.write(`${pending.length} pending attention request${pending.length === 1 ? '' : 's'} (oldest first)\n`);
-    for (const p of pending) process.stdout.write(render.renderRequest(p, { aep, hints: true, fields: false }) + '\n');
+    const gone = pending.filter((p) => offlineOf(p) !== undefined).length;
+    process.stdout.write(`${pending.length} pending attention request${pending.length === 1 ? '' : 's'} (oldest first)${gone ? `, ${gone} of them from an agent that is offline (not answerable now)` : ''}\n`);
+    for (const p of pending) {
+      const o = offlineOf(p);
+      const cmd = commandOf(p);
+      process.stdout.write(render.renderRequest(p, { aep, hints: true, fields: false, ...(o ? { offline: o } : {}), ...(cmd ? { command: cmd } : {}) }) + '\n');
+    }
   }));
 }

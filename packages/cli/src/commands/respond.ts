@@ -55,7 +55,8 @@ when the redaction pipeline leaves it unchanged, else at full (the agent gets th
 readers below full never see it); --capture redacted sends the redacted text instead.
 
 Exit codes: 0 accepted, 2 usage / unknown request / allow without --digest, 3 refused
-(rejected by the agent, refused by the relay such as no-route or unauthorized, a wrong token
+(rejected by the agent, refused by the relay such as no-route or unauthorized, a request whose
+agent is offline AEP_CLI_AGENT_OFFLINE, a wrong token
 AEP_CLI_RELAY_REFUSED, or allowing refused by aep), 4 no ack within the window,
 5 relay unreachable.
 
@@ -98,6 +99,16 @@ Examples:
       agent: opts.agent ?? 'aep-cli', ...(event ? { event } : {}), ...(proof !== undefined ? { proof } : {}),
       ...(opts.capture ? { capture: opts.capture } : {}),
     });
+    // The relay refuses an answer to a request whose asker is gone (contract C3 `no-route`): say
+    // so with the code `aep answer` uses, and since when (contract C4 roster `offline`).
+    if (result.status === 'refused' && result.reason === 'no-route') {
+      const facts = await import('../util/request-facts.js');
+      const gone = (await facts.offlineRequests(url, opts.token).catch(() => undefined))?.get(facts.requestKey(session, requestId));
+      if (gone) {
+        const { oneLine } = await import('../util/render.js');
+        throw new CliError('AEP_CLI_AGENT_OFFLINE', `request ${oneLine(requestId)} cannot be answered: its agent (${oneLine(gone.agent)}) has been offline since ${oneLine(gone.since)}; the relay delivered nothing (it is dismissed if the agent comes back without it, or expires)`);
+      }
+    }
     await printResult(result, opts.json === true);
     process.exitCode = exitFor(result.status);
   }));

@@ -174,7 +174,6 @@ Examples:
       }
       const inbox = `${relay.url}/`;
       const tokenArg = file ? `--token-file ${quote(file)}` : `--token ${quote(token)}`;
-      const tokenEnv = file ? `AEP_TOKEN="$(cat ${quote(file)})"` : `AEP_TOKEN=${quote(token)}`;
       const lines = [
         `AEP relay listening on ${relay.url}`,
         ``,
@@ -184,7 +183,7 @@ Examples:
         `  Store:   ${storePath ?? 'memory only (events are lost on exit)'}`,
         ``,
         `  Connect Claude Code:   ${aep} claude-code install          (once: adds the hooks to ~/.claude/settings.json)`,
-        `                         ${tokenEnv} ${aep} claude-code serve --relay ${relay.url}`,
+        `                         ${aep} claude-code serve --relay ${relay.url} ${tokenArg}`,
         `  Run the demo agent:    ${aep} demo agent --relay ${relay.url} ${tokenArg}`,
         `  Pending requests:      ${aep} inbox --relay ${relay.url} ${tokenArg}`,
         ``,
@@ -204,7 +203,7 @@ Examples:
         const { spawn } = await import('node:child_process');
         // The token goes through descriptor 3 (a pipe closed after one line): never argv, never env.
         const child = spawn(process.execPath, selfArgv(['demo', 'agent', '--relay', relay.url, '--token-fd', '3']), {
-          stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: childEnv({ AEP_SELF_COMMAND: aep }),
+          stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: childEnv({ AEP_SELF_COMMAND: aep, AEP_HINT_ARGS: `--relay ${relay.url}${file ? ` --token-file ${quote(file)}` : ''}` }),
         });
         demo = child;
         const fd3 = child.stdio[3] as NodeJS.WritableStream | null;

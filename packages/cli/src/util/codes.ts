@@ -29,6 +29,7 @@ export const CLI_ERRORS = {
   AEP_CLI_UNKNOWN_REQUEST: { exit: EXIT.USAGE, meaning: '`respond`/`answer`: the relay holds no such attention request' },
   AEP_CLI_UNKNOWN_TOKEN: { exit: EXIT.USAGE, meaning: '`aep token revoke`: the relay holds no token with that id' },
   AEP_CLI_OUT_OF_BAND: { exit: EXIT.USAGE, meaning: 'the request declares `respond_via` without `control` (AEP-0008)' },
+  AEP_CLI_AGENT_OFFLINE: { exit: EXIT.REJECTED, meaning: '`aep answer`, `aep respond`: the relay lists the request\'s agent as offline (contract C4 roster `offline`); nothing reached the agent' },
   AEP_CLI_NOT_A_TTY: { exit: EXIT.USAGE, meaning: '`aep answer` without a terminal: use `aep respond`' },
   AEP_CLI_CANCELLED: { exit: EXIT.USAGE, meaning: 'the interactive prompt was cancelled' },
   AEP_CLI_CAPTURE_TOO_LOW: { exit: EXIT.USAGE, meaning: '`--capture` is below what the command carries (free text at `metadata` or `none`)' },

@@ -2,7 +2,7 @@
 // person approving sees"). Every character an agent wrote goes through `visibleText`: control,
 // bidi and zero-width characters become visible stand-ins, never interpreted; nothing is cut or
 // folded. Loaded lazily by the commands that print (it imports @aep/protocol).
-import { approvalView, visibleText, type ApprovalView, type OptionView } from '@aep/protocol';
+import { approvalView, captureRank, isCaptureLevel, optionEffect, visibleText, type ApprovalView, type OfflineRequest, type OptionView } from '@aep/protocol';
 import type { FieldSpec, WireEvent } from '@aep/client';
 
 /** One-line rendering of untrusted text (names, labels, ids): invisible characters and newlines made visible. */
@@ -46,6 +46,8 @@ export interface RequestLike {
   data: Record<string, unknown>;
   event: WireEvent;
   answered?: boolean;
+  /** The request's `attention.answered`, once recorded (listPending entries carry it). */
+  answeredEvent?: WireEvent;
 }
 
 /** The request viewed from an event as received (`listPending` entries carry theirs). */
@@ -97,6 +99,10 @@ export interface RenderOptions {
   /** Print every form field (respond --show, answer); the inbox prints the count. */
   fields: boolean;
   now?: number;
+  /** The relay lists the request as offline (contract C4): shown, and no answer hints. */
+  offline?: OfflineRequest;
+  /** The command that carried the recorded answer (who sent it, from where). */
+  command?: WireEvent;
 }
 
 /**
@@ -138,8 +144,53 @@ export function renderRequest(p: RequestLike, o: RenderOptions): string {
     lines.push('  Fields (* required):');
     lines.push(...fieldLines(fields));
   }
-  if (o.hints) lines.push(...answerHints(p, view, o.aep));
+  if (p.answeredEvent) lines.push(...answeredLines(p, p.answeredEvent, o.command));
+  if (o.offline) lines.push(offlineLine(o.offline, o.now ?? Date.now()));
+  else if (o.hints) lines.push(...answerHints(p, view, o.aep));
   return lines.join('\n');
+}
+
+/** "agent offline since …" (contract C4): the request cannot be answered now, and why. */
+export function offlineLine(o: OfflineRequest, now: number): string {
+  return `  ⚠ agent offline since ${oneLine(o.since)} (${ago(now - Date.parse(o.since))}): the agent that asked (${oneLine(o.agent)}) is no longer connected, so this request cannot be answered now; it is dismissed if the agent comes back without it, or expires`;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The recorded answer (the emitter's `attention.answered`, AEP-0002 §8), as far as the capture it
+ * reached this reader at shows it, then who answered and from where (as the sender states it,
+ * AEP-0004 §8: asserted, not proven).
+ */
+export function answeredLines(p: RequestLike, a: WireEvent, cmd: WireEvent | undefined): string[] {
+  const d = isObj(a.data) ? a.data : {};
+  const cap = typeof a.capture === 'string' && isCaptureLevel(a.capture) ? a.capture : 'metadata';
+  const textShown = captureRank(cap) >= captureRank('redacted');
+  const answer = isObj(d['answer']) ? d['answer'] : {};
+  const out: string[] = [];
+  const by = typeof d['by'] === 'string' ? d['by'] : cmd?.agent;
+  const via = d['via'] === 'control' ? 'via control (a command through the relay)' : d['via'] === 'oob' ? 'in the agent\'s own interface (out of band)' : 'on a channel the agent did not name';
+  out.push(`  Answered ${oneLine(a.time)} by ${by !== undefined ? oneLine(by) : 'an unnamed responder'} ${via}${cmd ? `, sent from ${oneLine(cmd.source)}` : ''} (the sender's identity is as it states it):`);
+  if (typeof answer['option'] === 'string') {
+    const opts = Array.isArray(p.data['options']) ? (p.data['options'] as unknown[]).filter(isObj) : [];
+    const o = opts.find((x) => x['id'] === answer['option']);
+    const label = o && typeof o['label'] === 'string' ? ` "${oneLine(o['label'])}"` : answer['option'] === 'decline' ? ' (declined)' : answer['option'] === 'cancel' ? ' (cancelled)' : '';
+    out.push(`    option ${oneLine(answer['option'])}${label} → ${effectWord(optionEffect(answer['option']))}`);
+  }
+  if (typeof answer['text'] === 'string') out.push('    text:', ...block(answer['text'], '    │ '));
+  else if (!textShown && answer['values'] === undefined && answer['option'] === undefined) out.push(`    (the answer's text is not shown at capture ${cap})`);
+  if (isObj(answer['values'])) {
+    const values = answer['values'];
+    for (const f of fieldsOf(p.data) ?? []) {
+      const has = Object.prototype.hasOwnProperty.call(values, f.id);
+      const withheld = !has && !textShown && (f.type === 'string' || (f.type === 'select' && f.other === true));
+      const v = has ? oneLine(JSON.stringify(values[f.id])) : withheld ? `(not shown at capture ${cap})` : '(not answered)';
+      out.push(`    ${oneLine(f.id)} "${oneLine(f.label)}" = ${v}`);
+    }
+  }
+  return out;
 }
 
 /** The commands that answer this request, runnable as printed. */

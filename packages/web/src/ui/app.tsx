@@ -109,7 +109,8 @@ function TokenScreen(props: { onToken: (t: string) => void; error?: string }) {
   );
 }
 
-interface ItemProps { r: RequestEntry; selected: boolean; offline: boolean; status: string }
+/** `offline`: the time its agent went away (contract C4), when the relay lists it offline. */
+interface ItemProps { r: RequestEntry; selected: boolean; offline: string | undefined; status: string }
 
 /** One card; re-rendered only when its entry, status or selection changes (a replay folds thousands). */
 class InboxItem extends Component<ItemProps> {
@@ -128,7 +129,7 @@ function InboxCard(props: ItemProps) {
   const withheld = contentWithheld(e);
   const n = Array.isArray(e.data?.['fields']) ? (e.data?.['fields'] as unknown[]).length : 0;
   return (
-    <li class={`item${selected ? ' selected' : ''}`} data-request={e.id} data-status={r.status} data-offline={offline ? 'true' : undefined}>
+    <li class={`item${selected ? ' selected' : ''}`} data-request={e.id} data-status={r.status} data-offline={offline !== undefined ? 'true' : undefined}>
       <a href={requestHref(e)} aria-current={selected ? 'true' : undefined}>
         <span class="item-prov">
           <Badge kind={`kind-${kind}`}>{kind}{kind === 'form' && n ? ` · ${n}` : ''}</Badge>
@@ -137,7 +138,7 @@ function InboxCard(props: ItemProps) {
           <time dateTime={e.time}>{formatTime(e.time)}</time>
           <Badge kind={`cap-${e.capture ?? 'metadata'}`}>{e.capture ?? 'metadata'}</Badge>
           {r.status === 'answered' ? <Badge kind="st-answered" title="the agent recorded an answer and has not resolved it yet">answered</Badge> : null}
-          {offline ? <Badge kind="offline" title="the agent that asked is not connected: this request cannot be answered">agent offline</Badge> : null}
+          {offline !== undefined ? <Badge kind="offline" title="the agent that asked is not connected: this request cannot be answered">agent offline since {formatTime(offline)}</Badge> : null}
         </span>
         <AgentText text={promptOf(e)} synthesized={withheld} clamp />
       </a>
@@ -145,7 +146,7 @@ function InboxCard(props: ItemProps) {
   );
 }
 
-function InboxList(props: { store: InboxStore; selected?: string; offline: ReadonlySet<string>; state: StreamState; synced: boolean }) {
+function InboxList(props: { store: InboxStore; selected?: string; offline: ReadonlyMap<string, string>; state: StreamState; synced: boolean }) {
   const pending = props.store.pending();
   if (pending.length === 0) {
     // Never a stale "all clear": an empty list means nothing only while the stream is live.
@@ -162,7 +163,7 @@ function InboxList(props: { store: InboxStore; selected?: string; offline: Reado
   }
   return (
     <ul class="inbox" aria-label={`${pending.length} pending requests`}>
-      {pending.map((r) => <InboxItem key={r.key} r={r} status={r.status} selected={props.selected === r.key} offline={props.offline.has(r.key)} />)}
+      {pending.map((r) => <InboxItem key={r.key} r={r} status={r.status} selected={props.selected === r.key} offline={props.offline.get(r.key)} />)}
     </ul>
   );
 }
@@ -212,7 +213,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
       onEvent: (e) => {
         if (store.apply(e)) {
           changed = true;
-          control.settleFromEvent(e as Record<string, unknown>);
+          control.observe(e);
         }
       },
       onBatch: () => { setSynced(true); if (changed) { changed = false; store.notify(); } },
@@ -249,7 +250,7 @@ function Inbox(props: { token: string; onUnauthorized: (msg: string) => void }) 
     const t = setInterval(() => { if (document.visibilityState !== 'hidden') void refreshRoster(); }, 15_000);
     return () => clearInterval(t);
   }, [refreshRoster]);
-  const offline = useMemo(() => new Set((snapshot?.offline ?? []).map((o) => requestKey(o.session, o.request))), [snapshot]);
+  const offline = useMemo(() => new Map((snapshot?.offline ?? []).map((o) => [requestKey(o.session, o.request), o.since])), [snapshot]);
   const ctx: AnswerContext = { send: (cmd) => control.send(cmd), roster: refreshRoster, snapshot, store, host: location.host, canAnswer: props.token !== '' };
   useEffect(() => { document.title = pendingCount ? `(${pendingCount}) AEP inbox` : 'AEP inbox'; }, [pendingCount]);
 

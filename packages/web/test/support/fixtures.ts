@@ -1,5 +1,5 @@
-// Sample events for the inbox tests and the bench: shapes from brief 03 §6 (form), brief 06 §2
-// (permission), brief 04 §2 (respond_via), AEP-0006 §5.1 (metadata placeholders).
+// Sample events for the inbox tests and the bench: shapes from AEP-0006 (form), AEP-0002 §5.3
+// (permission, respond_via), AEP-0006 §5.1 (metadata placeholders).
 import { testId } from './browser.js';
 
 /** A sequenced event of an agent's session. */
@@ -10,7 +10,7 @@ export function sessionEvent(agent: string, session: string, seq: number, type: 
   };
 }
 
-/** The five-field backup form of brief 03 §6 at `redacted`. */
+/** The five-field backup form of the AEP-0006 worked example at `redacted`. */
 export function formRequest(agent: string, session: string, seq: number, capture: 'redacted' | 'metadata' = 'redacted'): Record<string, unknown> {
   const meta = capture === 'metadata';
   return sessionEvent(agent, session, seq, 'attention.requested', {
