@@ -23,13 +23,15 @@ const ALLOWED: Record<string, readonly string[]> = {
   protocol: [],
   client: ['protocol'],
   relay: ['protocol'],
+  // Issue 16: the JetStream backend implements the relay's seams; only the CLI wires it.
+  'relay-nats': ['protocol', 'relay'],
   'adapter-claude-code': ['protocol', 'client'],
   'mcp-bridge': ['protocol', 'client'],
   bridges: ['protocol', 'client'],
   delegate: ['protocol', 'client'],
   web: ['protocol', 'client'],
   notify: ['protocol', 'client'],
-  cli: ['protocol', 'client', 'relay', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'bridges', 'delegate'],
+  cli: ['protocol', 'client', 'relay', 'relay-nats', 'adapter-claude-code', 'mcp-bridge', 'web', 'notify', 'bridges', 'delegate'],
 };
 
 /** Packages whose sources are bundled into static assets at build (their devDependencies ship). */

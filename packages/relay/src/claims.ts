@@ -1,5 +1,7 @@
 // Claims registry (brief 05 §7.2 "Claim", §14 "Claims registry"): which live WebSocket
 // connections claim which sessions, for command routing (AEP-0004 §4) and the roster (§4.1).
+// The in-process implementation of the `ClaimRegistry` seam (backend.ts).
+import type { ClaimRegistry } from './backend.js';
 
 /** What a connection said in its `hello` (AEP-0003 §4). */
 export interface HelloInfo { role: 'emitter' | 'consumer' | 'both'; identity: Record<string, unknown>; capabilities: Record<string, unknown> }
@@ -15,13 +17,15 @@ export interface Claimant {
   readonly serial: number;
   /** True while the connection can receive frames. */
   live(): boolean;
+  /** Send one text frame as is (a routed command's received bytes, AEP-0004 §4.4). */
+  sendText(text: string): void;
 }
 
 /**
  * Session → live claimants (a session claim starts with a sequenced Event on the connection and
  * ends with it), and claim digest → connections presenting it (contract C3).
  */
-export class Claims {
+export class Claims implements ClaimRegistry {
   private readonly bySession = new Map<string, Set<Claimant>>();
   private readonly byClaim = new Map<string, Set<Claimant>>();
 

@@ -7,6 +7,7 @@ import { Auth } from './auth.js';
 import { Tokens } from './tokens.js';
 import { makeHonest, rawRank } from './capture.js';
 import { Held, ReplayBuffer, type Entry, type Pos, type ReplayPart } from './buffer.js';
+import { LocalLog, type ClaimRegistry, type EventLog, type RelayBackend } from './backend.js';
 import { Claims, type Claimant } from './claims.js';
 import { Hub, Outgoing, type SubscriptionSpec } from './hub.js';
 import type { Incoming } from './ingest.js';
@@ -35,7 +36,10 @@ export class RelayCore {
   readonly buffer: ReplayBuffer;
   readonly hub: Hub;
   readonly auth: Auth;
-  readonly claims = new Claims();
+  /** Session and hello claims (seam: local `Claims`, or the backend's cluster-wide registry). */
+  readonly claims: ClaimRegistry;
+  /** Where accepted Events go (seam: `LocalLog` = buffer + SQLite, or the backend's shared log). */
+  readonly log: EventLog;
   readonly counters = { ingested: 0, regated: 0, commandsForwarded: 0, commandsRefused: 0 };
   readonly requests: RequestIndex;
   private nextRowid = 1;
@@ -45,12 +49,14 @@ export class RelayCore {
   /** Web Push subscription routes (contract C10, push.ts), when configured. */
   push: PushRoutes | null = null;
 
-  constructor(readonly opts: ResolvedOptions, readonly store: SqliteStore | null) {
-    this.auth = new Auth(opts.token, new Tokens(store, store?.tokens() ?? []));
-    this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, store);
+  constructor(readonly opts: ResolvedOptions, readonly store: SqliteStore | null, readonly backend: RelayBackend | null = null) {
+    this.claims = backend?.claims ?? new Claims();
+    this.log = backend?.log ?? new LocalLog(this);
+    this.auth = new Auth(opts.token, backend ? new Tokens(backend.tokens.sink, backend.tokens.stored) : new Tokens(store, store?.tokens() ?? []));
+    this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, backend ? backend.bufferSink : store);
     // A durable relay keeps committed Events' bytes in the store only (issue 19 memory goal):
-    // the index stays in RAM, replay reads the bytes back (`fetchRaw`).
-    if (store) store.onCommitted = (e) => this.buffer.spill(e);
+    // the index stays in RAM, replay reads the bytes back (`fetchRaw`). A backend keeps them.
+    if (store && !backend) store.onCommitted = (e) => this.buffer.spill(e);
     this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
     // Bounded with the buffer: ten requests per session the buffer may hold (at least 1 000).
     this.requests = new RequestIndex(Math.max(1000, opts.maxSessions * 10), store, (c) => this.claims.liveClaim(c));
@@ -60,6 +66,7 @@ export class RelayCore {
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
   async load(): Promise<void> {
     if (this.opts.push) this.push = await PushRoutes.open(this.opts.storePath, this.opts.push);
+    if (this.backend) { await this.backend.attach(this); return; }
     if (!this.store) return;
     const now = Date.now();
     for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);
@@ -130,6 +137,52 @@ export class RelayCore {
     if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
     if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
+  }
+
+  /**
+   * The Event as it will be stored: made honest for the capture it declares (capture.ts). A
+   * scale-out backend calls this before it publishes, so every relay holds the same bytes.
+   */
+  prepare(received: Incoming): Incoming {
+    const ev = makeHonest(received.event, this.requests.fieldsOf);
+    if (ev === received.event) return received;
+    this.counters.regated++;
+    const raw = JSON.stringify(ev);
+    return { event: ev, raw, bytes: Buffer.byteLength(raw) };
+  }
+
+  /**
+   * Admit an Event a scale-out backend read back from its shared, ordered log (seam, issue 16):
+   * `rowid` = its position in that log, `claim` = the digest of the claim of the connection that
+   * raised it (contract C3; null: unbound). Already prepared by the relay that accepted it.
+   * Fanned out live here, at every relay, once per log entry; a copy already held is fanned out
+   * as a redelivery (AEP-0003 §5) and not admitted again.
+   */
+  applyShared(raw: string, rowid: number, claim: string | null): void {
+    let parsed: unknown;
+    try { parsed = JSON.parse(raw); } catch { return; }
+    if (!isObject(parsed)) return;
+    const d = this.describe(parsed);
+    const agent = typeof parsed['agent'] === 'string' ? parsed['agent'] : undefined;
+    const entry: Entry = { rowid, raw, bytes: Buffer.byteLength(raw), agent, ...d };
+    const admitted = this.buffer.admit(entry) === 'admitted';
+    if (admitted && ATTENTION_STATE.has(d.type)) this.requests.observe(parsed, claim, Date.now());
+    this.fanout(raw, d, parsed);
+  }
+
+  /** Live fan-out of one Event without admission (a redelivery the shared log deduplicated). */
+  redeliver(inc: Incoming): void {
+    this.fanout(inc.raw, this.describe(inc.event), inc.event);
+  }
+
+  private fanout(raw: string, d: Described, ev: Record<string, unknown>): void {
+    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
+  }
+
+  /** Resolves once what was queued (tokens, bindings, Events) is durable. */
+  durable(): Promise<void> {
+    if (this.backend) return this.backend.durable();
+    return this.store?.durable() ?? Promise.resolve();
   }
 
   /** The `agent` of a session's newest held sequenced Event (scope constraints on commands). */

@@ -27,6 +27,7 @@ export const HTTP_ERRORS = {
   'upgrade-required': { status: [426], message: '/socket without a WebSocket upgrade' },
   'shutting-down': { status: [503], message: 'the relay is draining before it stops' },
   'store-unavailable': { status: [503], message: 'the durable store could not commit' },
+  'nats-unavailable': { status: [503], message: 'scale-out mode: NATS JetStream did not acknowledge the Events (unreachable); retry with the same ids' },
   'internal': { status: [500], message: 'a relay fault' },
 } as const satisfies Record<string, HttpErrorSpec>;
 

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Auth, scrubUrl, type Principal } from './auth.js';
+import { BackendUnavailableError } from './backend.js';
 import { PushRoutes, tokenKey } from './push.js';
 import { SUPPORTED_VERSIONS, type RelayCore } from './core.js';
 import { rawError, sendError, sendJson } from './errors.js';
@@ -115,7 +116,14 @@ export class HttpRoutes {
       case '/healthz': {
         // Topology counts only for a reader or an administrator (brief 05 §8.1).
         const counters = principal !== null && (principal.check('read') === null || principal.check('admin') === null);
-        return sendJson(res, 200, counters ? { ok: true, ...this.stats() } : { ok: true });
+        // A scale-out backend that cannot take Events makes the relay unhealthy (503), so a load
+        // balancer stops sending it traffic until it recovers by itself (issue 16 item 3).
+        const health = this.core.backend?.health();
+        if (health && !health.ok) {
+          return sendJson(res, 503, counters ? { ok: false, error: 'nats-unavailable', backend: { name: this.core.backend!.name, ...health.detail }, ...this.stats() } : { ok: false, error: 'nats-unavailable' });
+        }
+        const backend = this.core.backend && counters ? { backend: { name: this.core.backend.name, ...health?.detail } } : {};
+        return sendJson(res, 200, counters ? { ok: true, ...backend, ...this.stats() } : { ok: true });
       }
       case '/tokens':
         return this.tokensApi(req, res, principal!, undefined);
@@ -169,7 +177,7 @@ export class HttpRoutes {
   /** Wait for the store to commit what was queued; false (after a 503) when it cannot. */
   private async commit(res: ServerResponse): Promise<boolean> {
     try {
-      await this.core.store?.durable();
+      await this.core.durable();
       return true;
     } catch (err) {
       this.core.opts.log(`store write failed: ${errText(err)}`);
@@ -223,8 +231,12 @@ export class HttpRoutes {
       const missing = principal.check('emit', { agent: str(e['agent']), session: str(e['session']) });
       if (missing) return sendError(res, 'forbidden', `token lacks scope ${missing}`, { more: { line: i } });
     }
-    for (const inc of parsed.events) this.core.ingest(inc, null);
-    if (!(await this.commit(res))) return;
+    // 202 only once the log (SQLite commit, or the backend's acknowledgement) made them durable.
+    try { await this.core.log.append(parsed.events, null); } catch (err) {
+      if (!(err instanceof BackendUnavailableError)) throw err;
+      this.core.opts.log(err.code === 'store-unavailable' ? `store write failed: ${err.message}` : `ingest refused: ${err.message}`);
+      return sendError(res, err.code, `${err.code === 'nats-unavailable' ? 'the shared event log (NATS JetStream) is unreachable' : 'the durable store could not commit'}; retry with the same Event ids`);
+    }
     sendJson(res, 202, { accepted: parsed.events.length });
   }
 }

@@ -55,7 +55,8 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
       throw new RelayStartError('AEP_RELAY_STORE_UNAVAILABLE', `store ${path} cannot be opened: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  const relay = new Relay(o, store);
+  const backend = o.backend ? await o.backend(o) : null;
+  const relay = new Relay(o, store, backend);
   try {
     try { await relay.load(); } catch (err) {
       if (o.storePath !== null && isLockedError(err)) throw lockedError(o.storePath, readHolder(`${o.storePath}.lock`));
@@ -82,6 +83,14 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
 }
 
 export { RELAY_DEFAULTS, defaultStorePath, RelayOptionError, RelayStartError } from './options.js';
-export type { RelayOptions } from './options.js';
+export type { RelayOptions, ResolvedOptions } from './options.js';
+export { BackendUnavailableError, isRemote } from './backend.js';
+export type { BackendHealth, ClaimRegistry, CommandTarget, EventLog, RelayBackend, RelayBackendFactory, RemoteTarget } from './backend.js';
+export { Claims } from './claims.js';
+export type { Claimant, HelloInfo } from './claims.js';
+export type { RelayCore } from './core.js';
+export type { BufferSink, Entry, Pos } from './buffer.js';
+export type { Incoming } from './ingest.js';
+export type { StoredToken, TokenSink } from './tokens.js';
 export type { RelayStats } from './relay.js';
 export type { PushOptions, StoredPushSubscription } from './push.js';

@@ -2,6 +2,7 @@
 // options, a bad option fails fast and names itself).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { RelayBackendFactory } from './backend.js';
 import type { PushOptions } from './push.js';
 
 /** Options of `startRelay`. Every limit has a documented default (see `RELAY_DEFAULTS`). */
@@ -61,6 +62,12 @@ export interface RelayOptions {
   staticDir?: string;
   /** Web Push subscriptions (contract C10, `src/push.ts`); absent => `/push/*` answers 404. */
   push?: PushOptions;
+  /**
+   * Scale-out backend (issue 16, seam in backend.ts), e.g. `natsBackend()` of @aep/relay-nats:
+   * storage, ordering, dedupe, claims, roster and command routing shared with other relays.
+   * Absent => the SQLite store (or memory). With a backend `storePath` must be null.
+   */
+  backend?: RelayBackendFactory;
   /** Log sink (one line per call); tokens and query strings are never passed to it. */
   log?: (line: string) => void;
 }
@@ -73,6 +80,7 @@ export interface ResolvedOptions {
   slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
   requestTimeoutMs: number; heartbeatMs: number; offlineTtlMs: number; allowOrigins: readonly string[]; insecureNoAuth: boolean;
   storeCommitHook: (() => void | Promise<void>) | undefined; staticDir: string | undefined; storeSync: 'full' | 'normal'; push: PushOptions | undefined;
+  backend: RelayBackendFactory | undefined;
   log: (line: string) => void;
 }
 
@@ -156,8 +164,11 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     staticDir: o.staticDir,
     push: o.push,
     storeSync: o.storeSync ?? 'full',
+    backend: o.backend,
     log: o.log ?? (() => {}),
   };
+  if (r.backend !== undefined && typeof r.backend !== 'function') throw new RelayOptionError('option backend must be a backend factory (e.g. natsBackend() of @aep/relay-nats)');
+  if (r.backend !== undefined && r.storePath !== null) throw new RelayOptionError('option storePath must be null with a backend: the backend holds the Events (a SQLite store would be a second, diverging copy)');
   if (r.token !== undefined && /[\s]/.test(r.token)) throw new RelayOptionError('option token must not contain whitespace');
   if (r.storeSync !== 'full' && r.storeSync !== 'normal') throw new RelayOptionError(`option storeSync must be "full" or "normal", got ${String(r.storeSync)}`);
   if (r.requestTimeoutMs < r.headersTimeoutMs) r.requestTimeoutMs = r.headersTimeoutMs;

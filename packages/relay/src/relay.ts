@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { RelayBackend } from './backend.js';
 import { ControlRouter } from './control.js';
 import { RelayCore } from './core.js';
 import { HttpRoutes } from './http.js';
@@ -39,8 +40,8 @@ export class Relay {
   private drainDeadline = 0;
   private drainSet = false;
 
-  constructor(readonly opts: ResolvedOptions, private readonly store: SqliteStore | null) {
-    this.core = new RelayCore(opts, store);
+  constructor(readonly opts: ResolvedOptions, private readonly store: SqliteStore | null, private readonly backend: RelayBackend | null = null) {
+    this.core = new RelayCore(opts, store, backend);
     // DNS-rebinding guard: a loopback relay only answers Host names that are loopback.
     const loopbackHosts = LOOPBACK.includes(opts.host) ? new Set([...LOOPBACK, opts.host]) : null;
     this.sse = new SseBinding(this.core);
@@ -72,6 +73,7 @@ export class Relay {
       sockets: this.ws.sockets.size, commandsForwarded: counters.commandsForwarded, commandsRefused: counters.commandsRefused,
       storeCommits: this.store?.stats.commits ?? 0, storeFailures: this.store?.stats.failures ?? 0,
       heldInMemoryBytes: buffer.arenaStats.live,
+      ...this.backend?.stats(),
     };
   }
 
@@ -112,6 +114,7 @@ export class Relay {
     await closed;
     this.core.push?.close();
     await this.store?.close();
+    await this.backend?.close();
   }
 
   /** Undo a start that failed after the store was opened. */
@@ -121,5 +124,6 @@ export class Relay {
     if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.core.push?.close();
     await this.store?.close();
+    await this.backend?.close();
   }
 }

@@ -82,6 +82,21 @@ export class Tokens {
     return rec;
   }
 
+  /**
+   * A token created or revoked at another relay of the cluster (scale-out seam, issue 16). An
+   * existing record is updated in place, so connections holding it see a revocation at once;
+   * a revocation is never undone.
+   */
+  apply(t: StoredToken): void {
+    const rec = this.byId.get(t.id);
+    if (!rec) {
+      try { this.byId.set(t.id, { ...t, parsed: t.scopes.map(parseScope) }); } catch { /* a token this version cannot read grants nothing */ }
+      return;
+    }
+    if (rec.hash !== t.hash) return; // an id is never reused with another secret
+    if (t.revoked !== undefined && rec.revoked === undefined) rec.revoked = t.revoked;
+  }
+
   /** The live (not revoked, not expired) token a presented string proves, compared in constant time. */
   verify(presented: string, now: number): TokenRecord | null {
     const m = TOKEN.exec(presented);

@@ -41,6 +41,7 @@ export class WsConn implements ConsumerSink, Claimant {
   lastPing = Date.now();
   constructor(readonly ws: WebSocket, readonly principal: Principal, private readonly socket: Duplex) {}
   live(): boolean { return !this.closed && this.ws.readyState === 1; }
+  sendText(text: string): void { if (this.live()) this.ws.send(text); }
   buffered(): number { return this.ws.bufferedAmount; }
   frame(f: object): void {
     if (!this.closed && this.ws.readyState === 1) this.ws.send(JSON.stringify(f));
@@ -235,7 +236,9 @@ export class WsBinding {
     const raw = /[\r\n]/.test(trimmed) ? JSON.stringify(msg) : trimmed;
     const inc: Incoming = { event: msg as unknown as AepEvent, raw, bytes: Buffer.byteLength(raw) };
     if (isCommandType(msg['type'] as string)) return this.control.route(conn, inc, text);
-    this.core.ingest(inc, conn);
+    // A WebSocket Event has no acknowledgement on the wire: if the log cannot keep it (scale-out
+    // backend unreachable) the connection is closed 1013 so the emitter reconnects and re-sends.
+    this.core.log.offer(inc, conn, (err) => this.unavailable(conn, err));
   }
 
   private subscribe(conn: WsConn, msg: Record<string, unknown>): void {
@@ -275,6 +278,16 @@ export class WsBinding {
     if (!conn.principal.readCeiling()) { conn.error('unauthorized', 'token lacks scope read', { id }); return; }
     // `offline` (contract C4): pending requests whose asker has no live connection.
     conn.frame({ type: 'roster', id, entries: this.core.claims.roster(), offline: this.core.requests.offline(Date.now(), this.core.opts.offlineTtlMs) });
+  }
+
+  /** The shared log could not keep an Event of this connection: `closing`, then close 1013 (try again later). */
+  private unavailable(conn: WsConn, err: Error): void {
+    if (conn.closed) return;
+    this.core.opts.log(`closing a WebSocket whose Event could not be stored: ${errText(err)}`);
+    conn.closingFrame('unavailable');
+    conn.closed = true;
+    conn.ws.close(1013, 'event log unavailable, retry');
+    setTimeout(() => conn.ws.terminate(), 1000).unref();
   }
 
   /** A connection whose token was revoked or expired: `closing`, then close 1008. */

@@ -19,7 +19,7 @@ interface RelayCliOptions {
   maxSessions: string; maxBody: string; maxBatch: string; maxFrom?: string; maxSubscriptions: string;
   retainBytes: string; slowConsumerBytes: string; maxConsumerBytes: string; headersTimeout: string;
   requestTimeout: string; static?: string; quiet?: boolean; allowOrigin: string[]; insecureNoAuth?: boolean;
-  offlineTtl: string; drain: string;
+  offlineTtl: string; drain: string; nats?: string; natsStream: string; natsCreds?: string;
 }
 
 function intOpt(name: string, v: string, min: number): number {
@@ -56,6 +56,9 @@ export function register(program: Command): void {
     .option('--insecure-no-auth', 'allow a non-loopback --host without a token (anyone who can reach it may read and write)', false)
     .option('--offline-ttl <ms>', 'how long a pending request whose emitter is gone stays in the roster\'s offline list', String(D.offlineTtlMs))
     .option('--drain <ms>', 'on SIGINT/SIGTERM: how long connected emitters may still send before the relay stops', String(DRAIN_MS))
+    .option('--nats <url>', 'scale out: keep Events, ordering, dedupe, claims, roster and command routing on NATS JetStream at this URL (nats://HOST:4222; comma-separated for several servers) instead of the SQLite store; every relay started with the same --nats and --nats-stream serves the same Events (docs/scale-out.md)')
+    .option('--nats-stream <name>', 'JetStream stream name, also the prefix of the KV buckets (one cluster = one name)', 'AEP')
+    .option('--nats-creds <file>', 'NATS credentials file (JWT + nkey seed; never logged)')
     .option('--quiet', 'no operational log lines on stderr', false)
     .addHelpText('after', `
 Security: with --token every endpoint needs a token (the owner token, or a scoped one from
@@ -65,16 +68,27 @@ other origins cannot open /socket (see --allow-origin). The store directory is c
 its files 0600; a second relay on the same store refuses to start (exit 5), naming the first.
 On SIGINT/SIGTERM the relay stops accepting connections, lets connected emitters finish for up
 to --drain ms (less when none is connected), commits, sends closing frames and exits 0; a second
-signal stops it at once.`)
+signal stops it at once.
+
+Scale-out (--nats): no store file (--store/--memory do not apply); 202 only after JetStream
+acknowledged; while NATS is unreachable ingest answers 503 nats-unavailable and /healthz 503,
+and the relay recovers by itself. Every relay of a cluster needs the same --nats-stream,
+--buffer and --token; NATS 2.9 works, >= 2.10 is the production floor (docs/scale-out.md).`)
     .action(action(async (o: RelayCliOptions) => {
       const token = o.token ?? process.env['AEP_TOKEN'];
       const relayMod = await import('@aep/relay');
+      if (o.nats !== undefined && (o.memory || o.store !== undefined)) throw new CliError('AEP_CLI_BAD_OPTION', '--nats keeps the Events on JetStream: it cannot be combined with --store or --memory', EXIT.USAGE);
+      if (o.nats === undefined && (o.natsCreds !== undefined || o.natsStream !== 'AEP')) throw new CliError('AEP_CLI_BAD_OPTION', '--nats-stream and --nats-creds need --nats URL', EXIT.USAGE);
+      const natsServers = o.nats?.split(',').map((u) => u.trim()).filter((u) => u !== '');
+      if (natsServers !== undefined && (natsServers.length === 0 || natsServers.some((u) => !/^(nats|tls):\/\/[^\s/]+$/.test(u)))) throw new CliError('AEP_CLI_BAD_OPTION', '--nats must be nats://HOST:PORT (or tls://HOST:PORT), comma-separated for several servers', EXIT.USAGE);
+      const natsMod = natsServers ? await import('@aep/relay-nats') : null;
       const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`relay: ${line}\n`);
       const opts = {
         port: intOpt('port', o.port, 0),
         host: o.host,
         ...(token !== undefined && token !== '' ? { token } : {}),
-        storePath: o.memory ? null : (o.store ?? relayMod.defaultStorePath()),
+        storePath: o.memory || natsServers ? null : (o.store ?? relayMod.defaultStorePath()),
+        ...(natsMod && natsServers ? { backend: natsMod.natsBackend({ servers: natsServers, stream: o.natsStream, ...(o.natsCreds !== undefined ? { credsFile: o.natsCreds } : {}) }) } : {}),
         bufferDepth: intOpt('buffer', o.buffer, 1),
         maxSessions: intOpt('max-sessions', o.maxSessions, 1),
         totalBytes: intOpt('retain-bytes', o.retainBytes, 1024),
@@ -98,6 +112,7 @@ signal stops it at once.`)
         handle = await relayMod.startRelay(opts);
       } catch (err) {
         if (err instanceof relayMod.RelayOptionError) throw new CliError(err.code, err.message, EXIT.USAGE);
+        if (natsMod && err instanceof natsMod.NatsStartError) throw new CliError('AEP_CLI_RELAY_START_FAILED', `relay could not start (${err.code}): ${err.message}`, EXIT.UNAVAILABLE);
         if (err instanceof relayMod.RelayStartError) {
           // Contract C6: name the running instance and what to do instead.
           const h = err.holder;
@@ -113,7 +128,7 @@ signal stops it at once.`)
         throw new CliError('AEP_CLI_RELAY_START_FAILED', `relay could not start: ${e.message}`, EXIT.UNAVAILABLE);
       }
       process.stdout.write(`AEP relay listening on ${handle.url}\n`);
-      log(`store ${handle.storePath ?? '(memory)'}; ${token ? 'token required on every endpoint' : 'no token: observe-only, commands refused'}`);
+      log(`${natsServers ? `events on NATS JetStream stream ${o.natsStream}` : `store ${handle.storePath ?? '(memory)'}`}; ${token ? 'token required on every endpoint' : 'no token: observe-only, commands refused'}`);
       log(`limits: buffer ${opts.bufferDepth}/session, ${opts.maxSessions} sessions, ${opts.totalBytes} bytes retained, body ${opts.maxBodyBytes} bytes, batch ${opts.maxBatchEvents} Events, consumer queue ${opts.slowConsumerBytes}/${opts.maxConsumerBytes} bytes`);
       const h = handle;
       await new Promise<void>((resolve) => {
