@@ -7,6 +7,7 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
 const only = process.argv[2];
@@ -20,8 +21,10 @@ const selected = only ? files.filter((f) => f.includes(only)) : files;
 console.log(`# aep bench  node ${process.version}  ${new Date().toISOString()}`);
 let failed = 0;
 for (const f of selected) {
-  console.log(`\n## ${f.slice(root.length)}`);
+  // The machine is shared: every figure is read beside the load average it was taken at.
+  console.log(`\n## ${f.slice(root.length)}  (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   const r = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', f], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) { failed++; console.log(`(bench exited ${r.status})`); }
 }
+console.log(`\n# end  load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 process.exit(failed ? 1 : 0);

@@ -25,6 +25,167 @@ export interface Entry {
   readonly bytes: number;
   /** Lowest ceiling rank that receives the raw bytes (capture.ts `rawRank`), to skip gating cheaply. */
   readonly rawRank: number;
+  /**
+   * Copy the raw bytes (UTF-8) into `dst` at `at`; returns the byte count. Present on held
+   * entries, whose bytes live off the JS heap (issue 19): a sink copies them without decoding.
+   */
+  readonly copyRaw?: (dst: Buffer, at: number) => number;
+  /** The Event's `agent`, when known (scope constraints on commands, control.ts). */
+  readonly agent?: string;
+}
+
+/**
+ * Off-heap storage of raw Event bytes (issue 19, docs/benchmarks.md "Performance pass (issue 19)"): events are
+ * appended to 1 MiB slabs allocated outside the V8 heap, so the replay buffer holds no per-Event
+ * string and the garbage collector never walks or copies them. A slab is released (to the GC,
+ * which frees its memory with the last reference) once nothing held lives in it; slabs that
+ * became sparse are compacted, so the arena stays within ~1.15x of the bytes held.
+ */
+class Slab {
+  used = 0;
+  live = 0;
+  constructor(readonly buf: Buffer) {}
+}
+
+const SLAB = 1 << 20;
+/** Events larger than this get a slab of their own (exact size). */
+const BIG = SLAB >> 2;
+
+class RawArena {
+  private cur: Slab = new Slab(Buffer.allocUnsafeSlow(SLAB));
+  readonly slabs = new Set<Slab>([this.cur]);
+  allocated = SLAB;
+  live = 0;
+  /** No compaction before this many more bytes were written (amortizes the walk). */
+  private quietUntil = 0;
+  private written = 0;
+  compactions = 0;
+
+  /** Room for `n` bytes: the current slab, a fresh one, or a dedicated one for a big Event. */
+  private room(n: number): Slab {
+    if (n > BIG) {
+      const s = new Slab(Buffer.allocUnsafeSlow(n));
+      this.slabs.add(s); this.allocated += n;
+      return s;
+    }
+    if (this.cur.used + n > this.cur.buf.length) {
+      const old = this.cur;
+      this.cur = new Slab(Buffer.allocUnsafeSlow(SLAB));
+      this.slabs.add(this.cur); this.allocated += SLAB;
+      if (old.live === 0) this.drop(old);
+    }
+    return this.cur;
+  }
+
+  /** Append bytes (`src[at, at + byteLen)` copied as is, or a string encoded once as UTF-8). */
+  put(src: Buffer | string, byteLen: number, h: Held, at = 0): void {
+    const s = this.room(byteLen);
+    const off = s.used;
+    const n = typeof src === 'string' ? s.buf.write(src, off, byteLen, 'utf8') : src.copy(s.buf, off, at, at + byteLen);
+    s.used += n; s.live += n; this.live += n; this.written += n;
+    h.slab = s; h.off = off; h.inArena = true; (h as { bytes: number }).bytes = n;
+  }
+
+  /** The entry's bytes are no longer needed here (evicted, or committed to the store). */
+  release(h: Held): void {
+    const s = h.slab;
+    if (s === null || !h.inArena) return;
+    h.inArena = false;
+    s.live -= h.bytes; this.live -= h.bytes;
+    if (s.live === 0 && s !== this.cur) this.drop(s);
+  }
+
+  private drop(s: Slab): void {
+    if (this.slabs.delete(s)) this.allocated -= s.buf.length;
+  }
+
+  /** True when sparse slabs hold enough dead bytes to be worth a compaction. */
+  wantsCompaction(): boolean {
+    return this.written >= this.quietUntil && this.allocated > this.live * 1.15 + 4 * SLAB;
+  }
+
+  /** Move the entries of sparse slabs into fresh ones; every live entry is visited once. */
+  compact(entries: Iterable<Held>): void {
+    const sparse = new Set<Slab>();
+    for (const s of this.slabs) if (s !== this.cur && s.live < s.buf.length * 0.85) sparse.add(s);
+    if (sparse.size > 0) {
+      for (const h of entries) {
+        const from = h.slab;
+        if (from === null || !h.inArena || !sparse.has(from)) continue;
+        const n = h.bytes;
+        const to = this.room(n);
+        from.buf.copy(to.buf, to.used, h.off, h.off + n);
+        h.slab = to; h.off = to.used;
+        to.used += n; to.live += n; from.live -= n;
+      }
+      for (const s of sparse) this.drop(s);
+      this.compactions++;
+    }
+    this.quietUntil = this.written + Math.max(4 * SLAB, this.live >> 4);
+  }
+}
+
+/** Interned type names (a small, bounded set in practice; unbounded vendor names are not kept). */
+const TYPES = new Map<string, string>();
+function internType(t: string): string {
+  const hit = TYPES.get(t);
+  if (hit !== undefined) return hit;
+  if (TYPES.size < 4096) TYPES.set(t, t);
+  return t;
+}
+
+/**
+ * A held Event: attributes on the heap, raw bytes in the arena, or only in the durable store once
+ * committed there (`slab` null: `ReplayBuffer.spill`; replay reads them back, core.ts `fetchRaw`).
+ */
+export class Held implements Entry {
+  slab: Slab | null = null;
+  off = 0;
+  /** The Event's `agent` (interned per session). */
+  agent: string | undefined = undefined;
+  readonly bytes: number = 0;
+  // The position as three numbers, not a tuple object (72 bytes of heap per held Event less);
+  // `pos` builds the tuple when asked. bit 0 positioned, bit 1 in the arena, bits 2.. rawRank.
+  readonly epoch: number;
+  readonly seq: number;
+  readonly sub: number;
+  private bits: number;
+  constructor(
+    readonly rowid: number,
+    readonly source: string,
+    readonly id: string,
+    readonly session: string | null,
+    pos: Pos,
+    positioned: boolean,
+    readonly type: string,
+    rawRank: number,
+  ) {
+    this.epoch = pos[0]; this.seq = pos[1]; this.sub = pos[2];
+    this.bits = (positioned ? 1 : 0) | (rawRank << 2);
+  }
+  get pos(): Pos { return [this.epoch, this.seq, this.sub]; }
+  /** True for sequenced session Events. */
+  get positioned(): boolean { return (this.bits & 1) !== 0; }
+  get rawRank(): number { return this.bits >> 2; }
+  /** True while the bytes count in the arena (false once evicted or spilled). */
+  get inArena(): boolean { return (this.bits & 2) !== 0; }
+  set inArena(v: boolean) { this.bits = v ? this.bits | 2 : this.bits & ~2; }
+  /** The exact received text, decoded on demand (replay, rare lookups); throws once spilled (read it from the store). */
+  get raw(): string {
+    if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
+    return this.slab.buf.toString('utf8', this.off, this.off + this.bytes);
+  }
+  /** True while the bytes are in memory (`raw` and `copyRaw` work). */
+  get inMemory(): boolean { return this.slab !== null; }
+  copyRaw(dst: Buffer, at: number): number {
+    if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
+    return this.slab.buf.copy(dst, at, this.off, this.off + this.bytes);
+  }
+}
+
+/** `cmpPos(e.pos, p)` without building the tuple (binary searches over held entries). */
+function cmpAt(e: Held, p: Pos): number {
+  return e.epoch - p[0] || e.seq - p[1] || e.sub - p[2];
 }
 
 /** Compare two positions lexicographically. */
@@ -51,28 +212,32 @@ export interface BufferSink {
 }
 
 class SessionBuf {
-  entries: Entry[] = [];
+  entries: Held[] = [];
+  /** The session's emitter URI and agent as last held: one string per session, not per Event. */
+  lastSource = '';
+  lastAgent: string | undefined = undefined;
   head = 0;
   evictedHigh: Pos | null = null;
   constructor(readonly name: string | null) {}
   get size(): number { return this.entries.length - this.head; }
-  first(): Entry | undefined { return this.entries[this.head]; }
-  last(): Entry | undefined { return this.entries.length > this.head ? this.entries[this.entries.length - 1] : undefined; }
+  first(): Held | undefined { return this.entries[this.head]; }
+  last(): Held | undefined { return this.entries.length > this.head ? this.entries[this.entries.length - 1] : undefined; }
   /** Insert keeping order; usually an append. */
-  insert(e: Entry): void {
+  insert(e: Held): void {
     const last = this.last();
-    if (!last || cmpPos(last.pos, e.pos) <= 0) { this.entries.push(e); return; }
+    if (!last || (last.epoch - e.epoch || last.seq - e.seq || last.sub - e.sub) <= 0) { this.entries.push(e); return; }
+    const p: Pos = [e.epoch, e.seq, e.sub];
     let lo = this.head; let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmpPos(this.entries[mid]!.pos, e.pos) <= 0) lo = mid + 1; else hi = mid;
+      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1; else hi = mid;
     }
     this.entries.splice(lo, 0, e);
   }
-  shift(): Entry | undefined {
+  shift(): Held | undefined {
     const e = this.entries[this.head];
     if (!e) return undefined;
-    this.entries[this.head] = undefined as unknown as Entry;
+    this.entries[this.head] = undefined as unknown as Held;
     this.head++;
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
@@ -85,7 +250,7 @@ class SessionBuf {
     let lo = this.head; let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmpPos(this.entries[mid]!.pos, p) <= 0) lo = mid + 1; else hi = mid;
+      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1; else hi = mid;
     }
     return lo;
   }
@@ -116,7 +281,9 @@ export class ReplayBuffer {
   private readonly sessions = new Map<string, SessionBuf>(); // insertion order = LRU (re-set on write)
   private readonly agentBuf = new SessionBuf(null);
   // Dedupe index by `id`, then `source` (ids rarely collide across sources; no key string is built).
-  private readonly byId = new Map<string, Entry | Entry[]>();
+  private readonly byId = new Map<string, Held | Held[]>();
+  /** Raw bytes of everything held, off the JS heap. */
+  private readonly arena = new RawArena();
   private held = 0;
   private readonly tombstones = new Map<string, Pos>();
   /** Highest evicted position of agent-scoped Events (their bucket has no name, so no tombstone). */
@@ -130,6 +297,11 @@ export class ReplayBuffer {
   get heldEvents(): number { return this.held; }
   get heldBytes(): number { return this.bytes; }
   get sessionCount(): number { return this.sessions.size; }
+  /** Off-heap arena figures (bench, tests): bytes allocated in slabs, bytes live, compactions run. */
+  get arenaStats(): { allocated: number; live: number; slabs: number; compactions: number } {
+    const a = this.arena;
+    return { allocated: a.allocated, live: a.live, slabs: a.slabs.size, compactions: a.compactions };
+  }
 
   /** True when an Event with this `(source, id)` is held. */
   has(source: string, id: string): boolean {
@@ -139,7 +311,7 @@ export class ReplayBuffer {
     return v.source === source;
   }
 
-  private index(e: Entry): void {
+  private index(e: Held): void {
     const v = this.byId.get(e.id);
     if (v === undefined) this.byId.set(e.id, e);
     else if (Array.isArray(v)) v.push(e);
@@ -147,7 +319,7 @@ export class ReplayBuffer {
     this.held++;
   }
 
-  private unindex(e: Entry): void {
+  private unindex(e: Held): void {
     const v = this.byId.get(e.id);
     if (v === e) this.byId.delete(e.id);
     else if (Array.isArray(v)) {
@@ -173,13 +345,50 @@ export class ReplayBuffer {
    */
   admit(e: Entry, persist = true): Admission {
     if (this.has(e.source, e.id)) { this.stats.duplicates++; return 'duplicate'; }
-    this.index(e);
-    this.place(e, persist);
+    const h = this.hold(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank, e.agent);
+    this.arena.put(e.raw, Buffer.byteLength(e.raw), h);
+    this.index(h);
+    this.place(h, persist);
+    this.lastAdmitted = h;
     return 'admitted';
   }
 
+  /** A held entry with interned strings (session name, source per session, type). */
+  private hold(rowid: number, source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, agent: string | undefined): Held {
+    const buf = session === null ? this.agentBuf : this.sessions.get(session);
+    let src = source;
+    let ag = agent;
+    if (buf !== undefined) {
+      if (buf.lastSource === source) src = buf.lastSource; else buf.lastSource = source;
+      if (buf.lastAgent === agent) ag = buf.lastAgent; else buf.lastAgent = agent;
+    }
+    const h = new Held(rowid, src, id, buf !== undefined ? buf.name : session, pos, positioned, internType(type), rank);
+    h.agent = ag;
+    return h;
+  }
+
+  /**
+   * The store committed this entry: its bytes leave memory (read back from the store on replay),
+   * so a durable relay holds only the index in RAM (issue 19 memory goal). Evicted or already
+   * spilled entries are left alone.
+   */
+  spill(e: Entry): void {
+    if (!(e instanceof Held) || !e.inArena || this.pinned.has(e)) return;
+    this.arena.release(e);
+    e.slab = null;
+  }
+
+  /**
+   * Entries whose bytes must stay in memory even with a store (held honest while the stored row
+   * is not, core.ts `load`): never spilled.
+   */
+  private readonly pinned = new WeakSet<Held>();
+  /** The entry the last successful `admit` created (store load spills or pins it). */
+  lastAdmitted: Held | null = null;
+  pin(e: Held): void { this.pinned.add(e); }
+
   /** Hold an indexed Event in its session, mirror it, evict past the limits. */
-  private place(e: Entry, persist: boolean): void {
+  private place(e: Held, persist: boolean): void {
     let buf: SessionBuf;
     if (e.session === null) buf = this.agentBuf;
     else {
@@ -187,6 +396,7 @@ export class ReplayBuffer {
       if (existing) { this.sessions.delete(e.session); this.sessions.set(e.session, existing); buf = existing; }
       else {
         buf = new SessionBuf(e.session);
+        buf.lastSource = e.source;
         const t = this.tombstones.get(e.session);
         if (t) { buf.evictedHigh = t; this.tombstones.delete(e.session); }
         this.sessions.set(e.session, buf);
@@ -196,6 +406,12 @@ export class ReplayBuffer {
     this.bytes += e.bytes;
     if (persist) this.sink?.insert(e);
     this.enforce(buf);
+    if (this.arena.wantsCompaction()) this.arena.compact(this.allHeld());
+  }
+
+  private *allHeld(): Iterable<Held> {
+    for (let i = this.agentBuf.head; i < this.agentBuf.entries.length; i++) yield this.agentBuf.entries[i]!;
+    for (const b of this.sessions.values()) for (let i = b.head; i < b.entries.length; i++) yield b.entries[i]!;
   }
 
   /**
@@ -203,17 +419,35 @@ export class ReplayBuffer {
    * and one write per new Event (the hot ingest path).
    */
   admitNew(source: string, id: string, make: (rowid: number) => Entry, nextRowid: () => number): Admission {
+    if (this.isHeld(source, id)) return 'duplicate';
+    const e = make(nextRowid());
+    return this.admitRaw(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank, e.raw, Buffer.byteLength(e.raw), e.agent);
+  }
+
+  private isHeld(source: string, id: string): boolean {
     const v = this.byId.get(id);
     if (v !== undefined && (Array.isArray(v) ? v.some((x) => x.source === source) : v.source === source)) {
       this.stats.duplicates++;
-      return 'duplicate';
+      return true;
     }
-    const e = make(nextRowid());
-    if (v === undefined) this.byId.set(id, e);
-    else if (Array.isArray(v)) v.push(e);
-    else this.byId.set(id, [v, e]);
+    return false;
+  }
+
+  /**
+   * The ingest path (core.ts): admit unless `(source, id)` is held, copying the raw bytes once
+   * into the arena: `raw` is the received text, or a buffer holding its exact UTF-8 bytes at `at`
+   * (`byteLen` = their length). No Entry object is built for a duplicate.
+   */
+  admitRaw(rowid: number | (() => number), source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, raw: Buffer | string, byteLen: number, agent?: string, at = 0): Admission {
+    if (typeof rowid === 'function' && this.isHeld(source, id)) return 'duplicate';
+    const h = this.hold(typeof rowid === 'function' ? rowid() : rowid, source, id, session, pos, positioned, type, rank, agent);
+    this.arena.put(raw, byteLen, h, at);
+    const v = this.byId.get(id);
+    if (v === undefined) this.byId.set(id, h);
+    else if (Array.isArray(v)) v.push(h);
+    else this.byId.set(id, [v, h]);
     this.held++;
-    this.place(e, true);
+    this.place(h, true);
     return 'admitted';
   }
 
@@ -239,12 +473,14 @@ export class ReplayBuffer {
     if (!e) return;
     this.unindex(e);
     this.bytes -= e.bytes;
+    this.arena.release(e);
     this.stats.evicted++;
     this.sink?.remove(e);
-    if (buf.name === null && (!this.agentEvictedHigh || cmpPos(e.pos, this.agentEvictedHigh) > 0)) this.agentEvictedHigh = e.pos;
-    if (buf.name !== null && (!buf.evictedHigh || cmpPos(e.pos, buf.evictedHigh) > 0)) {
-      buf.evictedHigh = e.pos;
-      this.sink?.evicted(buf.name, e.pos);
+    const p = e.pos;
+    if (buf.name === null && (!this.agentEvictedHigh || cmpPos(p, this.agentEvictedHigh) > 0)) this.agentEvictedHigh = p;
+    if (buf.name !== null && (!buf.evictedHigh || cmpPos(p, buf.evictedHigh) > 0)) {
+      buf.evictedHigh = p;
+      this.sink?.evicted(buf.name, p);
     }
   }
 
@@ -274,7 +510,7 @@ export class ReplayBuffer {
   }
 
   /** The newest held sequenced Event of a session (commands and other seq-less Events skipped). */
-  lastPositioned(session: string): Entry | undefined {
+  lastPositioned(session: string): Held | undefined {
     const buf = this.sessions.get(session);
     if (!buf) return undefined;
     for (let i = buf.entries.length - 1; i >= buf.head && i >= buf.entries.length - 64; i--) {
@@ -326,7 +562,7 @@ export class ReplayBuffer {
     const entries: Entry[] = [];
     for (let i = from ? buf.after(from) : buf.head; i < buf.entries.length && entries.length < max; i++) {
       const e = buf.entries[i]!;
-      if (cmpPos(e.pos, part.until) > 0) break;
+      if (cmpAt(e, part.until) > 0) break;
       entries.push(e);
     }
     return { entries, gap: false };

@@ -6,7 +6,7 @@ import { severityRank } from '@aep/protocol';
 import { Auth } from './auth.js';
 import { Tokens } from './tokens.js';
 import { makeHonest, rawRank } from './capture.js';
-import { ReplayBuffer, type Entry, type Pos, type ReplayPart } from './buffer.js';
+import { Held, ReplayBuffer, type Entry, type Pos, type ReplayPart } from './buffer.js';
 import { LocalLog, type ClaimRegistry, type EventLog, type RelayBackend } from './backend.js';
 import { Claims, type Claimant } from './claims.js';
 import { Hub, Outgoing, type SubscriptionSpec } from './hub.js';
@@ -43,6 +43,7 @@ export class RelayCore {
   readonly counters = { ingested: 0, regated: 0, commandsForwarded: 0, commandsRefused: 0 };
   readonly requests: RequestIndex;
   private nextRowid = 1;
+  private readonly rowid = (): number => this.nextRowid++;
   /** Set when close() starts. */
   closing = false;
   /** Web Push subscription routes (contract C10, push.ts), when configured. */
@@ -53,6 +54,9 @@ export class RelayCore {
     this.log = backend?.log ?? new LocalLog(this);
     this.auth = new Auth(opts.token, backend ? new Tokens(backend.tokens.sink, backend.tokens.stored) : new Tokens(store, store?.tokens() ?? []));
     this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, backend ? backend.bufferSink : store);
+    // A durable relay keeps committed Events' bytes in the store only (issue 19 memory goal):
+    // the index stays in RAM, replay reads the bytes back (`fetchRaw`). A backend keeps them.
+    if (store && !backend) store.onCommitted = (e) => this.buffer.spill(e);
     this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
     // Bounded with the buffer: ten requests per session the buffer may hold (at least 1 000).
     this.requests = new RequestIndex(Math.max(1000, opts.maxSessions * 10), store, (c) => this.claims.liveClaim(c));
@@ -77,8 +81,13 @@ export class RelayCore {
       // A row stored before capture enforcement may be dishonest: it is held honest (in memory).
       const ev = makeHonest(parsed, this.requests.fieldsOf);
       const raw = ev === parsed ? r.raw : JSON.stringify(ev);
-      const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), ...this.describe(ev) };
+      const agent = typeof ev['agent'] === 'string' ? ev['agent'] : undefined;
+      const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), agent, ...this.describe(ev) };
       if (this.buffer.admit(entry, false) === 'duplicate') { bad.push(r.rowid); continue; }
+      // The stored row is what replay reads back, unless it had to be made honest here: then the
+      // honest bytes stay in memory (the stored ones must never be served).
+      const held = this.buffer.lastAdmitted!;
+      if (ev === parsed) this.buffer.spill(held); else this.buffer.pin(held);
       // A request without a stored binding (raised over HTTP, or stored before bindings existed)
       // stays unbound: its answers follow the session claim.
       if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, null, now, false);
@@ -120,7 +129,8 @@ export class RelayCore {
     }
     const d = this.describe(ev);
     this.counters.ingested++;
-    this.buffer.admitNew(d.source, d.id, (rowid) => ({ rowid, source: d.source, id: d.id, session: d.session, pos: d.pos, positioned: d.positioned, type: d.type, raw: inc.raw, bytes: inc.bytes, rawRank: d.rawRank }), () => this.nextRowid++);
+    // The raw bytes go once into the buffer's off-heap arena (issue 19): straight from the body.
+    this.buffer.admitRaw(this.rowid, d.source, d.id, d.session, d.pos, d.positioned, d.type, d.rawRank, inc.body ?? inc.raw, inc.bytes, typeof ev['agent'] === 'string' ? ev['agent'] : undefined, inc.at ?? 0);
     // Contract C3: a request is bound to the claim of the connection that raised it. Over HTTP
     // there is no connection, hence no asker to bind to: it stays unbound (session routing).
     if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? null, Date.now());
@@ -153,7 +163,8 @@ export class RelayCore {
     try { parsed = JSON.parse(raw); } catch { return; }
     if (!isObject(parsed)) return;
     const d = this.describe(parsed);
-    const entry: Entry = { rowid, raw, bytes: Buffer.byteLength(raw), ...d };
+    const agent = typeof parsed['agent'] === 'string' ? parsed['agent'] : undefined;
+    const entry: Entry = { rowid, raw, bytes: Buffer.byteLength(raw), agent, ...d };
     const admitted = this.buffer.admit(entry) === 'admitted';
     if (admitted && ATTENTION_STATE.has(d.type)) this.requests.observe(parsed, claim, Date.now());
     this.fanout(raw, d, parsed);
@@ -176,12 +187,33 @@ export class RelayCore {
 
   /** The `agent` of a session's newest held sequenced Event (scope constraints on commands). */
   sessionAgent(session: string): string | undefined {
-    const e = this.buffer.lastPositioned(session);
-    if (!e) return undefined;
-    try {
-      const a = (JSON.parse(e.raw) as { agent?: unknown }).agent;
-      return typeof a === 'string' ? a : undefined;
-    } catch { return undefined; }
+    return this.buffer.lastPositioned(session)?.agent;
+  }
+
+  /**
+   * The raw text of held entries, in order: from memory, or read back from the store for the ones
+   * it holds only there. null for an entry that is gone (evicted meanwhile): the caller treats
+   * it as a gap (AEP-0003 §8.4).
+   */
+  async fetchRaw(entries: readonly Entry[]): Promise<Array<string | null>> {
+    const out: Array<string | null> = new Array<string | null>(entries.length).fill(null);
+    const missing: number[] = []; const at: number[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      if (!(e instanceof Held) || e.inMemory) out[i] = e.raw;
+      else { missing.push(e.rowid); at.push(i); }
+    }
+    if (missing.length > 0 && this.store) {
+      const got = await this.store.fetch(missing);
+      for (let k = 0; k < at.length; k++) out[at[k]!] = got[k]?.toString('utf8') ?? null;
+    }
+    return out;
+  }
+
+  /** True when every entry's bytes are in memory (no store read needed). */
+  static inMemory(entries: readonly Entry[]): boolean {
+    for (const e of entries) if (e instanceof Held && !e.inMemory) return false;
+    return true;
   }
 
   /** The replay snapshot a subscription starts with (AEP-0003 §5, §7). */
@@ -190,6 +222,10 @@ export class RelayCore {
     if (spec.from) return this.buffer.snapshotFrom(spec.from);
     return live ? [] : this.buffer.snapshotAll();
   }
+
+  /** Raw text of replayed entries (bound, for the hub's replay loop): synchronous when all are in memory. */
+  readonly fetch = (entries: readonly Entry[]): Promise<Array<string | null>> | Array<string | null> =>
+    (RelayCore.inMemory(entries) ? entries.map((e) => e.raw) : this.fetchRaw(entries));
 
   /** Reads a snapshot part (bound, for the hub's replay loop). */
   readonly read = (part: ReplayPart, cursor: Pos | null, max: number): { entries: Entry[]; gap: boolean } => this.buffer.read(part, cursor, max);

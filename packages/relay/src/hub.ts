@@ -25,8 +25,8 @@ export class Outgoing {
   ) { this.parsedEvent = parsed; }
 
   /** From a held buffer entry (replay). */
-  static fromEntry(e: Entry): Outgoing {
-    return new Outgoing(e.raw, e.type, e.session, e.pos, e.positioned, e.rawRank, -1);
+  static fromEntry(e: Entry, raw: string = e.raw): Outgoing {
+    return new Outgoing(raw, e.type, e.session, e.pos, e.positioned, e.rawRank, -1);
   }
 
   get event(): AepEvent {
@@ -254,7 +254,7 @@ export class Hub {
    * still had to receive was evicted while it waited, it is disconnected so it resumes exactly
    * (AEP-0003 §8.4: never a silent gap).
    */
-  async replay(sub: Subscription, parts: ReplayPart[], drained: () => Promise<void>, read: ReplayReader): Promise<void> {
+  async replay(sub: Subscription, parts: ReplayPart[], drained: () => Promise<void>, read: ReplayReader, fetch?: RawFetcher): Promise<void> {
     sub.replaying = true;
     const sink = sub.sink;
     const gone = () => sink.closed || sub.cancelled;
@@ -267,14 +267,21 @@ export class Hub {
         const r = read(part, cursor, 64);
         if (r.gap) { this.slow(sink); return; }
         if (r.entries.length === 0) break;
-        for (const e of r.entries) {
+        // A durable relay reads committed Events' bytes back from the store (issue 19).
+        const got = fetch ? fetch(r.entries) : null;
+        const raws = got instanceof Promise ? await got : got;
+        for (let k = 0; k < r.entries.length; k++) {
+          const e = r.entries[k]!;
           if (gone()) return;
+          const raw = raws ? raws[k] : e.raw;
+          // Evicted before its bytes could be read: the consumer resumes exactly (AEP-0003 §8.4).
+          if (raw === null || raw === undefined) { this.slow(sink); return; }
           if (sink.buffered() > this.limits.slowConsumerBytes) {
             await drained();
             continue next; // re-read from the cursor: what follows may have been evicted meanwhile
           }
           cursor = e.pos;
-          const o = Outgoing.fromEntry(e);
+          const o = Outgoing.fromEntry(e, raw);
           let ok: boolean;
           try { ok = sub.matches(o); } catch { ok = false; }
           if (!ok) continue;
@@ -308,6 +315,9 @@ export class Hub {
     this.stats.delivered++;
   }
 }
+
+/** The raw text of entries, from memory or the store (core.ts `fetchRaw`); null = gone. */
+export type RawFetcher = (entries: readonly Entry[]) => Promise<Array<string | null>> | Array<string | null>;
 
 /** Reads a snapshot part from the buffer (`ReplayBuffer.read`). */
 export type ReplayReader = (part: ReplayPart, cursor: Pos | null, max: number) => { entries: Entry[]; gap: boolean };

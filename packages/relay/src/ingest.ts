@@ -5,8 +5,12 @@ import type { Issue } from '@aep/protocol';
 import type { HttpErrorCode } from './errors.js';
 import type { AepEvent } from './hub.js';
 
-/** One parsed Event with the exact bytes it arrived as. */
-export interface Incoming { event: AepEvent; raw: string; bytes: number }
+/**
+ * One parsed Event with the exact bytes it arrived as. `body`, when present, holds `raw` as the
+ * UTF-8 bytes received at `body[at, at + bytes)` (the request body itself, no view object per
+ * Event): the buffer copies them without encoding.
+ */
+export interface Incoming { event: AepEvent; raw: string; bytes: number; body?: Buffer; at?: number }
 
 /** A refusal of a whole body. */
 export interface BodyError { status: number; body: Record<string, unknown> }
@@ -85,7 +89,8 @@ export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok
         // Fast path: a line without surrounding whitespace or `\r` is stored as is (its byte length is known).
         const plain = !isSpace(text.charCodeAt(0)) && !isSpace(text.charCodeAt(text.length - 1)) && text.indexOf('\r') < 0;
         const raw = plain ? text : rawFor(text.trim(), value);
-        out.push({ event: value as AepEvent, raw, bytes: plain ? stop - start : Buffer.byteLength(raw) });
+        if (plain) out.push({ event: value as AepEvent, raw, bytes: stop - start, body: buf, at: start });
+        else out.push({ event: value as AepEvent, raw, bytes: Buffer.byteLength(raw) });
       }
       line++;
       start = end + 1;

@@ -23,6 +23,8 @@ export interface RelayStats {
   evicted: number; sessionsEvicted: number; consumers: number; subscriptions: number;
   delivered: number; dropped: number; slowDisconnects: number; maxQueuedBytes: number; sockets: number;
   commandsForwarded: number; commandsRefused: number; storeCommits: number; storeFailures: number;
+  /** Raw bytes of held Events kept in memory; with a store, committed ones are read back from it (issue 19). */
+  heldInMemoryBytes: number;
 }
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
@@ -70,6 +72,7 @@ export class Relay {
       maxQueuedBytes: hub.stats.maxQueuedBytes,
       sockets: this.ws.sockets.size, commandsForwarded: counters.commandsForwarded, commandsRefused: counters.commandsRefused,
       storeCommits: this.store?.stats.commits ?? 0, storeFailures: this.store?.stats.failures ?? 0,
+      heldInMemoryBytes: buffer.arenaStats.live,
       ...this.backend?.stats(),
     };
   }

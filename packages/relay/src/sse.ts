@@ -21,7 +21,8 @@ export class SseSink implements ConsumerSink {
     if (this.res.socket) corkForTick(this, this.res.socket);
     this.res.write(o.frame('sse', ceiling, (text) => {
       const id = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? `id: ${o.session}:${o.pos[0]}:${o.pos[1]}\n` : '';
-      return `event: ${o.type}\ndata: ${text}\n${id}\n`;
+      // One UTF-8 encoding per (Event, ceiling), shared by every SSE subscriber (issue 19).
+      return Buffer.from(`event: ${o.type}\ndata: ${text}\n${id}\n`, 'utf8');
     }));
   }
   marker(_sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
@@ -92,7 +93,7 @@ export class SseBinding {
     if (live) hub.add(sub);
     const parts = this.core.snapshot(c.spec, live);
     if (parts.length === 0 && live) return;
-    hub.replay(sub, parts, () => sink.drained(), this.core.read).catch(() => res.destroy());
+    hub.replay(sub, parts, () => sink.drained(), this.core.read, this.core.fetch).catch(() => res.destroy());
   }
 
   /** Heartbeats for every open stream; streams whose token expired end. */

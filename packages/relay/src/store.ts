@@ -70,23 +70,29 @@ function restrictFiles(file: string): void {
  * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
  * instead of converting a JS string per row.
  */
-interface OpQueue { nums: number[]; strs: string[]; chars: number; count: number }
+interface OpQueue { nums: number[]; strs: Array<string | Entry>; chars: number; count: number }
 const emptyQueue = (): OpQueue => ({ nums: [], strs: [], chars: 0, count: 0 });
 
-/** UTF-8 encode `strs` back to back into one buffer; returns it with each string's byte length. */
-function encodeStrings(strs: readonly string[], chars: number): { buf: Buffer; lens: Uint32Array } {
+/**
+ * UTF-8 encode `strs` back to back into one buffer; returns it with each string's byte length.
+ * A held Entry's raw bytes are copied from the buffer's arena as they are (issue 19: no decode
+ * to a string and re-encode per row).
+ */
+function encodeStrings(strs: ReadonlyArray<string | Entry>, chars: number): { buf: Buffer; lens: Uint32Array } {
   const lens = new Uint32Array(strs.length);
   // Usually ASCII (bytes = chars); grown when a string would not fit (UTF-8 <= 3 bytes per unit).
   let buf = Buffer.allocUnsafeSlow(chars + 4096);
   let off = 0;
   for (let i = 0; i < strs.length; i++) {
-    const s = strs[i]!;
-    if (off + s.length * 3 > buf.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + s.length * 3 + 4096));
+    let s = strs[i]!;
+    if (typeof s !== 'string' && s.copyRaw === undefined) s = s.raw;
+    const need = typeof s === 'string' ? s.length * 3 : s.bytes;
+    if (off + need > buf.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + need + 4096));
       buf.copy(bigger, 0, 0, off);
       buf = bigger;
     }
-    const n = buf.write(s, off, 'utf8');
+    const n = typeof s === 'string' ? buf.write(s, off, 'utf8') : s.copyRaw!(buf, off);
     lens[i] = n;
     off += n;
   }
@@ -180,8 +186,25 @@ const tx = db.transaction((nums, bytes, lens) => {
     else throw new Error('bad store op ' + k);
   }
 });
+// Replay reads (issue 19): a durable relay keeps committed Events' bytes only here.
+const get = db.prepare('SELECT CAST(raw AS BLOB) FROM held WHERE rowid = ?').pluck();
 parentPort.on('message', (m) => {
   if (m.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
+  if (m.read !== undefined) {
+    try {
+      const ids = new Float64Array(m.rowids);
+      const parts = []; const lens = new Uint32Array(ids.length); let total = 0;
+      for (let i = 0; i < ids.length; i++) {
+        const b = get.get(ids[i]);
+        if (b === undefined) { lens[i] = 0xffffffff; continue; }
+        parts.push(b); lens[i] = b.length; total += b.length;
+      }
+      const out = Buffer.allocUnsafeSlow(total); let o = 0;
+      for (const b of parts) { b.copy(out, o); o += b.length; }
+      parentPort.postMessage({ read: m.read, bytes: out.buffer, offset: out.byteOffset, length: out.length, lens: lens.buffer }, [out.buffer, lens.buffer]);
+    } catch (e) { parentPort.postMessage({ read: m.read, error: String(e && e.message || e) }); }
+    return;
+  }
   try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens)); parentPort.postMessage({ batch: m.batch, ok: true }); }
   catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e) }); }
 });
@@ -203,6 +226,10 @@ export class SqliteStore implements BufferSink {
   private dead: Error | null = null;
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
+  /** Called for every inserted Entry once its commit succeeded (the buffer drops its bytes from memory). */
+  onCommitted: ((e: Entry) => void) | null = null;
+  private reads = new Map<number, { resolve: (r: Array<Buffer | null>) => void; reject: (e: Error) => void }>();
+  private readNo = 0;
 
   private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db, private readonly commitHook: (() => void | Promise<void>) | undefined) {}
 
@@ -311,7 +338,8 @@ export class SqliteStore implements BufferSink {
   insert(e: Entry): void {
     if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
     const q = this.ops;
-    q.nums.push(0, e.rowid); q.strs.push(e.raw); q.chars += e.raw.length; q.count++;
+    // The entry itself is queued: its bytes are copied when the batch is posted.
+    q.nums.push(0, e.rowid); q.strs.push(e); q.chars += e.bytes; q.count++;
     this.schedule();
   }
 
@@ -393,14 +421,53 @@ export class SqliteStore implements BufferSink {
     this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
   }
 
-  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }): void {
+  /**
+   * The stored bytes of these rows (null for a row that is not there any more: evicted since).
+   * Before the writer starts (load) they are read here; then by the writer thread, in order with
+   * the commits.
+   */
+  fetch(rowids: readonly number[]): Promise<Array<Buffer | null>> {
+    if (this.dead) return Promise.reject(this.dead);
+    if (!this.worker) {
+      if (!this.db.open) return Promise.reject(new Error('store closed'));
+      const get = this.db.prepare('SELECT CAST(raw AS BLOB) AS b FROM held WHERE rowid = ?');
+      return Promise.resolve(rowids.map((id) => ((get.all(id)[0] as { b: Buffer } | undefined)?.b ?? null)));
+    }
+    const n = ++this.readNo;
+    const ids = new Float64Array(rowids);
+    return new Promise((resolve, reject) => {
+      this.reads.set(n, { resolve, reject });
+      this.worker!.postMessage({ read: n, rowids: ids.buffer }, [ids.buffer]);
+    });
+  }
+
+  private onRead(m: { read: number; bytes?: ArrayBuffer; offset?: number; length?: number; lens?: ArrayBuffer; error?: string }): void {
+    const r = this.reads.get(m.read);
+    if (!r) return;
+    this.reads.delete(m.read);
+    if (m.error !== undefined || !m.bytes || !m.lens) { r.reject(new Error(m.error ?? 'store read failed')); return; }
+    const bytes = Buffer.from(m.bytes, m.offset, m.length);
+    const lens = new Uint32Array(m.lens);
+    const out: Array<Buffer | null> = [];
+    let o = 0;
+    for (const len of lens) {
+      if (len === 0xffffffff) { out.push(null); continue; }
+      out.push(bytes.subarray(o, o + len)); o += len;
+    }
+    r.resolve(out);
+  }
+
+  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean; read?: number }): void {
     if (m.closed) return;
+    if (m.read !== undefined) { this.onRead(m as { read: number }); return; }
     const f = this.inflight;
     if (!f || f.batch !== m.batch) return;
     this.inflight = null;
     if (m.ok) {
       this.stats.commits++;
       this.stats.rows += f.ops.count;
+      const done = this.onCommitted;
+      if (done) for (const x of f.ops.strs) if (typeof x !== 'string') done(x);
       for (const w of f.waiters) w.resolve();
     } else {
       this.failBatch(f, new Error(m.error ?? 'store write failed'));
@@ -422,6 +489,8 @@ export class SqliteStore implements BufferSink {
   }
 
   private failInflight(e: Error): void {
+    for (const r of this.reads.values()) r.reject(e);
+    this.reads.clear();
     const f = this.inflight;
     this.inflight = null;
     if (f) this.failBatch(f, e);
@@ -453,6 +522,8 @@ export class SqliteStore implements BufferSink {
     });
     await idle();
     if (this.ops.count > 0) await idle(); // a failed last batch gets one more try
+    for (const r of this.reads.values()) r.reject(new Error('store closed'));
+    this.reads.clear();
     await new Promise<void>((resolve) => {
       const t = setTimeout(() => { void w.terminate().then(() => resolve()); }, 5000);
       w.on('message', (m: { closed?: boolean }) => { if (m.closed) { clearTimeout(t); void w.terminate().then(() => resolve()); } });

@@ -260,7 +260,7 @@ export class WsBinding {
     hub.add(sub);
     const parts = this.core.snapshot(c.spec, true);
     if (parts.length === 0) return;
-    hub.replay(sub, parts, () => conn.drained(), this.core.read).catch(() => conn.ws.terminate());
+    hub.replay(sub, parts, () => conn.drained(), this.core.read, this.core.fetch).catch(() => conn.ws.terminate());
   }
 
   private unsubscribe(conn: WsConn, msg: Record<string, unknown>): void {

@@ -71,6 +71,19 @@ describe('hub replay backpressure', () => {
     assert.equal(hub.stats.slowDisconnects, 1);
   });
 
+  it('a replayed Event whose stored bytes are gone (evicted before the store read) disconnects, never a gap (issue 19)', async () => {
+    const buf = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    for (let i = 0; i < 10; i++) buf.admit(entry('s', i, 10));
+    const hub = new Hub({ slowConsumerBytes: 1 << 20, maxConsumerBytes: 1 << 21 }, () => {});
+    const sink = new TestSink();
+    const sub = new Subscription('r', { match: null, ceiling: undefined, from: 'all' }, sink, false);
+    // The store answers for the first four rows, then finds the fifth deleted meanwhile.
+    const fetch = async (es: readonly Entry[]) => es.map((e, k) => (k < 4 ? e.raw : null));
+    await hub.replay(sub, buf.snapshotAll(), () => sink.drained(), (p, c, m) => buf.read(p, c, m), fetch);
+    assert.equal(sink.slowDisconnected, true);
+    assert.deepEqual(sink.got.map(seqOf), [0, 1, 2, 3], 'delivered up to the missing Event, nothing after it');
+  });
+
   it('a replay resumed after evictions that did not touch what it still owed goes on without a gap', async () => {
     const buf = new ReplayBuffer({ depth: 10, maxSessions: 10, totalBytes: 1 << 30 }, null);
     for (let i = 0; i < 10; i++) buf.admit(entry('s', i));

@@ -178,7 +178,7 @@ describe('/healthz counters by value', () => {
     assert.deepEqual(rest, {
       ok: true, ingested: 5, regated: 1, duplicates: 1, held: 3, heldBytes, sessions: 1, evicted: 1, sessionsEvicted: 0,
       consumers: 1, subscriptions: 1, delivered: 5, dropped: 0, slowDisconnects: 0, sockets: 1,
-      commandsForwarded: 0, commandsRefused: 1, storeCommits: 0, storeFailures: 0,
+      commandsForwarded: 0, commandsRefused: 1, storeCommits: 0, storeFailures: 0, heldInMemoryBytes: heldBytes,
     });
     watch.close(); ws.close();
     await relay.close();
