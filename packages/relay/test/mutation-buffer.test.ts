@@ -16,8 +16,10 @@ class Rec implements BufferSink {
 }
 let row = 1;
 function e(session: string | null, seq: number, id = `e${row}`, opts: { sub?: number; epoch?: number; positioned?: boolean; bytes?: number; source?: string } = {}): Entry {
-  const raw = `{"id":"${id}","s":"${session}","seq":${seq}}`;
-  return { rowid: row++, source: opts.source ?? 'src', id, session, pos: [opts.epoch ?? 0, seq, opts.sub ?? 0], positioned: opts.positioned ?? true, type: 'progress.status', raw, bytes: opts.bytes ?? raw.length, rawRank: 1 };
+  const base = `{"id":"${id}","s":"${session}","seq":${seq}}`;
+  // `bytes`: the raw text padded to exactly that many bytes (the buffer counts the bytes it holds).
+  const raw = opts.bytes === undefined ? base : `${base.slice(0, -1)},"p":"${'x'.repeat(opts.bytes - base.length - 7)}"}`;
+  return { rowid: row++, source: opts.source ?? 'src', id, session, pos: [opts.epoch ?? 0, seq, opts.sub ?? 0], positioned: opts.positioned ?? true, type: 'progress.status', raw, bytes: raw.length, rawRank: 1 };
 }
 const ids = (xs: Entry[]) => xs.map((x) => x.id);
 const big = { depth: 1000, maxSessions: 100, totalBytes: 1 << 30 };
@@ -126,19 +128,19 @@ describe('ReplayBuffer: positions, order, caps', () => {
 
   it('the byte cap evicts the oldest of the least recently written session first, agent-scoped last, never the only Event', () => {
     const sink = new Rec();
-    const b = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 300 }, sink);
-    b.admit(e(null, -1, 'g1', { sub: 1, positioned: false, bytes: 100 }));
-    b.admit(e('old', 0, 'o1', { bytes: 50 })); b.admit(e('old', 1, 'o2', { bytes: 50 }));
-    b.admit(e('new', 0, 'n1', { bytes: 100 }));
-    assert.equal(b.heldBytes, 300);
-    b.admit(e('new', 1, 'n2', { bytes: 60 })); // 360: o1 then o2 (old emptied and dropped as a session)
+    const b = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 3000 }, sink);
+    b.admit(e(null, -1, 'g1', { sub: 1, positioned: false, bytes: 1000 }));
+    b.admit(e('old', 0, 'o1', { bytes: 500 })); b.admit(e('old', 1, 'o2', { bytes: 500 }));
+    b.admit(e('new', 0, 'n1', { bytes: 1000 }));
+    assert.equal(b.heldBytes, 3000);
+    b.admit(e('new', 1, 'n2', { bytes: 600 })); // 3600: o1 then o2 (old emptied and dropped as a session)
     assert.deepEqual(sink.ops.filter((x) => x.startsWith('-')), ['-o1', '-o2']);
     assert.equal(b.sessionCount, 1);
     assert.equal(b.stats.sessionsEvicted, 1);
-    assert.equal(b.heldBytes, 260);
-    b.admit(e('new', 2, 'n3', { bytes: 100 })); // 360: the agent-scoped one goes before the writing session's own
+    assert.equal(b.heldBytes, 2600);
+    b.admit(e('new', 2, 'n3', { bytes: 1000 })); // 3600: the agent-scoped one goes before the writing session's own
     assert.deepEqual(sink.ops.filter((x) => x.startsWith('-')), ['-o1', '-o2', '-g1']);
-    b.admit(e('new', 3, 'n4', { bytes: 100 })); // 360: its own oldest
+    b.admit(e('new', 3, 'n4', { bytes: 1000 })); // 3600: its own oldest
     assert.deepEqual(sink.ops.filter((x) => x.startsWith('-')).slice(-1), ['-n1']);
     const huge = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 10 }, null);
     huge.admit(e('h', 0, 'h0', { bytes: 50 }));
@@ -260,12 +262,12 @@ describe('ReplayBuffer: survivors of the mutation run', () => {
   });
 
   it('the byte cap evicts one Event at a time from the least recently written session, not the whole session', () => {
-    const b = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 300 }, null);
-    for (let i = 0; i < 3; i++) b.admit(e('old', i, `o${i}`, { bytes: 50 }));
-    b.admit(e('new', 0, 'n0', { bytes: 150 }));
-    b.admit(e('new', 1, 'n1', { bytes: 10 })); // 310: o0 goes, o1 and o2 stay
+    const b = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 3000 }, null);
+    for (let i = 0; i < 3; i++) b.admit(e('old', i, `o${i}`, { bytes: 500 }));
+    b.admit(e('new', 0, 'n0', { bytes: 1500 }));
+    b.admit(e('new', 1, 'n1', { bytes: 100 })); // 3100: o0 goes, o1 and o2 stay
     assert.equal(b.sessionCount, 2);
-    assert.equal(b.heldBytes, 260);
+    assert.equal(b.heldBytes, 2600);
     assert.deepEqual(ids(b.read(b.snapshotAll().find((p) => p.session === 'old')!, null, 10).entries), ['o1', 'o2']);
   });
 
