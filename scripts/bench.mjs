@@ -17,7 +17,8 @@ for (const pkg of readdirSync(join(root, 'packages'))) {
   if (!existsSync(dir)) continue;
   for (const f of readdirSync(dir).sort()) if (f.endsWith('.bench.ts')) files.push(join(dir, f));
 }
-const selected = only ? files.filter((f) => f.includes(only)) : files;
+// The filter matches the path inside the repository, never the checkout's own location.
+const selected = only ? files.filter((f) => f.slice(root.length).includes(only)) : files;
 console.log(`# aep bench  node ${process.version}  ${new Date().toISOString()}`);
 let failed = 0;
 for (const f of selected) {

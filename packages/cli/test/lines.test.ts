@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
-import { readLineBatches, readLines } from '../src/util/lines.js';
+import { readLineBatches, readLineSpans, readLines } from '../src/util/lines.js';
 
 async function collect(chunks: (string | Buffer)[]) {
   const out = [];
@@ -50,4 +50,24 @@ test('batches: one array per chunk, numbering continues across batches', async (
   const batches = [];
   for await (const b of readLineBatches([], Readable.from([Buffer.from('a\nb\n'), Buffer.from('c\n')]))) batches.push(b.map((l) => l.lineNo));
   assert.deepEqual(batches, [[1, 2], [3]]);
+});
+
+// `aep validate` reads byte ranges (issue 19): the same lines, numbers and texts as readLineBatches.
+test('readLineSpans yields exactly the lines of readLineBatches, for any chunking (BOM, CRLF, multi-byte, blank lines)', async () => {
+  const piece = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('\n', '\r\n', '\r', '\ufeff', '€', '\n\n', '{"a":1}\n'));
+  await fc.assert(fc.asyncProperty(fc.array(piece, { maxLength: 20 }), fc.array(fc.nat(80), { maxLength: 12 }), async (pieces, cuts) => {
+    const bytes = Buffer.from(pieces.join(''));
+    const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+    const chunks: Buffer[] = [];
+    let last = 0;
+    for (const p of points) { chunks.push(bytes.subarray(last, p)); last = p; }
+    chunks.push(bytes.subarray(last));
+    const want: [number, string][] = [];
+    for await (const batch of readLineBatches([], Readable.from(chunks.map((c) => Buffer.from(c))))) for (const l of batch) want.push([l.lineNo, l.text]);
+    const got: [number, string][] = [];
+    for await (const s of readLineSpans([], Readable.from(chunks.map((c) => Buffer.from(c))))) {
+      for (let k = 0; k < s.count; k++) got.push([s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
+    }
+    assert.deepEqual(got, want);
+  }), { numRuns: 500 });
 });

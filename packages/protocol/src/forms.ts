@@ -264,6 +264,46 @@ export function validateFormAnswer(fields: readonly FieldSpec[] | unknown, value
   return issues;
 }
 
+/**
+ * Fast verdict of the two MUST rules (AEP-0002 §5.3 rules 1 and 2) over an already indexed
+ * request (`byId` = {@link indexFields} of its fields): true exactly when
+ * `validateFormAnswer(fields, values, { strict: false })` reports neither
+ * `form.required-missing` nor `form.choice-forged`. No allocation (no pointer, no choice-id
+ * set): the stream validator runs it on every recorded answer and calls the full validator only
+ * when it says false, so its issues are still the full validator's (issue 19). The equivalence
+ * is pinned by a fast-check property in test/forms-fast.test.ts.
+ */
+export function formAnswerMustHold(byId: ReadonlyMap<string, FieldSpec>, values: Record<string, unknown>): boolean {
+  for (const f of byId.values()) {
+    if (f.required === true && !Object.prototype.hasOwnProperty.call(values, f.id)) return false;
+  }
+  for (const key of Object.keys(values)) {
+    const f = byId.get(key);
+    if (f === undefined || f.type !== 'select') continue;
+    const v = values[key];
+    const other = f.other === true;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) if (!choiceOk(f, other, v[i])) return false;
+    } else if (!choiceOk(f, other, v)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** {@link checkSelect}'s rule 2 for one element, without building the choice-id set. */
+function choiceOk(f: FieldSpec, other: boolean, el: unknown): boolean {
+  if (typeof el !== 'string') return false;
+  if (other) return true;
+  const choices = f.choices as unknown;
+  if (!Array.isArray(choices)) return false;
+  for (let i = 0; i < choices.length; i++) {
+    const c: unknown = choices[i];
+    if (isPlainObject(c) && c['id'] === el) return true;
+  }
+  return false;
+}
+
 function rangeText(f: FieldSpec): string {
   if (finite(f.min) && finite(f.max)) return `from ${f.min} to ${f.max}`;
   return finite(f.min) ? `of at least ${f.min}` : `of at most ${String(f.max)}`;

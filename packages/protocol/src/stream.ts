@@ -7,7 +7,7 @@ import type { Issue } from './issue.js';
 import { RULES, issue, type RuleId } from './rules.js';
 import { envelopeFastValid, scopeClass } from './envelope.js';
 import { validateEvent, type ValidateOptions } from './validate.js';
-import { validateFormAnswer, indexFields, choiceIds, type FieldSpec } from './forms.js';
+import { validateFormAnswer, formAnswerMustHold, indexFields, choiceIds, type FieldSpec } from './forms.js';
 
 /** Options of {@link StreamValidator}. */
 export interface StreamValidatorOptions {
@@ -467,7 +467,9 @@ export class StreamValidator {
       case 'attention.answered': {
         if (typeof subject !== 'string') break;
         const req = st.requests.get(subject);
-        if (req?.fields !== undefined && isObj(data) && isObj(data['answer']) && isObj(data['answer']['values'])) {
+        // The full validator (pointers, messages) runs only when the allocation-free verdict of
+        // the same two rules says something is wrong (issue 19; equivalence: forms-fast.test.ts).
+        if (req?.fields !== undefined && isObj(data) && isObj(data['answer']) && isObj(data['answer']['values']) && !formAnswerMustHold(req.fields, data['answer']['values'])) {
           // Only the spec's MUST rules (strict: false): the hardening rules are the emitter's call.
           const gated = (e['capture'] ?? 'metadata') !== 'redacted' && e['capture'] !== 'full';
           for (const i of validateFormAnswer(req.rawFields, data['answer']['values'], { strict: false, basePath: '/data/answer/values' })) {

@@ -185,7 +185,9 @@ function walkPath(key: string): string {
 
 /** Reports every member whose `x-aep-capture` is above the event's capture (recursive, bounded by the schema's depth). */
 function captureWalkData(data: object, tree: CaptureTree, rank: number, out: Issue[]): void {
-  WALK.length = 0;
+  // Setting `length` is a runtime call on every event; the walk leaves WALK empty (push/pop
+  // pairs), so reset it only after a walk that threw half-way.
+  if (WALK.length !== 0) WALK.length = 0;
   captureWalk(data, tree, rank, out);
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
-import type { InputLine } from '../util/lines.js';
+import type { LineSpans } from '../util/lines.js';
 import type * as ProtocolModule from '@aep/protocol';
 
 interface ValidateCliOptions {
@@ -148,14 +148,17 @@ class LineChecker {
     this.report(file, line, null, rule, '', message, this.p.RULES[rule].section);
   }
 
-  /** Checks lines `from..` of a batch; returns where it stopped (output buffer full) or the length. */
-  run(batch: readonly InputLine[], from: number): number {
-    for (let k = from; k < batch.length; k++) {
-      const l = batch[k]!;
-      this.line(l.file, l.lineNo, l.text);
+  /**
+   * Checks lines `from..` of a chunk; returns where it stopped (output buffer full) or the count.
+   * Each line is decoded right before it is checked, so only one line string is alive at a time.
+   */
+  run(spans: LineSpans, from: number): number {
+    const { file, buf, starts, ends, count, firstLineNo } = spans;
+    for (let k = from; k < count; k++) {
+      this.line(file, firstLineNo + k, buf.toString('utf8', starts[k]!, ends[k]!));
       if (this.buf.length > FLUSH_AT) return k + 1;
     }
-    return batch.length;
+    return count;
   }
 
   private line(file: string, lineNo: number, text: string): void {
@@ -218,7 +221,7 @@ function idOf(value: unknown): string | null {
 
 async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
   const p = await import('@aep/protocol');
-  const { readLineBatches } = await import('../util/lines.js');
+  const { readLineSpans } = await import('../util/lines.js');
   const checker = new LineChecker(p, o);
 
   // Buffered stdout with backpressure: constant memory whatever the number of issues.
@@ -230,8 +233,8 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
   };
 
   try {
-    for await (const batch of readLineBatches(inputs)) {
-      for (let k = checker.run(batch, 0); k < batch.length; k = checker.run(batch, k)) await flush();
+    for await (const spans of readLineSpans(inputs)) {
+      for (let k = checker.run(spans, 0); k < spans.count; k = checker.run(spans, k)) await flush();
       if (checker.buf.length > FLUSH_AT) await flush();
     }
   } catch (err) {
