@@ -12,7 +12,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts', '**/*.tsx', '**/*.mts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'Named exports only: no `export *` (style.md §10).' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'Named exports only: no `export *` (docs/conventions.md §10).' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-empty': ['error', { allowEmptyCatch: true }],

@@ -15,8 +15,22 @@
 
 // Mutate globs per target. Keep them here, one place, so a renamed or split relay file is a
 // one-line change.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+
+/**
+ * `file:start-end` for the block that starts on the first line containing `marker` and ends at
+ * the closing brace at the same indentation (a method or a class), found in the source as it is
+ * now: line numbers written by hand go stale as soon as the file is edited or reformatted.
+ */
+function span(file, marker) {
+  const lines = readFileSync(new URL(file, import.meta.url), 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.includes(marker));
+  if (start < 0) throw new Error(`stryker.config.mjs: "${marker}" not found in ${file}`);
+  const indent = /^\s*/.exec(lines[start])[0];
+  const end = lines.findIndex((l, i) => i > start && l.startsWith(indent + '}') && !l.startsWith(indent + ' '));
+  return `${file}:${start + 1}-${end + 1}`;
+}
 
 const TARGETS = {
   protocol: {
@@ -31,13 +45,15 @@ const TARGETS = {
   //   auth    auth.ts (owner token, principals), tokens.ts (scoped tokens), scopes.ts
   //   hub     hub.ts (fan-out, backpressure, replay)
   //   store   buffer.ts (the replay buffer the store mirrors), store.ts (SQLite writer)
-  // The ranges follow the source lines; re-check them when http.ts or core.ts changes.
+  // The ranges are found from the source (span() above), so edits and reformatting keep them.
   relay: {
     mutate: [
       ...['ingest', 'auth', 'tokens', 'scopes', 'hub', 'buffer', 'store'].map((f) => `packages/relay/src/${f}.ts`),
-      'packages/relay/src/http.ts:177-242',
-      'packages/relay/src/core.ts:108-130',
-      'packages/relay/src/backend.ts:97-108',
+      // http.ts commit() + tooLarge() + post(), to the end of the routes class.
+      `${span('packages/relay/src/http.ts', '/** Wait for the store to commit what was queued').replace(/-\d+$/, '')}-${span('packages/relay/src/http.ts', 'export class').split('-').pop()}`,
+      span('packages/relay/src/core.ts', '  describe(ev: Record<string, unknown>)'),
+      span('packages/relay/src/core.ts', '  ingest(received: Incoming'),
+      span('packages/relay/src/backend.ts', 'export class LocalLog'),
     ],
     // cli.test.ts and durability.test.ts drive the compiled `aep relay` in a subprocess, which
     // never runs a mutant (the sandbox's sources are not what dist/ was built from): they would
@@ -63,13 +79,16 @@ process.env.AEP_FUZZ_RUNS ??= '100';
 // are test file names in `skipTests`, plus AEP_MUTATION_SKIP_TESTS (comma-separated names) for a
 // quicker run without the slowest files (say so next to any score measured that way).
 const skip = new Set([...(target.skipTests ?? []), ...(process.env.AEP_MUTATION_SKIP_TESTS ?? '').split(',').filter(Boolean)]);
-const testFiles = skip.size === 0 ? target.testFiles : target.testFiles.flatMap((pattern) => {
-  const dir = pattern.slice(0, pattern.indexOf('/**/'));
-  return readdirSync(dir, { recursive: true })
-    .filter((f) => f.endsWith('.test.ts') && !skip.has(basename(f)))
-    .map((f) => `${dir}/${f}`)
-    .sort();
-});
+const testFiles =
+  skip.size === 0
+    ? target.testFiles
+    : target.testFiles.flatMap((pattern) => {
+        const dir = pattern.slice(0, pattern.indexOf('/**/'));
+        return readdirSync(dir, { recursive: true })
+          .filter((f) => f.endsWith('.test.ts') && !skip.has(basename(f)))
+          .map((f) => `${dir}/${f}`)
+          .sort();
+      });
 
 const reportDir = `reports/mutation/${targetName}`;
 
@@ -88,11 +107,14 @@ export default {
     testFiles,
     nodeArgs: [
       '--conditions=source',
-      '--import', 'tsx',
+      '--import',
+      'tsx',
       // Maps @aep/* and nested node_modules to the sandbox (see the file's header).
-      '--import', './scripts/mutation/sandbox-resolve.mjs',
+      '--import',
+      './scripts/mutation/sandbox-resolve.mjs',
       '--test-reporter=tap',
-      '-r', '{{hookFile}}',
+      '-r',
+      '{{hookFile}}',
       '{{testFile}}',
     ],
   },

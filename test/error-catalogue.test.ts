@@ -1,4 +1,4 @@
-// Pins the error catalogue (docs/errors.md, style.md §5): every stable error code the sources
+// Pins the error catalogue (docs/errors.md, docs/conventions.md §5): every stable error code the sources
 // use has a row, and every row names a code something uses. Codes are found as string literals
 // `'AEP_…'` (environment variable reads excluded) and as the relay's HTTP `error:` / frame `code:`
 // values.

@@ -1,4 +1,4 @@
-// Runs conformance/attr-match/cases.json (written from brief 01 §11 and 05 §10) through the
+// Runs conformance/attr-match/cases.json (written from AEP-0003 §6) through the
 // library (`compileFilter`) and through `aep match` as a black box: valid filters give one
 // {"match":…} line per event; invalid filters are refused as a whole (exit 2) naming the rule.
 import { test } from 'node:test';

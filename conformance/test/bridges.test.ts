@@ -1,4 +1,4 @@
-// Runs conformance/bridges/*.json (written from brief 07) through the library: CloudEvents
+// Runs conformance/bridges/*.json (written from AEP-0005) through the library: CloudEvents
 // forward pins and inbound cases, round-trip identity over every valid stream of
 // conformance/valid/, OTLP LogRecords and OCSF records at several max_capture values. The same
 // fixtures go through the CLI in bridges-cli.test.ts.

@@ -1,4 +1,4 @@
-// Runs conformance/capture-gating/*.json (written from brief 03 §5-§6, §9) through the library and
+// Runs conformance/capture-gating/*.json (written from AEP-0002 §5.3, §7, AEP-0006) through the library and
 // through the `aep form` CLI as a black box: answer gating (gateFormValues), answer validation
 // (validateFormAnswer: the MUST-reject rules + hardening) and request-side capture
 // (buildAttentionRequestData).

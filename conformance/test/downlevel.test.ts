@@ -1,4 +1,4 @@
-// Runs conformance/downlevel/cases.json (written from brief 01 §8.1, 03 §5.3/§6, 05 §11, 08 §3.6)
+// Runs conformance/downlevel/cases.json (written from AEP-0001 §8.2, AEP-0002 §7, AEP-0003 §6.4)
 // through the library (`downlevel`) and through `aep downlevel` as a black box (one JSONL run per
 // ceiling: one output line per input line, unchanged events echoed byte for byte).
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 // Runs conformance/mappings/claude-code*.json: Claude Code hooks -> attention.requested, through
 // the adapter library (a fresh mapper, what a freshly started daemon emits) and through the CLI as
 // a black box (`aep claude-code map --capture LEVEL --agent NAME`). `data` must equal the pin
-// member for member (AEP-0002 Annex A; brief 03 §7; integrations.md §3); permission requests
+// member for member (AEP-0002 Annex A; docs/integrations.md §3); permission requests
 // must carry their approval text and digest (contract C1).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

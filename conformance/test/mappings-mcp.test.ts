@@ -1,5 +1,5 @@
 // Runs conformance/mappings/mcp-elicitation.json through the library: MCP elicitation/create
-// (form mode) -> attention.requested(kind:"form") data (AEP-0002 Annex A, brief 03 §7), and AEP
+// (form mode) -> attention.requested(kind:"form") data (AEP-0002 Annex A), and AEP
 // answer values -> MCP ElicitResult.content. Every case names its rule id.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Runs conformance/redaction/cases.json (written from brief 05 §13.1 and 01 §8.2) through the
+// Runs conformance/redaction/cases.json (written from AEP-0003 §9.4, §9) through the
 // library (`redact`, `redactValue`) and through `aep redact` as a black box. Text cases are
 // batched per option set through `aep redact --json` (an array of strings is redacted string by
 // string); a sample also goes through plain-text mode.

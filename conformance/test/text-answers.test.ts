@@ -1,4 +1,4 @@
-// Runs conformance/text-answers/cases.json (written from brief 04 §1) through the library
+// Runs conformance/text-answers/cases.json (written from AEP-0008) through the library
 // (`mapTextAnswer`) and through `aep form map-text` as a black box.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +18,7 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<
 interface Case { id: string; rule: string; request: Record<string, unknown>; text: string; options?: MapTextAnswerOptions; expect: Record<string, unknown>; record?: { capture: CaptureLevel; expect: Record<string, unknown> }[] }
 const fixture = JSON.parse(readFileSync(new URL('../text-answers/cases.json', import.meta.url), 'utf8')) as { cases: Case[] };
 
-test('text-answer fixtures: the brief 04 examples are present', () => {
+test('text-answer fixtures: AEP-0008 examples are present', () => {
   const ids = fixture.cases.map((c) => c.id);
   for (const id of ['id-ignoring-case-and-whitespace', 'label-match', 'unmatched-permission-refuses-with-reason', 'unmatched-permission-nack-configured']) assert.ok(ids.includes(id), id);
   assert.equal(new Set(ids).size, ids.length);

@@ -35,7 +35,7 @@ test('the envelope-classes corpus needs consumer tolerance: an unregistered memb
 });
 
 const cases = loadCases();
-/** The two AEP-0006 MUST rules the stream validator applies across events (brief 03 §4). */
+/** The two AEP-0006 MUST rules the stream validator applies across events (AEP-0002 §5.3). */
 const STREAM_FORM_RULES = new Set(['form.required-missing', 'form.choice-forged']);
 
 test('every invalid case names a known rule; every rule has at least one case', () => {

@@ -3,7 +3,7 @@
 // and fails naming the first file that differs. Deterministic: identical inputs give byte-identical
 // outputs (registry order, schema member order, no timestamps).
 //
-// Supported schema subset for types (brief 02 §2.2 "Code generation"): objects whose members are
+// Supported schema subset for types (AEP-0002 §4 "Code generation"): objects whose members are
 // string / integer / number / boolean / enum / nested object / array (with `items`), and `type`
 // given as a list of those. Validation-only keywords are passed over. Anything else fails loudly
 // with a GeneratorError naming the schema file and JSON pointer.

@@ -1,4 +1,4 @@
-// The five-field form every test and bench uses (brief 03 §6 worked example): a required string,
+// The five-field form every test and bench uses (AEP-0002 §7 worked example): a required string,
 // a bounded number, a boolean, a multi select and a select with "other".
 import type { FieldSpec } from '@aep/protocol';
 

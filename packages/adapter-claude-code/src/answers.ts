@@ -1,4 +1,4 @@
-// Answers -> Claude Code hook output (integrations.md §1 "Answering AskUserQuestion",
+// Answers -> Claude Code hook output (docs/integrations.md §1 "Answering AskUserQuestion",
 // "PermissionRequest", "Elicitation"). Pure translation (issue 13 item 1, "one answer path"):
 // the attention engine alone decides whether an answer is valid (shape, options, AEP-0008 text,
 // AEP-0006 values with the schema's constraints as data, the approval proof, decline/cancel);
@@ -18,7 +18,7 @@ export interface HookAnswer {
 /** Hook output meaning "no decision" (Claude Code falls back to its own dialog). */
 export const NO_DECISION: Readonly<Record<string, never>> = Object.freeze({});
 
-/** AskUserQuestion: the `answers` map keyed by full question text (integrations.md §1). */
+/** AskUserQuestion: the `answers` map keyed by full question text (docs/integrations.md §1). */
 export function askAnswers(spec: AttentionSpec, values: Record<string, unknown>): Record<string, string> {
   const answers: Record<string, string> = {};
   const questions = spec.questions ?? [];
@@ -61,7 +61,7 @@ export function translateAnswer(spec: AttentionSpec, applied: HookAnswer): Answe
 }
 
 /**
- * The exact hook output for an applied answer (integrations.md §1). A form's `decline` denies with
+ * The exact hook output for an applied answer (docs/integrations.md §1). A form's `decline` denies with
  * the person's reason (AskUserQuestion) or is MCP `decline`; `cancel` is no decision
  * (AskUserQuestion: Claude Code asks in its own dialog) or MCP `cancel` (contract C2).
  */

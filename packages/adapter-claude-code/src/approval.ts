@@ -6,7 +6,7 @@
 import type { RedactOptions } from '@aep/protocol';
 import { redactValue } from '@aep/protocol';
 
-/** Bash inputs whose only other members do not change what runs (integrations.md §1). */
+/** Bash inputs whose only other members do not change what runs (docs/integrations.md §1). */
 const BASH_PLAIN_KEYS: ReadonlySet<string> = new Set(['command', 'description', 'timeout', 'run_in_background']);
 
 /**

@@ -1,7 +1,7 @@
 // The adapter daemon (`aep claude-code serve`): receives Claude Code hooks, owns each Claude
 // Code session's AEP session through one authenticated relay connection (AEP-0003 §3.5), holds
 // AskUserQuestion / PermissionRequest / Elicitation hooks open until a validated
-// `control.attention.respond` arrives (AEP-0004 §5.3), and never breaks the agent (style.md §9):
+// `control.attention.respond` arrives (AEP-0004 §5.3), and never breaks the agent (docs/conventions.md §9):
 // every hook path answers, at worst with "no decision", within its budget. The attention
 // lifecycle (validation, nacks, answered/resolved/timeout/dismissed) is the client's
 // AttentionEngine; this class maps hooks to requests and answers back to hook output, driven by
@@ -233,7 +233,7 @@ export class ClaudeCodeDaemon {
     try {
       await this.route(x);
     } catch (err) {
-      // Our fault, never the agent's: log and give no decision (style.md §6, §9).
+      // Our fault, never the agent's: log and give no decision (docs/conventions.md §6, §9).
       this.log(`aep claude-code: ${ADAPTER_ERRORS.INTERNAL}: ${err instanceof Error ? err.message : String(err)}`);
       x.reply(NO_DECISION);
     }

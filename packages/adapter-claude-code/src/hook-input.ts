@@ -1,10 +1,10 @@
-// Parsing of Claude Code hook input (integrations.md §1). Every hook arrives as one JSON object;
+// Parsing of Claude Code hook input (docs/integrations.md §1). Every hook arrives as one JSON object;
 // we check only what the mapping relies on and report the first broken rule with a stable code,
-// so a malformed payload is logged and answered with "no decision" (style.md §9), never a crash.
+// so a malformed payload is logged and answered with "no decision" (docs/conventions.md §9), never a crash.
 
 import { ADAPTER_ERRORS, AdapterError } from './errors.js';
 
-/** The common input fields of every hook (integrations.md §1 "Common input fields"). */
+/** The common input fields of every hook (docs/integrations.md §1 "Common input fields"). */
 export interface HookInput {
   hook_event_name: string;
   session_id: string;
@@ -36,7 +36,7 @@ function bad(message: string): AdapterError {
  * (`AEP_CC_HOOK_INVALID`) naming the first rule broken.
  */
 export function parseHookInput(value: unknown): HookInput {
-  if (!isObject(value)) throw bad('hook input must be a JSON object (integrations.md §1)');
+  if (!isObject(value)) throw bad('hook input must be a JSON object (docs/integrations.md §1)');
   const name = value['hook_event_name'];
   if (typeof name !== 'string' || name === '') throw bad('hook input: hook_event_name must be a non-empty string');
   const sid = value['session_id'];
@@ -57,7 +57,7 @@ export function parseHookInput(value: unknown): HookInput {
   return value as HookInput;
 }
 
-/** One AskUserQuestion question (integrations.md §1 "Answering AskUserQuestion"). */
+/** One AskUserQuestion question (docs/integrations.md §1 "Answering AskUserQuestion"). */
 export interface AskQuestion {
   question: string;
   header?: string;

@@ -4,7 +4,7 @@
 // answer. Before sending anything it checks that the socket and its directory belong to this
 // user and are closed to group and other, and that the listener proves it holds the per-install
 // secret (channel.ts); the answer must carry the MAC of this exchange. It must start fast
-// (`node:` built-ins only, no workspace imports) and never break the agent (style.md §9): on ANY
+// (`node:` built-ins only, no workspace imports) and never break the agent (docs/conventions.md §9): on ANY
 // failure it exits 0 with no output, which Claude Code reads as "no decision", after one line on
 // stderr naming the code when the channel failed a check.
 //

@@ -1,5 +1,5 @@
 // `aep claude-code install` / `uninstall`: merge our hook handlers into a Claude Code settings
-// file (integrations.md §1 "Configuration") without disturbing existing hooks, idempotently, and
+// file (docs/integrations.md §1 "Configuration") without disturbing existing hooks, idempotently, and
 // restore the file byte-identically on uninstall (a backup of the original bytes is kept next to
 // the settings file while installed). Install also creates the per-install hook secret (0600 in a
 // 0700 directory, local.ts); the default handlers are command hooks running the shim (hook.ts),
@@ -12,7 +12,7 @@ import { ADAPTER_ERRORS, AdapterError } from './errors.js';
 import { DEFAULT_PORT } from './constants.js';
 import { defaultSecretPath, defaultSocketPath, ensureSecret } from './local.js';
 
-/** Where the settings live (integrations.md §1). */
+/** Where the settings live (docs/integrations.md §1). */
 export type SettingsScope = 'user' | 'project' | 'local';
 
 /** Hooks that may wait for a human answer (their timeout must exceed the daemon's wait). */

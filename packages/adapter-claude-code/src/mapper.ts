@@ -1,5 +1,5 @@
-// The pure mapping: Claude Code hook input -> AEP event drafts (AEP-0002 Annex A; integrations.md
-// §1, §3; protocol brief 03 §7). No I/O: the caller supplies the clock and decides where the
+// The pure mapping: Claude Code hook input -> AEP event drafts (AEP-0002 Annex A; docs/integrations.md
+// §1, §3; AEP-0002 Annex A). No I/O: the caller supplies the clock and decides where the
 // drafts go (the daemon emits them through its relay connection; `aep claude-code map` prints them).
 // One module per hook family (mapping/*.ts); this file only resolves the session and dispatches.
 import type { MappingConfig } from './config.js';

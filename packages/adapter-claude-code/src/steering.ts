@@ -1,4 +1,4 @@
-// Steering a Claude Code session from any surface (issue 14 item 4, contract C8; brief 06 §4):
+// Steering a Claude Code session from any surface (issue 14 item 4, contract C8; AEP-0004 §5):
 // what the daemon can honour within hook budgets, and nothing more (AEP-0004 §4.2: undeclared
 // commands are nacked `unsupported`).
 //
@@ -31,7 +31,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Checks a `control.cancel` envelope (brief 06 §4); issues nack `invalid`. */
+/** Checks a `control.cancel` envelope (AEP-0004 §5); issues nack `invalid`. */
 export function parseCancel(cmd: Record<string, unknown>): CancelCommand | Issue[] {
   const data = isObject(cmd['data']) ? cmd['data'] : {};
   const scope = data['scope'];

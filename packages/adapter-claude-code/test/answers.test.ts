@@ -1,4 +1,4 @@
-// Answers -> exact Claude Code hook output (integrations.md §1). The attention engine alone
+// Answers -> exact Claude Code hook output (docs/integrations.md §1). The attention engine alone
 // decides whether an answer is valid (issue 13: AEP-0006 MUST-reject rule and the schema's
 // constraints as data, AEP-0008 text rule, decline/cancel, the approval proof); the adapter only
 // translates. Each case goes through the engine exactly as the daemon wires it (engineRequest).

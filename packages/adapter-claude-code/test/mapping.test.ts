@@ -1,5 +1,5 @@
 // The pure mapping: recorded hook payloads -> AEP events at `metadata` and `redacted`
-// (issue 6 "Must show"; AEP-0002 Annex A; AEP-0003 §9; brief 03 §7).
+// (issue 6 "Must show"; AEP-0002 Annex A; AEP-0003 §9).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -93,7 +93,7 @@ test('hook -> event types (the mapping table of the README)', () => {
   for (const [name, types] of Object.entries(cases)) assert.deepEqual(typesOf(name), types, name);
 });
 
-test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted (brief 03 §7)', () => {
+test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted (AEP-0002 Annex A)', () => {
   const at = (cfg: typeof meta) => dryRun(fixtures['AskUserQuestion'], cfg, { now: () => T0 }).find((e) => e['type'] === 'attention.requested')!;
   const m = at(meta);
   assert.equal(m['subject'], 'AskUserQuestion');
@@ -131,7 +131,7 @@ test('PermissionRequest -> kind:"permission" with allow/deny; metadata prompt is
   assert.deepEqual(r['data'], { kind: 'permission', prompt: 'git push origin main --force', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] });
   assert.equal(r['approvaldigest'], approvalDigest('git push origin main --force'));
   assert.equal(m['approvaldigest'], r['approvaldigest'], 'the digest is structural: the same at metadata');
-  // AskUserQuestion is answered through PreToolUse, never PermissionRequest (integrations.md §1).
+  // AskUserQuestion is answered through PreToolUse, never PermissionRequest (docs/integrations.md §1).
   const ask = { ...fixtures['PermissionRequest'], tool_name: 'AskUserQuestion', tool_input: (fixtures['AskUserQuestion'] as Record<string, unknown>)['tool_input'] };
   assert.deepEqual(dryRun(ask, meta, { now: () => T0 }).map((e) => e['type']), ['session.started']);
 });

@@ -1,4 +1,4 @@
-// CloudEvents 1.0 bridge, JSON format, structured mode only (AEP-0005 §1, §2; brief 07 §1-2).
+// CloudEvents 1.0 bridge, JSON format, structured mode only (AEP-0005 §1, §2; AEP-0005 §1-2).
 // Written by hand on purpose (issue 15): the `cloudevents` SDK rewrites `time` and throws on a
 // whole event for one illegal extension, while B2 wants `time` verbatim and §2 wants the rest
 // of the event mapped when one attribute is dropped.
@@ -20,7 +20,7 @@ export const CE_BATCH_MEDIA_TYPE = 'application/cloudevents-batch+json';
 
 /**
  * The B4/B5 attribute table, AEP name → CE name, in the order the pinned example writes them
- * (brief 07 §1). `traceparent` keeps its name: it is the CE Distributed Tracing extension.
+ * (AEP-0005 §1). `traceparent` keeps its name: it is the CE Distributed Tracing extension.
  */
 export const CE_ATTRIBUTE_MAP: readonly (readonly [aep: string, ce: string])[] = [
   ['aep', 'aepversion'],

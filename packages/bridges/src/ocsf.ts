@@ -1,4 +1,4 @@
-// OCSF projection, AEP → OCSF 1.8.0, one-way (AEP-0005 §4; brief 07 §4). Only the session,
+// OCSF projection, AEP → OCSF 1.8.0, one-way (AEP-0005 §4). Only the session,
 // tool and attention lifecycles project; every other event gives no record by design.
 import { SEVERITY_OCSF } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
@@ -28,7 +28,7 @@ export interface OcsfClassRow {
   disposition_id?: number;
 }
 
-/** The class table of brief 07 §4.1, by AEP type. */
+/** The class table of AEP-0005 §4.2, by AEP type. */
 export const OCSF_CLASSES: Readonly<Record<string, OcsfClassRow>> = {
   'session.started': { class_uid: 3002, category_uid: 3, activity_id: 1, status_id: 1 },
   'session.ended': { class_uid: 3002, category_uid: 3, activity_id: 2, status_id: 1 },

@@ -1,4 +1,4 @@
-// OpenTelemetry export: AEP events as OTLP LogRecords in the Events model (AEP-0005 §3; brief 07
+// OpenTelemetry export: AEP events as OTLP LogRecords in the Events model (AEP-0005 §3; AEP-0005
 // §3). Two layers, as OpenTelemetry itself splits them: `toOtlpLogRecord` is the pinned
 // projection (proto field names, plain JSON values: what the conformance pins compare), and
 // `otlpJsonLogRecord` / `otlpExportRequest` encode it in the OTLP/HTTP JSON encoding
@@ -69,7 +69,7 @@ export function checkMaxCapture(v: unknown): BridgeResult<CaptureLevel> {
  * One AEP event → one OTLP LogRecord (AEP-0005 §3.2), pinned shape. `aep.capture` is always
  * present and keeps the event's own value (default `metadata`); when the event's capture is
  * above `maxCapture` (default `metadata`) the payload is dropped wholesale — no `body`, no
- * hoisted `gen_ai.*` (brief 07 §3.3 [pin]). Otherwise top-level `data` members named `gen_ai.*`
+ * hoisted `gen_ai.*` (AEP-0005 §3.3 [pin]). Otherwise top-level `data` members named `gen_ai.*`
  * become attributes verbatim and the rest is the `body`, omitted when empty.
  */
 export function toOtlpLogRecord(event: unknown, options: OtlpOptions = {}): BridgeResult<OtlpLogRecord> {

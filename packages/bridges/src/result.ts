@@ -1,6 +1,6 @@
 // Results, issues and diagnostics of the bridge mappings (AEP-0005). Mappings never throw on
 // their input: an unusable input gives an issue (stable code + rule id + message naming the
-// rule), a usable one a value plus the diagnostics of what was dropped on the way (brief 07 §2:
+// rule), a usable one a value plus the diagnostics of what was dropped on the way (AEP-0005 §2:
 // "dropped with a diagnostic; the rest still maps").
 
 /** Stable error codes of the mappings (docs/errors.md, "Bridges"). */
@@ -30,7 +30,7 @@ export type BridgeResult<T> =
   | { ok: true; value: T; diagnostics: BridgeDiagnostic[] }
   | { ok: false; issue: BridgeIssue };
 
-/** Rule vocabulary of the bridges: section of AEP-0005 (brief 07) or of the source spec, and meaning. */
+/** Rule vocabulary of the bridges: section of AEP-0005 or of the source spec, and meaning. */
 export const BRIDGE_RULES = {
   'event.not-object': { section: 'AEP-0001 §5', meaning: 'an AEP event is a JSON object' },
   'event.required': { section: 'AEP-0001 §5.1', meaning: 'id, type, time, source and agent are non-empty strings' },

@@ -1,4 +1,4 @@
-// The root entry of @aep/bridges loads in a browser (style.md §10): its whole import graph has no
+// The root entry of @aep/bridges loads in a browser (docs/conventions.md §10): its whole import graph has no
 // `node:` module, no Node built-in, no `@aep/client` (which pulls `ws`) and nothing under
 // ./node; the export map has exactly the root and `./node`.
 import { test } from 'node:test';

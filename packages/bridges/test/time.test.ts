@@ -1,4 +1,4 @@
-// Epoch times from RFC 3339 text with exact integer arithmetic (brief 07 §3.1 [pin]): fractions
+// Epoch times from RFC 3339 text with exact integer arithmetic (AEP-0005 §3.2 [pin]): fractions
 // of any precision, offsets, leap seconds, the lowercase/space forms the envelope accepts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

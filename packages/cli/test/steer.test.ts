@@ -1,7 +1,7 @@
 // Steering a running agent (issue 14 item 4, contract C8): `aep cancel|pause|resume` against the
 // demo agent, which acks, reports run.cancelled / progress.status paused|resumed cause-linked to
 // the command, and does not go on while paused. Then the public live checker's control probes
-// (brief 08 §3.16-3.19) reproduced against the demo agent: control-ack, control-nack-unsupported,
+// (AEP-0004 §3-3.19) reproduced against the demo agent: control-ack, control-nack-unsupported,
 // control-dedupe and the destructive control-cancel.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,7 +75,7 @@ test('aep pause holds the demo agent (answers still recorded), aep resume lets i
   assert.equal(bad.code, 2);
 });
 
-// ---- the live checker's probes (brief 08 §2, §3.16-3.19) ------------------------------------
+// ---- the live checker's probes (AEP-0003 §10, AEP-0004 §3-3.19) ------------------------------------
 
 const CROCK = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 function ulid(): string {
@@ -107,7 +107,7 @@ async function checkerSender(url: string, token: string): Promise<{ send: (c: Re
   return { send: (c) => ws.send(typeof c === 'string' ? c : JSON.stringify(c)), errors, close: () => ws.close() };
 }
 
-/** The checker's envelope audit of a delivered Event (brief 08 §2.1). */
+/** The checker's envelope audit of a delivered Event (AEP-0003 §10). */
 function audit(e: JsonLine): string[] {
   const out: string[] = [];
   for (const k of ['aep', 'id', 'type', 'time', 'source', 'agent']) if (typeof e[k] !== 'string' || e[k] === '') out.push(`${k} missing`);

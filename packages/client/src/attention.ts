@@ -305,7 +305,7 @@ export class AttentionEngine {
   private notPending(subject: unknown): CommandDecision {
     const done = typeof subject === 'string' ? this.resolved.get(subject) : undefined;
     if (done !== undefined) {
-      // The request is terminal: the agent declines further answers (brief 06 §5.3 step 3,
+      // The request is terminal: the agent declines further answers (AEP-0004 §4 step 3,
       // "run already terminal → refused"); decided in docs/decisions.md. The id is our own.
       return { status: 'rejected', reason: 'refused', detail: `attention request ${String(subject)} is already ${done}`, capture: this.capture };
     }

@@ -279,7 +279,7 @@ export class EmitterConnection {
       open: () => {
         lastHeard = Date.now();
         const control = this.options.control;
-        // Role `both`: the connection emits and also asks for the roster (brief 05 §7.2 rule 2:
+        // Role `both`: the connection emits and also asks for the roster (AEP-0003 §4.1 rule 2:
         // an emitter-role connection may not), to find its own offline requests (contract C4).
         ws.send(encodeFrame(helloFrame({
           role: 'both',
@@ -392,7 +392,7 @@ export class EmitterConnection {
     for (const r of resend) this.write(r.raw, r.session);
     this.drain();
     // Contract C4: ask which requests of our sessions lost their asker (only where advertised,
-    // brief 05 §7.2 rule 1). The reply is matched against the sessions this connection owns.
+    // AEP-0003 §4.1 rule 1). The reply is matched against the sessions this connection owns.
     if (rosterAdvertised && this.options.dismissOffline !== false) {
       this.rosterId = `offline-${++this.rosterCounter}`;
       this.sendFrame(encodeFrame(rosterRequestFrame(this.rosterId)));
@@ -404,7 +404,7 @@ export class EmitterConnection {
 
   /** Remember the offline requests of our own source; dismiss those of sessions we already own. */
   private onOffline(entries: readonly OfflineRequest[]): void {
-    // Each roster is a complete snapshot (brief 05 §7.2 rule 6): it replaces the previous one.
+    // Each roster is a complete snapshot (AEP-0003 §4.1 rule 6): it replaces the previous one.
     this.offline.clear();
     for (const o of entries) {
       if (this.offline.size >= OFFLINE_LIMIT) break;

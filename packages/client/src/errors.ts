@@ -1,4 +1,4 @@
-// The client's error table (style.md §5: one catalogue per package, as code). Local errors,
+// The client's error table (docs/conventions.md §5: one catalogue per package, as code). Local errors,
 // never sent on the wire. `test/client-errors.test.ts` checks every row against the "Client SDK"
 // table of docs/errors.md, meaning for meaning.
 

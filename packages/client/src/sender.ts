@@ -1,4 +1,4 @@
-// Control sender (AEP-0004 §5.4; brief 06 §5.4). Browser-safe: the socket comes from the socket
+// Control sender (AEP-0004 §5.4; AEP-0004 §4). Browser-safe: the socket comes from the socket
 // seam (a standard WebSocket, or `ws` in the Node entry), frames from the protocol wire layer.
 import {
   createEmitter, encodeFrame, helloFrame, isRosterReply, parseSocketMessage, pongFrame, redactUrl, rosterRequestFrame,
@@ -87,7 +87,7 @@ export class CommandSender {
     });
   }
 
-  /** Build a `control.cancel` (brief 06 §4: `scope`, optional `reason`; envelope `run` for run scope) and send it. */
+  /** Build a `control.cancel` (AEP-0004 §5: `scope`, optional `reason`; envelope `run` for run scope) and send it. */
   cancel(input: CancelInput): Promise<CommandResult> {
     if (input.scope === 'run' && input.run === undefined) {
       return Promise.reject(new ClientError('AEP_CLIENT_OPTION', 'control.cancel with scope "run" names the run (envelope run, AEP-0004 §5)'));
@@ -101,12 +101,12 @@ export class CommandSender {
     });
   }
 
-  /** Build a `control.pause` (payload `{}`, brief 06 §4) and send it. */
+  /** Build a `control.pause` (payload `{}`, AEP-0004 §5) and send it. */
   pause(input: SteerInput): Promise<CommandResult> {
     return this.steer('control.pause', input);
   }
 
-  /** Build a `control.resume` (payload `{}`, brief 06 §4) and send it. */
+  /** Build a `control.resume` (payload `{}`, AEP-0004 §5) and send it. */
   resume(input: SteerInput): Promise<CommandResult> {
     return this.steer('control.resume', input);
   }
@@ -165,7 +165,7 @@ export class CommandSender {
   }
 
   /**
-   * The relay's roster snapshot (brief 05 §7.2): live (connection, session) claims with their
+   * The relay's roster snapshot (AEP-0003 §4.1): live (connection, session) claims with their
    * declared `control`, and, on a relay that tracks them, the `offline` requests (contract C4).
    * `null` when unavailable: not advertised, refused, or no reply within 5 s.
    */
@@ -284,7 +284,7 @@ export class CommandSender {
         if (this.helloed) return;
         this.helloed = true;
         const caps = f.capabilities;
-        // Ask for a roster only where it is advertised (brief 05 §7.2 rule 1).
+        // Ask for a roster only where it is advertised (AEP-0003 §4.1 rule 1).
         this.rosterAdvertised = isObject(caps) && isObject(caps['roster']);
         helloOk();
         return;
@@ -304,7 +304,7 @@ export class CommandSender {
         return;
       case 'error': {
         const detail = f.detail;
-        // Any cause-matched error frame is that command's refusal, whatever the code (brief 06 §5.1).
+        // Any cause-matched error frame is that command's refusal, whatever the code (AEP-0004 §4.2).
         if (f.cause !== undefined) this.waiters.get(f.cause)?.onRefusal(f.code, detail);
         if (f.id !== undefined) {
           const s = this.subAcks.get(f.id);

@@ -1,5 +1,5 @@
 // The `ws`-based socket of `@aep/client/node`: the token travels as `Authorization: Bearer`
-// (never in a URL, so it cannot reach a log, brief 05 §16), per-message deflate is off, and a
+// (never in a URL, so it cannot reach a log, AEP-0003 §11), per-message deflate is off, and a
 // refused upgrade reports its HTTP status (a 401 is "refused", not "unreachable", issue 14).
 import WebSocket from 'ws';
 import { socketUrl } from '@aep/protocol';

@@ -23,7 +23,7 @@ export interface ClientSocket {
 /** What a socket reports; `close` comes exactly once, last. */
 export interface SocketEvents {
   open(): void;
-  /** A text frame (binary frames are reserved in 0.1 and never reported, brief 05 §7). */
+  /** A text frame (binary frames are reserved in 0.1 and never reported, AEP-0003 §3.5). */
   message(text: string): void;
   /**
    * The relay answered the upgrade with an HTTP status instead of switching protocols
@@ -65,7 +65,7 @@ export type WebSocketConstructor = new (url: string) => WebSocketLike;
 export interface SocketOptions {
   /**
    * A standard WebSocket constructor; default `globalThis.WebSocket`. Such sockets cannot set
-   * headers, so the token travels as `?access_token=` on the upgrade URL (brief 05 §8.1).
+   * headers, so the token travels as `?access_token=` on the upgrade URL (AEP-0003 §8).
    */
   WebSocket?: WebSocketConstructor;
   /** A socket factory; wins over `WebSocket` (`@aep/client/node` defaults it to `ws`). */

@@ -174,7 +174,7 @@ async function runSse(ctx: RunContext, from: 'all' | ResumePosition[] | undefine
     for (const it of items) {
       if (it.kind === 'message') ctx.deliver(it.data);
       else if (it.kind === 'replay-exhausted') o.onReplayExhausted?.(it.session, it.earliest);
-      // `: ping` and unknown comments are ignored (brief 05 §15).
+      // `: ping` and unknown comments are ignored (AEP-0003 §1).
     }
   };
   try {

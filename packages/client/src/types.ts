@@ -112,7 +112,7 @@ export type CommandDecision =
 /** Handles one deduplicated command; must decide within the ack window. */
 export type CommandHandler = (command: IncomingCommand) => CommandDecision | Promise<CommandDecision>;
 
-/** Counters an emitter exposes (OTel-style overflow accounting, style.md §8). */
+/** Counters an emitter exposes (OTel-style overflow accounting, docs/conventions.md §8). */
 export interface EmitterStats {
   connected: boolean;
   /** Events waiting to be written. */
@@ -220,7 +220,7 @@ export interface RespondInput {
   extensions?: Readonly<Record<string, ExtensionValue>>;
 }
 
-/** Input of {@link CommandSender.cancel} (`control.cancel`, brief 06 §4). */
+/** Input of {@link CommandSender.cancel} (`control.cancel`, AEP-0004 §5). */
 export interface CancelInput {
   session: string;
   scope: 'run' | 'session';
@@ -233,7 +233,7 @@ export interface CancelInput {
   extensions?: Readonly<Record<string, ExtensionValue>>;
 }
 
-/** Input of {@link CommandSender.pause} / {@link CommandSender.resume} (`control.pause` / `control.resume`, brief 06 §4). */
+/** Input of {@link CommandSender.pause} / {@link CommandSender.resume} (`control.pause` / `control.resume`, AEP-0004 §5). */
 export interface SteerInput {
   session: string;
   /** Optional envelope `run` (the commands are session-scoped; a target may use it). */
@@ -242,7 +242,7 @@ export interface SteerInput {
   extensions?: Readonly<Record<string, ExtensionValue>>;
 }
 
-/** A roster snapshot (brief 05 §7.2): live claims, and (contract C4) pending requests whose asker is gone. */
+/** A roster snapshot (AEP-0003 §4.1): live claims, and (contract C4) pending requests whose asker is gone. */
 export interface RosterSnapshot {
   entries: RosterEntry[];
   /** Present only when the relay tracks offline requests (contract C4). */
@@ -283,7 +283,7 @@ export interface AttentionRequestInput {
   prompt?: string;
   /**
    * Prebuilt `attention.requested` data, already at `capture` (e.g. a mapping's pinned structural
-   * prompt, brief 03 §7). Sent as is: the engine synthesizes nothing and adds neither
+   * prompt, AEP-0002 Annex A). Sent as is: the engine synthesizes nothing and adds neither
    * `expires_at` nor `respond_via`. `kind`, `fields` and `options` must still be given (real
    * labels): answers are validated against them (AEP-0006 §4, AEP-0008 §1).
    */

@@ -75,7 +75,7 @@ test('C3: one random claim per instance, in every hello, reused on reconnect, ne
     const claim = first['claim'];
     assert.equal(typeof claim, 'string');
     assert.match(claim as string, new RegExp(CLAIM_PATTERN));
-    assert.equal(first['role'], 'both', 'role both: the connection may ask for the roster (brief 05 §7.2 rule 2)');
+    assert.equal(first['role'], 'both', 'role both: the connection may ask for the roster (AEP-0003 §4.1 rule 2)');
     assert.notEqual(peer.hellos[1]!['claim'], claim, 'another instance has another claim');
     // Drop a's socket: it reconnects and presents the same claim.
     peer.sockets[0]!.terminate();

@@ -27,7 +27,7 @@ after(async () => { for (const c of conns) await c.close(0); });
 const alnum = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const chars = (alphabet: string, min: number, max: number) => fc.string({ unit: fc.constantFrom(...alphabet.split('')), minLength: min, maxLength: max });
 
-/** Secrets the §9.4 floor and hardening rows must catch (brief 05 §13.1). */
+/** Secrets the §9.4 floor and hardening rows must catch (AEP-0003 §9.4). */
 const secret = fc.oneof(
   chars(alnum + '_-', 20, 48).map((s) => `sk-proj-${s}`),
   chars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 16, 16).map((s) => `AKIA${s}`),
@@ -90,7 +90,7 @@ test('at full nothing changes; below redacted the down-level removes the text', 
     const a = full.emit('s1', ev.type, structuredClone(ev.data), { capture: 'full', ...attrs });
     assert.equal(a.capture, 'full');
     assert.deepEqual(a.data, ev.data);
-    // Below redacted the mechanical down-level applies (brief 05 §11); it keeps members no tree
+    // Below redacted the mechanical down-level applies (AEP-0003 §6.4); it keeps members no tree
     // annotates (step 6), which the relay re-gates (issue 12 item 1, relay part), so the
     // unannotated vendor extra is left out of this half.
     const { note: _note, ...annotated } = structuredClone(ev.data) as Record<string, unknown>;

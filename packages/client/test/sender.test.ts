@@ -62,7 +62,7 @@ async function scripted(opts: { roster?: boolean; refuse?: number; drop?: (cmd: 
 
 const commandsOf = (p: Peer) => p.frames.filter((f) => String(f['type']).startsWith('control.'));
 
-test('pause, resume and cancel build the brief 06 §4 envelopes; respond carries extension attributes', async () => {
+test('pause, resume and cancel build AEP-0004 §5 envelopes; respond carries extension attributes', async () => {
   const peer = await scripted();
   const s = await CommandSender.connect({ url: peer.url, token: 't', agent: 'steer', ackWindowMs: 2_000 });
   try {
@@ -81,13 +81,13 @@ test('pause, resume and cancel build the brief 06 §4 envelopes; respond carries
     assert.equal(respond!['subject'], 'req-1');
     assert.equal(respond!['cause'], 'req-1');
     assert.equal(respond!['agent'], 'steer');
-    // The Node entry's socket carries the token in the header, never in the URL (brief 05 §16).
+    // The Node entry's socket carries the token in the header, never in the URL (AEP-0003 §11).
     assert.deepEqual(peer.requests, [{ url: '/socket', auth: 'Bearer t' }]);
     // Hello: consumer, identity with the Node entry's instance default.
     const hello = peer.frames[0]!;
     assert.equal(hello['role'], 'consumer');
     assert.match(String((hello['identity'] as Record<string, unknown>)['instance']), /\/\d+$/);
-    // The ack subscription was opened before the first command (brief 06 §5.4 step 2).
+    // The ack subscription was opened before the first command (AEP-0004 §4 step 2).
     assert.ok(peer.frames.findIndex((f) => f['type'] === 'subscribe') < peer.frames.findIndex((f) => f['type'] === 'control.pause'));
     await assert.rejects(s.cancel({ session: 's', scope: 'run' }), (e: unknown) => e instanceof ClientError && e.code === 'AEP_CLIENT_OPTION');
     await assert.rejects(s.pause({ session: 's', extensions: { seq: 1 } }), (e: unknown) => (e as { code?: string }).code === 'AEP_EXT_INVALID');

@@ -2,7 +2,7 @@
 // attention lifecycle of the elicitations asked through it (AEP-0002 §7, AEP-0004 §5.3, AEP-0006).
 //
 // The lifecycle itself is the client's AttentionEngine (one implementation for every emitter):
-// this file raises the mapped requests with their pinned data, member for member (brief 03 §7:
+// this file raises the mapped requests with their pinned data, member for member (AEP-0002 Annex A:
 // `{kind, prompt, fields, respond_via}` and nothing else), lets the engine accept the
 // `decline`/`cancel` answer options every form accepts without listing them (contract C2,
 // `FORM_REFUSAL_OPTIONS`), and hands it the MCP constraints an AEP form cannot carry (integer,

@@ -29,7 +29,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * Check a `control.cancel` addressed to the bridge's `session`. Scope `session` is honoured;
  * scope `run` names a run this session never had (the bridge emits no runs: its unit of work is
- * the session, one per wrapped server), so it is `invalid` like any unknown target (brief 06 §5.3
+ * the session, one per wrapped server), so it is `invalid` like any unknown target (AEP-0004 §4
  * step 3). Issue messages never repeat what the sender wrote (issue 12).
  */
 export function checkCancel(cmd: WireEvent, session: string): CancelVerdict {

@@ -41,7 +41,7 @@ test('form answered through the relay: the tool receives typed content; an inval
     const pending = host.ask('all');
     const req = await watch.wait(isRequest, 'attention.requested');
     const data = req.data as { kind: string; prompt: string; fields: { id: string; type: string; label: string; required: boolean }[]; respond_via: string[] };
-    // The Annex A pin member for member (brief 03 §7): no options, no expires_at.
+    // The Annex A pin member for member (AEP-0002 Annex A): no options, no expires_at.
     assert.deepEqual(Object.keys(data).sort(), ['fields', 'kind', 'prompt', 'respond_via']);
     assert.deepEqual(data, (elicitationToForm(ALL_SHAPES, { agent: 'bridge-test', capture: 'redacted' }) as { data: unknown }).data);
     assert.equal(data.kind, 'form');

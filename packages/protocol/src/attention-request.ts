@@ -1,5 +1,5 @@
 // Emitter-side construction of `attention.requested` data at a capture level (AEP-0002 §5.3,
-// AEP-0003 §9.2, AEP-0006 capture gating; brief 03 §5.1, 05 §13).
+// AEP-0003 §9.2, AEP-0006 capture gating; AEP-0002 §5.3, AEP-0003 §9).
 import type { CaptureLevel } from './levels.js';
 import { captureRank } from './levels.js';
 import type { FieldSpec } from './forms.js';

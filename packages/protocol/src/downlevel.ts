@@ -1,5 +1,5 @@
 // Capture down-levelling at a mechanical hop (AEP-0001 §8.2(b)/(e); AEP-0003 §6.4; AEP-0006
-// Security; brief 01 §8.1, 03 §5.3, 05 §11). Driven by the generated `x-aep-capture` annotation
+// Security; AEP-0001 §8.2, AEP-0003 §6.4). Driven by the generated `x-aep-capture` annotation
 // trees of the payload schemas, never by a hand-written per-type table.
 import { CAPTURE_TREES } from './generated/capture-trees.js';
 import type { CaptureTree } from './generated/capture-trees.js';
@@ -35,7 +35,7 @@ export function createDownleveler(trees: Readonly<Record<string, CaptureTree>>):
 
 /**
  * Down-levels `event` to the capture ceiling `ceiling` the way a mechanical hop must
- * (brief 01 §8.1, 05 §11):
+ * (AEP-0001 §8.2, AEP-0003 §6.4):
  * 1. `capture` (absent = `metadata`) at or below the ceiling → the **same object** is returned
  *    (`===`), so a relay can forward the raw bytes;
  * 2. target = ceiling, except a `full` event under a `redacted` ceiling lands on `metadata`
@@ -120,7 +120,7 @@ function prune(value: unknown, tree: CaptureTree, ctx: Ctx, index: number): unkn
   return changed ? out : value;
 }
 
-/** The structural replacement of a `[metadata*]` member below `redacted` (brief 01 §8.1 step 7). */
+/** The structural replacement of a `[metadata*]` member below `redacted` (AEP-0001 §8.2 step 7). */
 function degrade(exception: 'prompt' | 'label' | 'values', v: unknown, parent: Record<string, unknown>, ctx: Ctx, index: number): unknown {
   switch (exception) {
     case 'prompt':

@@ -1,4 +1,4 @@
-// MCP elicitation <-> AEP form mapping (AEP-0002 Annex A pin, brief 03 §7; AEP-0006).
+// MCP elicitation <-> AEP form mapping (AEP-0002 Annex A pin, AEP-0002 Annex A; AEP-0006).
 // Shared by the MCP bridge (`aep mcp wrap`) and the Claude Code adapter's Elicitation hook.
 // Pure: no I/O, no `node:` imports, no dependency on the MCP SDK (the shapes are restated here
 // from the MCP specification revisions 2025-06-18 and 2025-11-25).
@@ -24,7 +24,7 @@ export interface ElicitationFormField {
   type: 'string' | 'number' | 'boolean' | 'select';
   /** Property title (or description, or key) at `redacted`+, the key at `metadata`. */
   label: string;
-  /** True when the key is listed in `required[]`; always present (brief 03 §7 pin). */
+  /** True when the key is listed in `required[]`; always present (AEP-0002 Annex A pin). */
   required: boolean;
   /** Only on multi-select (`type:"array"`) properties. */
   multi?: true;
@@ -257,7 +257,7 @@ function parseSchema(schema: unknown): ParsedSchema | string {
 
 /**
  * Map an MCP `elicitation/create` (form mode) to the `data` of one
- * `attention.requested(kind:"form")` event (AEP-0002 Annex A pin; brief 03 §7):
+ * `attention.requested(kind:"form")` event (AEP-0002 Annex A pin):
  * field id = property key, choice id = enum value; labels = title / `enumNames` / `oneOf` or
  * `anyOf` titles / the value; `integer`/`number` -> `number` with `minimum`/`maximum` as `min`/`max`;
  * `required[]` -> `required:true`, others `required:false`; no `other` (MCP enums are closed);

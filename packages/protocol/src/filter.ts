@@ -1,4 +1,4 @@
-// `attr-match` subscription filters (AEP-0003 §6.1-§6.3; brief 05 §10, brief 01 §11).
+// `attr-match` subscription filters (AEP-0003 §6.1-§6.3).
 // Validation fails closed: any doubt rejects the whole filter, never a partial or match-all one.
 import type { Issue } from './issue.js';
 import { severityRank } from './levels.js';

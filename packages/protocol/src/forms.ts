@@ -1,5 +1,5 @@
 // AEP-0006 structured input requests: the `field_spec` shape and answer validation
-// (AEP-0002 §5.3 MUST-reject rule; brief 03 §2-§4). Pure; never throws on any input.
+// (AEP-0002 §5.3 MUST-reject rule; AEP-0002 §5.2, §5.3). Pure; never throws on any input.
 import type { Issue } from './issue.js';
 
 /** One choice of a `select` field (AEP-0002 §5.2 `field_spec.choices[]`). */
@@ -37,7 +37,7 @@ export type FormValues = Record<string, unknown>;
 /**
  * Rule ids reported by {@link validateFormAnswer}. The first two are the spec's MUST-reject
  * rule (AEP-0002 §5.3 / AEP-0006: nack `invalid`); the rest are documented project hardening
- * (brief 03 §4 "Other mismatches … a reasonable hardening"), see docs/rules.md. The last six
+ * (AEP-0002 §5.3 "Other mismatches … a reasonable hardening"), see docs/rules.md. The last six
  * check the {@link FieldConstraints} a caller passes as data (constraints of an upstream schema,
  * e.g. MCP `requestedSchema`, that a `field_spec` cannot carry). Every id is also a row of
  * `RULES` (rules.ts).
@@ -119,7 +119,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Index of the usable fields of a request by id (first wins; duplicates are a producer bug,
- * brief 03 §2). Entries that are not objects with a string `id` are ignored.
+ * AEP-0002 §5.2). Entries that are not objects with a string `id` are ignored.
  */
 export function indexFields(fields: unknown): Map<string, FieldSpec> {
   const map = new Map<string, FieldSpec>();

@@ -1,6 +1,6 @@
-// WebSocket frames (AEP-0003 §2, §4, §5, §6.5, §3.5; brief 05 §2, §7, §12): the connection-scoped
+// WebSocket frames (AEP-0003 §2, §4, §5, §6.5, §3.5): the connection-scoped
 // messages beside Events. Builders (one place that spells each frame) and a parser that turns a
-// text message into an Event, a typed frame, an unknown frame (ignored, brief 05 §2) or a
+// text message into an Event, a typed frame, an unknown frame (ignored, AEP-0003 §2) or a
 // refusal reason. Pure: no socket here; callers `JSON.stringify` and send.
 //
 // Project members beyond the brief: `hello.claim` (the emitter's ownership secret, contract C3
@@ -32,14 +32,14 @@ export interface ControlCapability {
   ack_window_ms?: number;
 }
 
-/** `hello.capabilities` / discovery `capabilities` (brief 05 §7.1). Unknown keys are ignored, never refused. */
+/** `hello.capabilities` / discovery `capabilities` (AEP-0003 §4). Unknown keys are ignored, never refused. */
 export interface Capabilities {
   emits?: string[];
   capture?: CaptureLevel[];
   control?: ControlCapability;
   replay?: { buffer?: number; all?: boolean };
   filters?: string[];
-  /** `{}` iff the `roster` frame is implemented (brief 05 §7.2 rule 1). */
+  /** `{}` iff the `roster` frame is implemented (AEP-0003 §4.1 rule 1). */
   roster?: Record<string, unknown>;
   experimental?: Record<string, unknown>;
   [key: string]: unknown;
@@ -70,7 +70,7 @@ export interface SubscribedFrame { type: 'subscribed'; id: string }
 export interface UnsubscribeFrame { type: 'unsubscribe'; id: string }
 export interface UnsubscribedFrame { type: 'unsubscribed'; id: string }
 
-/** One roster entry: a live (connection, claimed session) pair (brief 05 §7.2). */
+/** One roster entry: a live (connection, claimed session) pair (AEP-0003 §4.1). */
 export interface RosterEntry {
   session: string;
   agent?: string;
@@ -110,7 +110,7 @@ export interface RosterReplyFrame {
 export interface PingFrame { type: 'ping'; t?: unknown }
 export interface PongFrame { type: 'pong'; t?: unknown }
 
-/** `error` (brief 05 §2.2, brief 06 §5.1): `id` correlates a subscribe/roster, `cause` a command. */
+/** `error` (AEP-0003 §2, AEP-0004 §4.2): `id` correlates a subscribe/roster, `cause` a command. */
 export interface ErrorFrame {
   type: 'error';
   code: string;
@@ -121,7 +121,7 @@ export interface ErrorFrame {
   versions?: string[];
 }
 
-/** `replay-exhausted` (AEP-0003 §5; brief 05 §9.3). */
+/** `replay-exhausted` (AEP-0003 §5). */
 export interface ReplayExhaustedFrame {
   type: 'replay-exhausted';
   sub: string;
@@ -134,13 +134,13 @@ export interface DeliveredPosition { sub: string; session: string; epoch: number
 /** `closing` (AEP-0003 §3.5.4): sent before a deliberate close; consumers never rely on it. */
 export interface ClosingFrame { type: 'closing'; reason: string; delivered: DeliveredPosition[] }
 
-/** Every 0.1 frame (brief 05 §2: the frame catalogue). */
+/** Every 0.1 frame (AEP-0003 §2: the frame catalogue). */
 export type Frame =
   | HelloFrame | SubscribeFrame | SubscribedFrame | UnsubscribeFrame | UnsubscribedFrame
   | RosterRequestFrame | RosterReplyFrame | PingFrame | PongFrame | ErrorFrame
   | ReplayExhaustedFrame | ClosingFrame;
 
-/** The 0.1 frame types (brief 05 §2). */
+/** The 0.1 frame types (AEP-0003 §2). */
 export const FRAME_TYPES = ['hello', 'subscribe', 'subscribed', 'unsubscribe', 'unsubscribed', 'roster', 'error', 'replay-exhausted', 'closing', 'ping', 'pong'] as const;
 
 // ---- claims (contract C3) -------------------------------------------------------------------
@@ -220,7 +220,7 @@ export function helloFrame(input: HelloInput = {}): HelloFrame {
   return f;
 }
 
-/** The relay's `hello` reply (brief 05 §7.1 [choice]): role `both`, the discovery capabilities. */
+/** The relay's `hello` reply (AEP-0003 §4 [choice]): role `both`, the discovery capabilities. */
 export function relayHelloFrame(capabilities: Capabilities, versions: readonly string[] = [AEP_VERSION]): HelloFrame {
   return { type: 'hello', versions: [...versions], role: 'both', capabilities };
 }
@@ -248,7 +248,7 @@ export function subscribedFrame(id: string): SubscribedFrame { return { type: 's
 export function unsubscribeFrame(id: string): UnsubscribeFrame { return { type: 'unsubscribe', id }; }
 /** `{type:"unsubscribed", id}`. */
 export function unsubscribedFrame(id: string): UnsubscribedFrame { return { type: 'unsubscribed', id }; }
-/** A `roster` request (brief 05 §7.2): ask only an endpoint that advertised `capabilities.roster`. */
+/** A `roster` request (AEP-0003 §4.1): ask only an endpoint that advertised `capabilities.roster`. */
 export function rosterRequestFrame(id: string): RosterRequestFrame { return { type: 'roster', id }; }
 
 /** A `roster` reply; `offline` (contract C4) only when given. */
@@ -269,7 +269,7 @@ export function pongFrame(t: unknown): PongFrame {
 /** Input of {@link errorFrame}. */
 export interface ErrorInput { code: string; detail?: string; id?: string; cause?: string; versions?: readonly string[] }
 
-/** An `error` frame (brief 05 §2.2); absent members omitted. */
+/** An `error` frame (AEP-0003 §2); absent members omitted. */
 export function errorFrame(input: ErrorInput): ErrorFrame {
   const f: ErrorFrame = { type: 'error', code: input.code };
   if (input.id !== undefined) f.id = input.id;
@@ -279,7 +279,7 @@ export function errorFrame(input: ErrorInput): ErrorFrame {
   return f;
 }
 
-/** `{type:"replay-exhausted", sub, session, earliest}` (brief 05 §9.3). */
+/** `{type:"replay-exhausted", sub, session, earliest}` (AEP-0003 §5). */
 export function replayExhaustedFrame(sub: string, session: string, earliest: { epoch: number; seq: number }): ReplayExhaustedFrame {
   return { type: 'replay-exhausted', sub, session, earliest: { epoch: earliest.epoch, seq: earliest.seq } };
 }
@@ -302,7 +302,7 @@ export type SocketMessage =
   | { kind: 'event'; type: string; event: Record<string, unknown> }
   /** A 0.1 frame whose members have the shapes above. */
   | { kind: 'frame'; frame: Frame }
-  /** A frame type outside the 0.1 catalogue: MUST be ignored (brief 05 §2, [checker: ignore-unknown]). */
+  /** A frame type outside the 0.1 catalogue: MUST be ignored (AEP-0003 §2, [checker: ignore-unknown]). */
   | { kind: 'unknown'; type: string; value: Record<string, unknown> }
   /** Not JSON, not an object, no string `type`, or a 0.1 frame with a malformed member (`reason` names the rule). */
   | { kind: 'invalid'; reason: string; type?: string; value?: unknown };
@@ -388,7 +388,7 @@ const KNOWN = new Set<string>(FRAME_TYPES);
 
 /**
  * Classifies an already-parsed WS message value (see {@link parseSocketMessage}). Frames are
- * returned as the received object (unknown members kept, brief 05 §15 tolerance), after their
+ * returned as the received object (unknown members kept, AEP-0003 §1 tolerance), after their
  * catalogue members were checked.
  */
 export function classifySocketValue(value: unknown): SocketMessage {

@@ -1,4 +1,4 @@
-// Capture gating of answers (AEP-0002 §5.3, AEP-0006; brief 03 §5.2): which entries of a form's
+// Capture gating of answers (AEP-0002 §5.3, AEP-0006): which entries of a form's
 // `values`, and which members of an `answer`, may ride at a given capture level.
 import type { CaptureLevel } from './levels.js';
 import { captureRank } from './levels.js';
@@ -37,7 +37,7 @@ function isChoiceId(f: FieldSpec, el: unknown): boolean {
 }
 
 /**
- * Gates a form's `values` at a capture ceiling with the request's `fields` — brief 03 §5.2
+ * Gates a form's `values` at a capture ceiling with the request's `fields` — AEP-0002 §5.3
  * exactly: keys without a field are dropped at every level; `number`/`boolean` entries and
  * select entries whose every element is a choice id are structural and kept at every level this
  * function handles (`none` included: removing `data` is the caller's job); `string` entries and
@@ -64,7 +64,7 @@ export function gateFormValues(fields: readonly FieldSpec[] | unknown, values: u
 }
 
 /**
- * The hop rule for `answer.values` without the request's `field_spec` (brief 01 §8.1 step 7,
+ * The hop rule for `answer.values` without the request's `field_spec` (AEP-0001 §8.2 step 7,
  * 03 §5.3): keep only entries whose value is a JSON number or boolean. Returns a new object.
  */
 export function structuralValues(values: unknown): Record<string, unknown> {

@@ -1,6 +1,6 @@
 /**
  * One problem found by a validator. Validators return lists of these and never throw
- * (style.md §3). `rule` is a stable id from the rule table (`RULES`, docs/rules.md);
+ * (docs/conventions.md §3). `rule` is a stable id from the rule table (`RULES`, docs/rules.md);
  * `path` is a JSON pointer into the event (or form values); `section` cites the spec.
  */
 export interface Issue {

@@ -1,14 +1,14 @@
-// NDJSON bodies of `POST /events` (AEP-0003 §3.2; brief 05 §4.1, §9.1) and JSONL lines
+// NDJSON bodies of `POST /events` (AEP-0003 §3.2, §5) and JSONL lines
 // (AEP-0003 §3.1): one Event per line, `\n` terminated. Pure string functions.
 //
 // Reading is lenient where the brief allows it: a line may end in CRLF (the `\r` is not part
-// of the Event, brief 05 §9.1 "NDJSON line minus its `\n`/`\r\n`") and whitespace-only lines
+// of the Event, AEP-0003 §5 "NDJSON line minus its `\n`/`\r\n`") and whitespace-only lines
 // are skipped; line numbers stay physical (0-based) so a refusal names the line the sender
-// wrote (brief 05 §4.2: `line` = 0-based index). Writing is strict: LF only, no blank lines,
-// a trailing `\n` (what the live checker sends, brief 08 §2).
+// wrote (AEP-0003 §3.2: `line` = 0-based index). Writing is strict: LF only, no blank lines,
+// a trailing `\n` (what the live checker sends, AEP-0003 §10).
 import { AepError } from './errors.js';
 
-/** Media type of an NDJSON batch (brief 05 §4.1). */
+/** Media type of an NDJSON batch (AEP-0003 §3.2). */
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 
 /** One non-blank line of an NDJSON body. */
@@ -68,7 +68,7 @@ export function parseNdjson(body: string): NdjsonParse {
 
 /**
  * Encodes already-serialized lines as an NDJSON body: joined with `\n`, trailing `\n`. Throws
- * `AepError('AEP_NDJSON_LINE')` for a line holding CR or LF, or an empty/blank line (brief 05 §3:
+ * `AepError('AEP_NDJSON_LINE')` for a line holding CR or LF, or an empty/blank line (AEP-0003 §3.1:
  * one Event per line, no blank lines).
  */
 export function encodeNdjsonLines(lines: readonly string[]): string {

@@ -1,4 +1,4 @@
-// The AEP-0003 §9.4 redaction pipeline (brief 05 §13.1): what every string riding at
+// The AEP-0003 §9.4 redaction pipeline: what every string riding at
 // `capture: "redacted"` goes through. Steps, in this order: (a) secrets, (b) operator-configured
 // secret values/names, (c) home-directory prefixes, (d) PII (on by default). The floor plus the
 // hardening rows the public redaction corpus pins. Every regular expression here is linear in
@@ -8,7 +8,7 @@
 export const REDACTED_SECRET = '[REDACTED:secret]';
 /** Replacement for PII (AEP-0003 §9.4 d). */
 export const REDACTED_PII = '[REDACTED:pii]';
-/** Configured secret values shorter than this (ignoring surrounding whitespace) are ignored (brief 05 §13.1 b: avoid shredding text). */
+/** Configured secret values shorter than this (ignoring surrounding whitespace) are ignored (AEP-0003 §9.4 b: avoid shredding text). */
 export const MIN_SECRET_VALUE_LENGTH = 4;
 
 /** Options of the redaction pipeline. */
@@ -31,7 +31,7 @@ export interface RedactOptions {
 // far as these patterns are concerned: in the JSON text of a tool input (or a shell `printf`
 // argument) a secret right after `\n` sits against the escape's letter, and a plain
 // `(?<![A-Za-z0-9])` boundary would let it through (found by the adapter's redaction property
-// test). Redacting more is always legal (brief 05 §13.1).
+// test). Redacting more is always legal (AEP-0003 §9.4).
 const AFTER_ESCAPE = '(?<=\\\\(?:[nrtbfv0]|u[0-9A-Fa-f]{4}))';
 
 function ci(word: string): string {
@@ -39,7 +39,7 @@ function ci(word: string): string {
 }
 
 const SEP = '[_-]?';
-// Credential key words for text (brief 05 §13.1 a, floor + `authorization` hardening, plus the
+// Credential key words for text (AEP-0003 §9.4 a, floor + `authorization` hardening, plus the
 // structured-key names). Lower/any-case form must not follow a letter or digit (so `MY_API_KEY`
 // and `access_token` hit, `tokenizer` does not); the capitalized camelCase form may follow a
 // lower-case letter (`accessToken`, `clientSecret`).
@@ -214,7 +214,7 @@ function redactOnce(text: string, opts: RedactOptions, secrets: readonly string[
 }
 
 // Structured keys: a key is credential-named when its last word (split on `_`, `-`, `.`, spaces
-// and camelCase) is one of these, or its last two words form one of the pairs (brief 05 §13.1
+// and camelCase) is one of these, or its last two words form one of the pairs (AEP-0003 §9.4
 // "Structured values"; `client_secret`, `accessToken`, `x-api-key`, `AWS_SECRET_ACCESS_KEY`).
 const CREDENTIAL_LAST_WORDS = new Set(['password', 'passwd', 'secret', 'token', 'authorization', 'credential', 'credentials', 'apikey', 'privatekey', 'accesskey', 'secretkey']);
 const CREDENTIAL_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key']);

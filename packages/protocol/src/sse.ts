@@ -1,15 +1,15 @@
-// The SSE binding's message codec (AEP-0003 §3.3; brief 05 §6.2, §9.3; brief 08 §2.1): what the
+// The SSE binding's message codec (AEP-0003 §3.3, §5; AEP-0003 §10): what the
 // relay writes on `GET /stream` and what every consumer (client SDK, web inbox, CLI) reads back.
 // Pure string functions, no I/O: the relay writes the strings, readers feed decoded text chunks.
 //
-// Wire hygiene the public live checker depends on (brief 08 §2.1): LF line endings only, every
+// Wire hygiene the public live checker depends on (AEP-0003 §10): LF line endings only, every
 // message and every comment terminated by a blank line, `data: ` with exactly one space and the
 // Event JSON on ONE line. The encoder enforces it; the parser is lenient (WHATWG event-stream
 // rules: CRLF, CR or LF end a line) so a proxy that rewrites line endings does not break readers.
 import { AepError } from './errors.js';
 import type { ResumePosition } from './resume.js';
 
-/** `: ping`, the heartbeat comment (brief 05 §6.2: at least every 30 s). */
+/** `: ping`, the heartbeat comment (AEP-0003 §3.3: at least every 30 s). */
 export const SSE_PING = ': ping\n\n';
 /** The comment name of the replay-exhausted marker (AEP-0003 §5, §3.3.3). */
 export const SSE_REPLAY_EXHAUSTED = 'replay-exhausted';
@@ -36,19 +36,19 @@ export function sseLineSafe(s: string): string {
 /**
  * Encodes one SSE message: `event: {event}\ndata: {data}\nid: {id}\n\n`. Throws
  * `AepError('AEP_SSE_LINE')` when `data` or `event` holds a line break (a multi-line `data`
- * breaks the checker's `^data: (.+)$` reader, brief 08 §2.1: re-serialize the JSON first). An
+ * breaks the checker's `^data: (.+)$` reader, AEP-0003 §10: re-serialize the JSON first). An
  * `id` holding a line break is omitted (the Event then simply has no resume position on SSE).
  */
 export function encodeSseMessage(m: SseOutgoing): string {
-  if (hasLineBreak(m.data)) throw new AepError('AEP_SSE_LINE', 'SSE data must be one line: serialize the Event without line breaks (brief 05 §6.2)');
-  if (m.event !== undefined && hasLineBreak(m.event)) throw new AepError('AEP_SSE_LINE', 'an SSE event name cannot hold a line break (brief 05 §6.2)');
+  if (hasLineBreak(m.data)) throw new AepError('AEP_SSE_LINE', 'SSE data must be one line: serialize the Event without line breaks (AEP-0003 §3.3)');
+  if (m.event !== undefined && hasLineBreak(m.event)) throw new AepError('AEP_SSE_LINE', 'an SSE event name cannot hold a line break (AEP-0003 §3.3)');
   const ev = m.event !== undefined ? `event: ${m.event}\n` : '';
   const id = m.id !== undefined && !hasLineBreak(m.id) ? `id: ${m.id}\n` : '';
   return `${ev}data: ${m.data}\n${id}\n`;
 }
 
 /**
- * The SSE message of one Event (brief 05 §6.2): `event:` = its type, `data:` = its JSON (the
+ * The SSE message of one Event (AEP-0003 §3.3): `event:` = its type, `data:` = its JSON (the
  * stored line), `id:` = `{session}:{epoch}:{seq}` only for a sequenced session Event (pass
  * `position`); agent-scoped and seq-less Events get no `id:`. A session holding a line break
  * gets no `id:` either (it could not be carried on one line).
@@ -65,7 +65,7 @@ export function encodeSseComment(text: string): string {
 
 /**
  * The replay-exhausted marker `: replay-exhausted {session} {epoch}:{seq}\n\n` (AEP-0003 §5;
- * brief 05 §9.3): sent before replaying a session whose requested position predates the buffer;
+ * AEP-0003 §5): sent before replaying a session whose requested position predates the buffer;
  * the pair is the earliest position still held.
  */
 export function encodeReplayExhausted(session: string, earliest: { epoch: number; seq: number }): string {
@@ -83,7 +83,7 @@ export interface SseMessage {
   id?: string;
 }
 
-/** The replay-exhausted marker, parsed (brief 05 §9.3). */
+/** The replay-exhausted marker, parsed (AEP-0003 §5). */
 export interface SseReplayExhausted {
   kind: 'replay-exhausted';
   session: string;
@@ -93,7 +93,7 @@ export interface SseReplayExhausted {
 /** The `: ping` heartbeat. */
 export interface SsePing { kind: 'ping' }
 
-/** Any other comment line (consumers ignore unknown comments, brief 05 §15). */
+/** Any other comment line (consumers ignore unknown comments, AEP-0003 §1). */
 export interface SseComment {
   kind: 'comment';
   /** The comment text after `:` and one optional space. */

@@ -1,5 +1,5 @@
 // AEP-0008 §1: a text-only answer against a request that offered `options` (receiver side,
-// brief 04). Steps 1-4; the only MUST is that unmatched text never grants a permission.
+// AEP-0008). Steps 1-4; the only MUST is that unmatched text never grants a permission.
 
 /** Result of {@link mapTextAnswer}: what to apply and record on `attention.answered`, or `invalid` (nack). */
 export interface TextAnswerResult {

@@ -90,7 +90,7 @@ function mapErrors(errors: readonly AjvError[] | null | undefined, table: readon
 }
 
 /**
- * Envelope schema only (AEP-0001 §5): what a relay gates on (brief 05 §4.2). Never throws.
+ * Envelope schema only (AEP-0001 §5): what a relay gates on (AEP-0003 §3.2). Never throws.
  * Returns `[]` for a valid envelope.
  */
 export function validateEnvelope(e: unknown): Issue[] {

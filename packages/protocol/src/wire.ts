@@ -1,4 +1,4 @@
-// Binding constants and URLs shared by every peer (AEP-0003 §3, §8.1; brief 05 §4-§7): the
+// Binding constants and URLs shared by every peer (AEP-0003 §3, §8.1; AEP-0003 §3.2, §3.5): the
 // version gate, media types, the fixed origin-root paths, and the `GET /stream` query. Pure.
 import type { CaptureLevel } from './levels.js';
 import type { ResumePosition } from './resume.js';
@@ -7,14 +7,14 @@ import type { ResumePosition } from './resume.js';
 export const AEP_VERSION = '0.1';
 /** Every version this implementation speaks, in preference order. */
 export const SUPPORTED_VERSIONS: readonly string[] = [AEP_VERSION];
-/** The HTTP ingest version header (brief 05 §4.1: REQUIRED). */
+/** The HTTP ingest version header (AEP-0003 §3.2: REQUIRED). */
 export const AEP_VERSION_HEADER = 'AEP-Version';
-/** Media type of the SSE binding (brief 05 §6.2). */
+/** Media type of the SSE binding (AEP-0003 §3.3). */
 export const SSE_CONTENT_TYPE = 'text/event-stream';
-/** Media type of a single-Event POST (brief 05 §4.1). */
+/** Media type of a single-Event POST (AEP-0003 §3.2). */
 export const JSON_CONTENT_TYPE = 'application/json';
 
-/** The fixed paths of the bindings, at the origin root (brief 05 §5: the checker never reads others). */
+/** The fixed paths of the bindings, at the origin root (AEP-0003 §3.4: the checker never reads others). */
 export const WIRE_PATHS = { events: '/events', stream: '/stream', socket: '/socket', discovery: '/.well-known/aep' } as const;
 
 /**
@@ -42,14 +42,14 @@ function originUrl(base: string, path: string): URL {
   return u;
 }
 
-/** `http(s)://host[:port]/events` for any base URL of the relay (origin root, brief 05 §5). */
+/** `http(s)://host[:port]/events` for any base URL of the relay (origin root, AEP-0003 §3.4). */
 export function eventsUrl(base: string): string {
   return originUrl(base, WIRE_PATHS.events).toString();
 }
 
 /**
  * `ws(s)://host[:port]/socket` for an `http(s)` (or `ws(s)`) base URL. `accessToken` is the
- * query carrier for clients that cannot set headers (browsers, brief 05 §8.1): never log the URL.
+ * query carrier for clients that cannot set headers (browsers, AEP-0003 §8): never log the URL.
  */
 export function socketUrl(base: string, opts: { accessToken?: string } = {}): string {
   const u = originUrl(base, WIRE_PATHS.socket);
@@ -59,17 +59,17 @@ export function socketUrl(base: string, opts: { accessToken?: string } = {}): st
   return u.toString();
 }
 
-/** The query of `GET /stream` (brief 05 §6.1). */
+/** The query of `GET /stream` (AEP-0003 §3.3). */
 export interface StreamQuery {
-  /** attr-match filter (brief 05 §10); absent or `{}` = everything (no `filter` parameter). */
+  /** attr-match filter (AEP-0003 §6); absent or `{}` = everything (no `filter` parameter). */
   filter?: Readonly<Record<string, unknown>>;
-  /** Subscription ceiling (brief 05 §11). */
+  /** Subscription ceiling (AEP-0003 §6.4). */
   capture?: CaptureLevel;
-  /** Exact resume positions or `all` (brief 05 §9). */
+  /** Exact resume positions or `all` (AEP-0003 §5). */
   from?: 'all' | readonly ResumePosition[];
   /** `false`: replay only (`live=0`), the response ends after the replay. */
   live?: boolean;
-  /** Header-less carrier of the token (`access_token`, brief 05 §8.1): prefer `Authorization`. */
+  /** Header-less carrier of the token (`access_token`, AEP-0003 §8): prefer `Authorization`. */
   accessToken?: string;
 }
 
@@ -84,7 +84,7 @@ export function streamUrl(base: string, q: StreamQuery = {}): string {
   return u.toString();
 }
 
-/** A URL safe to print: no user info, no query, no fragment (brief 05 §16: never log `access_token`). */
+/** A URL safe to print: no user info, no query, no fragment (AEP-0003 §11: never log `access_token`). */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);

@@ -222,7 +222,7 @@ test('redactValue: no planted secret value in any string of a JSON value', () =>
   fc.assert(fc.property(fc.jsonValue({ maxDepth: 3 }), secret, (v, s) => {
     const planted = JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' ? `${x}${s}` : x))) as unknown;
     const out = JSON.stringify(redactValue(planted, { secretValues: [s] }));
-    // Keys are kept (secrets inside key names are out of scope, brief 05 §13.1): check values only.
+    // Keys are kept (secrets inside key names are out of scope, AEP-0003 §9.4): check values only.
     const strings: string[] = [];
     JSON.parse(out, (_k, x: unknown) => { if (typeof x === 'string') strings.push(x); return x; });
     for (const str of strings) assert.ok(!str.includes(s), `${JSON.stringify(s)} leaked`);

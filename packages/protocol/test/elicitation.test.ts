@@ -1,4 +1,4 @@
-// MCP elicitation <-> AEP form mapping (brief 03 §7, AEP-0002 Annex A; integrations.md §3).
+// MCP elicitation <-> AEP form mapping (AEP-0002 Annex A; docs/integrations.md §3).
 // The pinned shapes live in conformance/mappings/mcp-elicitation.json; this file covers the
 // options, the capture boundary (property-based) and the content validator.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// gateFormValues / structuralValues / gateAnswer details (brief 03 §5.2, AEP-0002 §5.3).
+// gateFormValues / structuralValues / gateAnswer details (AEP-0002 §5.3).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gateFormValues, structuralValues, gateAnswer, REDACTED_SECRET, REDACTED_PII } from '@aep/protocol';

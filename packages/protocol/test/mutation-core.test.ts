@@ -1,7 +1,7 @@
 // Small core contracts that no protocol test pinned before the mutation run (docs/testing.md):
 // the level orders (AEP-0001 §8), registry lookups (AEP-0002 §4), type names (AEP-0001 §6),
 // resume tokens (AEP-0001 §7.6), emitter positions (AEP-0001 §7.2), ULIDs, printable URLs
-// (brief 05 §16), NDJSON encoding (AEP-0003 §3.1), the payload rule ids (AEP-0002 §5).
+// (AEP-0003 §11), NDJSON encoding (AEP-0003 §3.1), the payload rule ids (AEP-0002 §5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

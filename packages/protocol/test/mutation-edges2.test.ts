@@ -63,6 +63,6 @@ test('fingerprint: long strings also hash 16 evenly spaced characters', () => {
 });
 
 test('SSE: the refusal of a multi-line data field says how to fix it', () => {
-  assert.throws(() => encodeSseMessage({ data: '{\n}' }), (e: unknown) => e instanceof AepError && e.message === 'SSE data must be one line: serialize the Event without line breaks (brief 05 §6.2)');
-  assert.throws(() => encodeSseMessage({ event: 'a\rb', data: '{}' }), (e: unknown) => e instanceof AepError && e.message === 'an SSE event name cannot hold a line break (brief 05 §6.2)');
+  assert.throws(() => encodeSseMessage({ data: '{\n}' }), (e: unknown) => e instanceof AepError && e.message === 'SSE data must be one line: serialize the Event without line breaks (AEP-0003 §3.3)');
+  assert.throws(() => encodeSseMessage({ event: 'a\rb', data: '{}' }), (e: unknown) => e instanceof AepError && e.message === 'an SSE event name cannot hold a line break (AEP-0003 §3.3)');
 });

@@ -1,4 +1,4 @@
-// MCP elicitation mapping (brief 03 §7, AEP-0002 Annex A): the schema shapes an AEP form cannot
+// MCP elicitation mapping (AEP-0002 Annex A): the schema shapes an AEP form cannot
 // express are refused with a reason naming the property and the problem (never mapped to a form
 // that would accept something else), and answer values are restored to MCP types, or kept as
 // given for the validator to explain. Written from the mutation run (docs/testing.md).

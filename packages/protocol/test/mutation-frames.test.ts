@@ -1,4 +1,4 @@
-// Frame catalogue (AEP-0003 §2-§6; brief 05 §2): every member rule of the WebSocket frame parser,
+// Frame catalogue (AEP-0003 §2-§6): every member rule of the WebSocket frame parser,
 // each side of its boundary. A malformed 0.1 frame is refused with a reason naming the member
 // and the rule (never silently accepted, never an Event); a well-formed edge value is accepted.
 // Written from the mutation run's survivors (docs/testing.md): each row below was a rule no

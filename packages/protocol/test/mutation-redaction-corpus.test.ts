@@ -1,4 +1,4 @@
-// The public redaction corpus (conformance/redaction/cases.json, brief 05 §13.1 and 01 §8.2) run
+// The public redaction corpus (conformance/redaction/cases.json, AEP-0003 §9.4, §9) run
 // through the library from the protocol's own tests, so the mutation run of packages/protocol
 // (which runs only these tests, docs/testing.md) sees every pattern the corpus pins.
 // conformance/test/redaction.test.ts runs the same corpus through the library and the CLI.

@@ -1,5 +1,5 @@
 // The wire layer (issue 13 item 3): SSE codec, NDJSON bodies, WS frames, ULIDs, binding URLs.
-// Round trips, the brief's wire-hygiene rules (brief 05 §6.2, brief 08 §2.1) and input tables.
+// Round trips, the brief's wire-hygiene rules (AEP-0003 §3.3, AEP-0003 §10) and input tables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -19,12 +19,12 @@ test('SSE: an Event message is event/data/id lines, LF only, one-line data with 
   const json = JSON.stringify(EVENT);
   const msg = encodeSseEvent(EVENT.type, json, { session: 's_8f2c', epoch: 0, seq: 187 });
   assert.equal(msg, `event: tool.completed\ndata: ${json}\nid: s_8f2c:0:187\n\n`);
-  assert.ok(!msg.includes('\r'), 'no CR anywhere (brief 08 §2.1)');
+  assert.ok(!msg.includes('\r'), 'no CR anywhere (AEP-0003 §10)');
   // The checker's readers: split on \n\n, and ^data: (.+)$ with exactly one space.
   const block = msg.split('\n\n')[0]!;
   const data = block.split('\n').map((l) => /^data: (.+)$/.exec(l)?.[1]).find((x) => x !== undefined);
   assert.deepEqual(JSON.parse(data!), EVENT);
-  // No position: no id line (agent-scoped and seq-less Events, brief 05 §6.2).
+  // No position: no id line (agent-scoped and seq-less Events, AEP-0003 §3.3).
   assert.equal(encodeSseEvent('agent.heartbeat', '{}'), 'event: agent.heartbeat\ndata: {}\n\n');
 });
 

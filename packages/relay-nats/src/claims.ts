@@ -1,4 +1,4 @@
-// Cluster-wide claims, roster and command routing (brief 05 §7.2, brief 06 §5.2; contracts C3,
+// Cluster-wide claims, roster and command routing (AEP-0003 §4.1, AEP-0004 §4; contracts C3,
 // C4; docs/scale-out.md "Claims and roster"). Every relay keeps its own connections in the
 // in-process `Claims` and mirrors them into the KV bucket `<stream>_claims`, one key per
 // connection (`<relay>.<serial>`), holding the hello identity and control declaration copied

@@ -40,7 +40,7 @@ export function isRemote(t: CommandTarget): t is RemoteTarget {
 }
 
 /**
- * Session claims and hello claims (brief 05 §7.2; contracts C3, C4): which live connections claim
+ * Session claims and hello claims (AEP-0003 §4.1; contracts C3, C4): which live connections claim
  * which sessions, for command routing and the roster. Local connections are registered here;
  * a scale-out backend adds the connections of the other relays.
  */
@@ -56,7 +56,7 @@ export interface ClaimRegistry {
   newest(claim: string): CommandTarget | undefined;
   /** Live claimants of a session. */
   live(session: string): CommandTarget[];
-  /** Roster entries (brief 05 §7.2): one per live (connection, session) pair. */
+  /** Roster entries (AEP-0003 §4.1): one per live (connection, session) pair. */
   roster(): Array<Record<string, unknown>>;
 }
 

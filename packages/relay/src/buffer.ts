@@ -1,7 +1,7 @@
 // The replay buffer: per-session, ordered by (epoch, seq), deduplicated on (source, id),
 // bounded by a per-session depth, a session cap and a total size (AEP-0003 §5, §7;
 // AEP-0001 §7.4–§7.6). It keeps the raw received bytes of every held Event so replay is
-// byte-identical (brief 05 §9.1 "Keep raw bytes").
+// byte-identical (AEP-0003 §5 "Keep raw bytes").
 
 /** A position inside a session: `(epoch, seq, sub)`. `sub > 0` orders seq-less Events after the positioned one they followed. */
 export type Pos = readonly [epoch: number, seq: number, sub: number];
@@ -527,7 +527,7 @@ export class ReplayBuffer {
       const buf = this.sessions.get(p.session);
       const req: Pos = [p.epoch, p.seq, 0];
       const high = buf ? buf.evictedHigh : this.tombstones.get(p.session) ?? null;
-      if (!buf && !high) continue; // unknown session: nothing, no marker (brief 05 §9.2)
+      if (!buf && !high) continue; // unknown session: nothing, no marker (AEP-0003 §7)
       const part: ReplayPart = { session: p.session, after: req, until: buf?.last()?.pos ?? null, evictedAtStart: high };
       if (high && cmpPos(high, req) > 0) {
         const first = buf?.first();

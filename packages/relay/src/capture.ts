@@ -1,4 +1,4 @@
-// Capture enforcement (issue 12 item 1; AEP-0001 §8.2; brief 01 §8, 05 §11): the relay does not
+// Capture enforcement (issue 12 item 1; AEP-0001 §8.2, AEP-0003 §6.4): the relay does not
 // trust the capture level a sender declares.
 //
 // 1. At ingest, `makeHonest` re-gates an Event to its *declared* level before it is stored or
@@ -8,7 +8,7 @@
 //    honest Event comes out as the very same object and keeps its exact bytes).
 // 2. At fan-out, `gateFor` down-levels to the subscriber's ceiling (`downlevel` of
 //    @aep/protocol) and, below `full`, also removes every member the payload schema does not
-//    annotate (fail closed; a deliberate tightening of brief 01 §8.1 step 6, which counts
+//    annotate (fail closed; a deliberate tightening of AEP-0001 §8.2 step 6, which counts
 //    unannotated members as `metadata`: dropping more is always legal, §8.1 step 5).
 // Decision and reasons: docs/decisions.md "Relay authority (issue 12)".
 import { CAPTURE_TREES, captureRank, downlevel, gateFormValues, redact, structuralValues } from '@aep/protocol';

@@ -1,4 +1,4 @@
-// Claims registry (brief 05 §7.2 "Claim", §14 "Claims registry"): which live WebSocket
+// Claims registry (AEP-0003 §4.1 "Claim", §14 "Claims registry"): which live WebSocket
 // connections claim which sessions, for command routing (AEP-0004 §4) and the roster (§4.1).
 // The in-process implementation of the `ClaimRegistry` seam (backend.ts).
 import type { ClaimRegistry } from './backend.js';
@@ -81,7 +81,7 @@ export class Claims implements ClaimRegistry {
     return [...(this.bySession.get(session) ?? [])].filter((c) => c.live());
   }
 
-  /** Roster entries: one per live (connection, session) pair, members copied from `hello` (brief 05 §7.2). */
+  /** Roster entries: one per live (connection, session) pair, members copied from `hello` (AEP-0003 §4.1). */
   roster(): Array<Record<string, unknown>> {
     const entries: Array<Record<string, unknown>> = [];
     for (const [session, set] of this.bySession) {

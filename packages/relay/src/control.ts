@@ -1,4 +1,4 @@
-// Control routing (AEP-0004 §4; brief 06 §5.2): a command from a WebSocket reaches at most one
+// Control routing (AEP-0004 §4): a command from a WebSocket reaches at most one
 // target, or the sender gets a connection-scoped refusal frame that never enters the history.
 import { isRemote, type CommandTarget } from './backend.js';
 import type { RelayCore } from './core.js';

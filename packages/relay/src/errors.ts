@@ -8,7 +8,7 @@ import { securityHeaders } from './headers.js';
 /** One HTTP error: the statuses it is answered with and what it means. */
 export interface HttpErrorSpec { readonly status: readonly number[]; readonly message: string }
 
-/** HTTP error bodies `{"error": CODE, "detail": …}` (brief 05 §4.2, §6.2; AEP-0003 §8.1). */
+/** HTTP error bodies `{"error": CODE, "detail": …}` (AEP-0003 §3.2, §3.3; AEP-0003 §8.1). */
 export const HTTP_ERRORS = {
   'invalid-event': { status: [400], message: 'an Event fails envelope validation, or the body is not JSON' },
   'invalid-filter': { status: [400], message: 'malformed filter, from, capture or Last-Event-ID on /stream' },
@@ -37,7 +37,7 @@ export type HttpErrorCode = keyof typeof HTTP_ERRORS;
 /** One WebSocket error frame: the connection afterwards and what it means. */
 export interface FrameErrorSpec { readonly connection: 'closed' | 'open'; readonly message: string }
 
-/** WebSocket `{"type":"error","code":…}` frames (brief 05 §2.2, brief 06 §5.1). */
+/** WebSocket `{"type":"error","code":…}` frames (AEP-0003 §2, AEP-0004 §4.2). */
 export const FRAME_ERRORS = {
   'hello-required': { connection: 'closed', message: 'the first frame was not hello' },
   'version-unsupported': { connection: 'closed', message: 'no common AEP version' },

@@ -1,4 +1,4 @@
-// HTTP routes (AEP-0003 §3.2, §3.4; brief 05 §4, §5): discovery, the ingest endpoint
+// HTTP routes (AEP-0003 §3.2, §3.4): discovery, the ingest endpoint
 // `POST /events`, `/stream` (handed to the SSE binding), `/healthz`, static files.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -114,7 +114,7 @@ export class HttpRoutes {
       case '/socket':
         return sendError(res, 'upgrade-required', 'the WebSocket binding needs an Upgrade request (AEP-0003 §3.5)', { headers: { Upgrade: 'websocket' } });
       case '/healthz': {
-        // Topology counts only for a reader or an administrator (brief 05 §8.1).
+        // Topology counts only for a reader or an administrator (AEP-0003 §8).
         const counters = principal !== null && (principal.check('read') === null || principal.check('admin') === null);
         // A scale-out backend that cannot take Events makes the relay unhealthy (503), so a load
         // balancer stops sending it traffic until it recovers by itself (issue 16 item 3).
@@ -206,7 +206,7 @@ export class HttpRoutes {
     req.resume();
   }
 
-  /** `POST /events` (brief 05 §4): version → media type → size → parse/validate → scope → admit → commit → 202. */
+  /** `POST /events` (AEP-0003 §3.2): version → media type → size → parse/validate → scope → admit → commit → 202. */
   private async post(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
     // Version gate before reading the body (AEP-0003 §3.2.2).
     const version = req.headers['aep-version'];

@@ -62,7 +62,7 @@ function unsafeInteger(ev: Record<string, unknown>): Issue | null {
   return null;
 }
 
-/** Parse a body into Events; refuse the whole body on the first bad line (brief 05 §4.2 choice). */
+/** Parse a body into Events; refuse the whole body on the first bad line (AEP-0003 §3.2 choice). */
 export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok: true; events: Incoming[] } | { ok: false; err: BodyError } {
   const out: Incoming[] = [];
   const fail = (status: number, error: HttpErrorCode, detail: string, line?: number, issues?: Issue[]): { ok: false; err: BodyError } => {

@@ -1,4 +1,4 @@
-// Relay options: one object of documented defaults, validated at start (style.md §7: limits are
+// Relay options: one object of documented defaults, validated at start (docs/conventions.md §7: limits are
 // options, a bad option fails fast and names itself).
 import { homedir } from 'node:os';
 import { join } from 'node:path';

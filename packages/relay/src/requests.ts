@@ -1,4 +1,4 @@
-// Attention requests the relay holds (AEP-0006 §3; brief 06 §4.1) and who raised them
+// Attention requests the relay holds (AEP-0006 §3) and who raised them
 // (contracts C3 and C4): a request is bound to the sha256 of the `claim` its emitter presented in
 // `hello` (or to a relay-generated one nobody can present), for good. Answers to it are routed
 // only to a live connection presenting that claim; while none is connected and the request is

@@ -1,4 +1,4 @@
-// SSE binding: `GET /stream` (AEP-0003 §3.3; brief 05 §6): query → subscription, replay, live.
+// SSE binding: `GET /stream` (AEP-0003 §3.3): query → subscription, replay, live.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CaptureLevel } from '@aep/protocol';
 import { parseResumeToken } from '@aep/protocol';
@@ -43,7 +43,7 @@ export class SseSink implements ConsumerSink {
       this.res.on('drain', done); this.res.on('close', done);
     });
   }
-  /** Heartbeat comment (brief 05 §6.2), skipped while the consumer is behind. */
+  /** Heartbeat comment (AEP-0003 §3.3), skipped while the consumer is behind. */
   ping(slowBytes: number): void {
     if (!this.closed && this.buffered() < slowBytes) this.res.write(': ping\n\n');
   }
@@ -58,7 +58,7 @@ export class SseBinding {
   readonly sinks = new Set<SseSink>();
   constructor(private readonly core: RelayCore) {}
 
-  /** `GET /stream`: refusals before the 200 (brief 05 §6.2), then replay and live. */
+  /** `GET /stream`: refusals before the 200 (AEP-0003 §3.3), then replay and live. */
   open(req: IncomingMessage, res: ServerResponse, url: URL, principal: Principal): void {
     const q = url.searchParams;
     const fail = (code: 'invalid-filter' | 'limit-exceeded', detail: string) => sendError(res, code, detail);

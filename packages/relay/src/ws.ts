@@ -1,4 +1,4 @@
-// WebSocket binding: `/socket` (AEP-0003 §3.5, §4, §6.5; brief 05 §7, §12): upgrade, `hello`,
+// WebSocket binding: `/socket` (AEP-0003 §3.5, §4, §6.5): upgrade, `hello`,
 // frames in arrival order, Events from emitters, subscriptions, roster, liveness, `closing`.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';

@@ -1,4 +1,4 @@
-// Bad input on every entry point gets a coded answer, and the relay keeps serving (style.md §6).
+// Bad input on every entry point gets a coded answer, and the relay keeps serving (docs/conventions.md §6).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';

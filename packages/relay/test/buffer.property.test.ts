@@ -1,5 +1,5 @@
 // Property: the replay buffer agrees with a naive model on what a resume delivers and on when
-// the replay-exhausted marker fires (AEP-0003 §5, §7; brief 05 §9.3).
+// the replay-exhausted marker fires (AEP-0003 §5, §7).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

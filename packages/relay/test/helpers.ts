@@ -1,4 +1,4 @@
-// Test helpers: talk to a real relay the way the live checker does (brief 08 §2).
+// Test helpers: talk to a real relay the way the live checker does (AEP-0003 §10).
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
@@ -14,7 +14,7 @@ export function ulid(): string {
   return (t + n + r).slice(0, 26);
 }
 
-/** A checker-shaped Event (brief 08 §2). */
+/** A checker-shaped Event (AEP-0003 §10). */
 export function ev(type: string, session: string, seq: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     aep: '0.1', id: ulid(), type, time: new Date().toISOString(),
@@ -186,7 +186,7 @@ export class WsClient {
 /** Sleep. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The envelope audit the checker applies to delivered Events (brief 08 §2.1). */
+/** The envelope audit the checker applies to delivered Events (AEP-0003 §10). */
 export function auditEnvelope(e: Record<string, unknown>): string[] {
   const p: string[] = [];
   for (const k of ['aep', 'id', 'type', 'time', 'source', 'agent']) if (typeof e[k] !== 'string' || e[k] === '') p.push(`${k} missing`);

@@ -1,7 +1,7 @@
 // The fan-out loop's backpressure, at unit level (the real Hub and ReplayBuffer; the consumer's
 // socket is a sink whose queue the test controls): checked before every Event in replay, a
 // stalled replay pins nothing the buffer evicts and is disconnected rather than given a gap,
-// and it never holds up another consumer (issue 12 item 5, brief 05 §8.4).
+// and it never holds up another consumer (issue 12 item 5, AEP-0003 §8).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CaptureLevel } from '@aep/protocol';

@@ -1,5 +1,5 @@
 // Body parsing of POST /events at unit level (issue 20, the mutation run's relay ingest target:
-// ingest.ts): the bytes kept per Event (replay is byte-identical, brief 05 §9.1), blank and
+// ingest.ts): the bytes kept per Event (replay is byte-identical, AEP-0003 §5), blank and
 // whitespace-only NDJSON lines, CRLF, line numbers, the batch cap at its boundary, every refusal
 // with its status, code, detail and line, and the exact-integer rule. The HTTP path around it
 // (202 only after the commit) is pinned end to end in promises.test.ts.

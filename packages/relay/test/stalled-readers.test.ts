@@ -4,7 +4,7 @@
 // RSS is measured from /proc and reported (the bench, not this test, asserts speed); the only
 // size assertion is a generous sanity bound. The fast consumer gets every notice Event and the
 // last one (a stalled reader never blocks the others; info MAY be dropped for any consumer that
-// falls behind, even for a moment, brief 05 §8.4).
+// falls behind, even for a moment, AEP-0003 §8).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // AskUserQuestion (PreToolUse) -> one blocking `kind:"form"` request (AEP-0002 Annex A pin;
-// integrations.md §3; brief 03 §7).
+// docs/integrations.md §3; AEP-0002 Annex A).
 import type { AttentionRequestInput, FieldSpec } from '@aep/protocol';
 import type { HookInput } from '../hook-input.js';
 import { askQuestions } from '../hook-input.js';

@@ -1,4 +1,4 @@
-// MCP elicitations inside Claude Code (integrations.md §1 "Elicitation"): form mode -> one
+// MCP elicitations inside Claude Code (docs/integrations.md §1 "Elicitation"): form mode -> one
 // blocking `kind:"form"` request through the shared `elicitationToForm` (Annex A pin, exactly its
 // `data`); URL mode and schemas a form cannot express -> an informational request closed by
 // ElicitationResult.

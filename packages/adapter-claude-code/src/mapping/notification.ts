@@ -1,4 +1,4 @@
-// Notification (integrations.md §1): attention-like subtypes (permission_prompt, idle_prompt,
+// Notification (docs/integrations.md §1): attention-like subtypes (permission_prompt, idle_prompt,
 // elicitation_dialog) become informational requests answered in the terminal; the rest
 // `progress.status`.
 import { gatedText } from '../content.js';

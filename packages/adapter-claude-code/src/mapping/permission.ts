@@ -14,7 +14,7 @@ import type { AttentionSpec } from './types.js';
  * Options carry the structural ids `allow` / `deny` (labels are placeholders at `metadata`).
  */
 function permissionRequest(m: MapperState, { hook, s, toolName }: HookContext): AttentionSpec | undefined {
-  // Questions are answered through PreToolUse (integrations.md §1), never here.
+  // Questions are answered through PreToolUse (docs/integrations.md §1), never here.
   if (toolName === 'AskUserQuestion') return undefined;
   const toolInput = hook.tool_input ?? {};
   const text = approvalText(toolName, toolInput);

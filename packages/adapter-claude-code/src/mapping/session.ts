@@ -1,4 +1,4 @@
-// Session and run lifecycle hooks (integrations.md §1): SessionEnd, UserPromptSubmit, Stop,
+// Session and run lifecycle hooks (docs/integrations.md §1): SessionEnd, UserPromptSubmit, Stop,
 // StopFailure, PreCompact / PostCompact, SubagentStart / SubagentStop. (SessionStart opens or
 // reopens a session before any session is resolved: mapper.ts handles it.)
 import { gatedText } from '../content.js';

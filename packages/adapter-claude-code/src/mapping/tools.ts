@@ -1,4 +1,4 @@
-// Tool hooks (integrations.md §1): PreToolUse -> tool.requested (and, for AskUserQuestion, the
+// Tool hooks (docs/integrations.md §1): PreToolUse -> tool.requested (and, for AskUserQuestion, the
 // blocking form of ask.ts), PostToolUse -> tool.completed, PostToolUseFailure -> tool.failed,
 // PermissionDenied -> tool.denied. A tool call that reached its end dismisses a question still
 // held for it (answered elsewhere), and its terminal event is cause-linked to tool.requested.

@@ -1,5 +1,5 @@
 // The live bridge loop shared by `aep otlp --endpoint` and `aep ce --sink` (AEP-0005 §3.5:
-// subscribe with attr-match, batch, send). An ordinary AEP consumer (brief 07 intro): it
+// subscribe with attr-match, batch, send). An ordinary AEP consumer (AEP-0005 intro): it
 // subscribes at its capture ceiling (the relay down-levels, AEP-0003 §6.4) and down-levels again
 // itself before mapping, so nothing above the ceiling leaves even through a relay that ignores it.
 //

@@ -48,7 +48,7 @@ Exit codes: 0 valid, 1 invalid (an emitter would nack with reason "invalid"), 2 
 
   form
     .command('gate')
-    .description('gate form values at a capture ceiling (AEP-0006, brief 03 §5.2): structural entries kept, free text only at redacted+')
+    .description('gate form values at a capture ceiling (AEP-0006, AEP-0002 §5.3): structural entries kept, free text only at redacted+')
     .requiredOption('--ceiling <level>', 'capture ceiling: none | metadata | redacted | full (required)')
     .addHelpText('after', `${INPUT_HELP}
 Output: the gated values object as one JSON line. Keys without a field are dropped; number, boolean

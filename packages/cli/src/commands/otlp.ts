@@ -241,7 +241,7 @@ export function register(program: Command): void {
     .option('--endpoint <url>', 'live mode: OTLP/HTTP receiver base URL (POST {url}/v1/logs), e.g. http://127.0.0.1:4318');
   addLiveOptions(cmd, '256').addHelpText('after', `
 Offline: each input line is an AEP event; each output line is its LogRecord in the pinned shape
-(brief 07 §3: time_unix_nano as an exact decimal string, event_name "dev.aep." + type, severity,
+(AEP-0005 §3: time_unix_nano as an exact decimal string, event_name "dev.aep." + type, severity,
 trace_id/span_id/flags from traceparent, aep.* attributes with aep.capture always present,
 gen_ai.* data members hoisted to attributes, the rest as body; no body when nothing remains).
 An event whose capture is above --max-capture exports envelope attributes only. A line that is

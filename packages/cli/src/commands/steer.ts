@@ -62,7 +62,7 @@ Example:
     const retries = Number(opts.retries);
     if (!Number.isSafeInteger(retries) || retries < 0) throw new CliError('AEP_CLI_BAD_OPTION', `--retries must be a non-negative integer, got "${String(opts.retries)}"`);
     const c = await import('../util/command.js');
-    // brief 06 §4: cancel {scope, reason? [redacted]}, pause {}, resume {}; `run` set for run scope.
+    // AEP-0004 §5: cancel {scope, reason? [redacted]}, pause {}, resume {}; `run` set for run scope.
     let data: Record<string, unknown> = {};
     let capture: Awaited<ReturnType<typeof c.chooseCapture>>['capture'] = 'metadata';
     if (verb === 'cancel') {

@@ -1,4 +1,4 @@
-// One test per probe of the public live checker (brief 08 §3), against a real relay on port 0.
+// One test per probe of the public live checker (AEP-0003 §10), against a real relay on port 0.
 // A suite, so the same probes run against the SQLite relay (live-checks.test.ts) and against a
 // cluster of relays on NATS JetStream (packages/relay-nats/test/live-checks.test.ts), where the
 // resume probes read from a second relay of the cluster (issue 16).
@@ -9,7 +9,7 @@ import { WsClient, auditEnvelope, cmd, dig, ev, http, post, sleep, sse, ulid } f
 
 const TOKEN = 'test-token-0123456789';
 
-/** A control-capable target (brief 06 §5.3): dedupe, one recorded ack per command, outcomes. */
+/** A control-capable target (AEP-0004 §4): dedupe, one recorded ack per command, outcomes. */
 class Target {
   seq = 0;
   readonly acks = new Map<string, string>();

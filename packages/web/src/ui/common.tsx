@@ -93,7 +93,7 @@ export function kindOf(e: WireEvent): string {
 
 /**
  * Contains a rendering failure caused by one malformed event, so the rest of the inbox keeps
- * working (bad input never crashes, DEVELOPERS.md).
+ * working (bad input never crashes, docs/conventions.md §15).
  */
 export class Guard extends Component<{ what: string; children: ComponentChildren }, { failed: boolean }> {
   override state = { failed: false };

@@ -9,7 +9,7 @@ import { launchChromium, launchChromiumPersistent } from '../../../../test/suppo
 /** Where screenshots go (gitignored). */
 export const resultsDir = join(repoRoot, 'test-results', 'web');
 
-/** Launch headless chromium with the flags known to work here (docs: shared/deps.md). */
+/** Launch headless chromium with the flags known to work here. */
 export async function launchBrowser(): Promise<Browser> {
   mkdirSync(resultsDir, { recursive: true });
   return launchChromium();
