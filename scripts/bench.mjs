@@ -23,9 +23,20 @@ console.log(`# aep bench  node ${process.version}  ${new Date().toISOString()}`)
 let failed = 0;
 for (const f of selected) {
   // The machine is shared: every figure is read beside the load average it was taken at.
-  console.log(`\n## ${f.slice(root.length)}  (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  console.log(
+    `\n## ${f.slice(root.length)}  (load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')})`,
+  );
   const r = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', f], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) { failed++; console.log(`(bench exited ${r.status})`); }
+  if (r.status !== 0) {
+    failed++;
+    console.log(`(bench exited ${r.status})`);
+  }
 }
-console.log(`\n# end  load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `\n# end  load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 process.exit(failed ? 1 : 0);

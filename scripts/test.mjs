@@ -21,7 +21,11 @@ for (let i = 0; i < args.length; i++) {
 
 function walk(dir, out) {
   let entries;
-  try { entries = readdirSync(dir); } catch { return out; }
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
   for (const name of entries) {
     if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
     const p = join(dir, name);
@@ -32,12 +36,21 @@ function walk(dir, out) {
   return out;
 }
 
-const searchRoots = roots.length ? roots.map((r) => join(root, r)) : [join(root, 'packages'), join(root, 'conformance'), join(root, 'scripts'), join(root, 'test')];
+const searchRoots = roots.length
+  ? roots.map((r) => join(root, r))
+  : [join(root, 'packages'), join(root, 'conformance'), join(root, 'scripts'), join(root, 'test')];
 let files = [];
 for (const r of searchRoots) {
-  const st = (() => { try { return statSync(r); } catch { return null; } })();
+  const st = (() => {
+    try {
+      return statSync(r);
+    } catch {
+      return null;
+    }
+  })();
   if (!st) continue;
-  if (st.isFile()) files.push(r); else walk(r, files);
+  if (st.isFile()) files.push(r);
+  else walk(r, files);
 }
 files = files.filter((f) => !f.includes(`${join('packages', 'web', 'node_modules')}`));
 if (grep) files = files.filter((f) => f.includes(grep));
@@ -47,10 +60,18 @@ if (files.length === 0) {
   process.exit(1);
 }
 console.error(`running ${files.length} test files`);
-const child = spawn(process.execPath, [
-  '--conditions=source', '--import', 'tsx',
-  '--test', '--test-reporter=spec', '--test-timeout=180000',
-  `--test-concurrency=${process.env.AEP_TEST_CONCURRENCY ?? 2}`,
-  ...files.map((f) => relative(root, f)),
-], { cwd: root, stdio: 'inherit', env: process.env });
+const child = spawn(
+  process.execPath,
+  [
+    '--conditions=source',
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    '--test-timeout=180000',
+    `--test-concurrency=${process.env.AEP_TEST_CONCURRENCY ?? 2}`,
+    ...files.map((f) => relative(root, f)),
+  ],
+  { cwd: root, stdio: 'inherit', env: process.env },
+);
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -26,8 +26,17 @@ function listed(): string[] {
 test('docs/architecture.md lists every source module, and only existing ones', () => {
   assert.ok(rooms.startsWith('## Rooms'), 'docs/architecture.md has a "## Rooms" section');
   const modules = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'packages'], { cwd: repoRoot, encoding: 'utf8' })
-    .split('\n').filter((f) => /^packages\/[^/]+\/src\/.+\.tsx?$/.test(f) && !f.includes('/generated/') && !f.endsWith('.d.ts') && existsSync(join(repoRoot, f)));
+    .split('\n')
+    .filter((f) => /^packages\/[^/]+\/src\/.+\.tsx?$/.test(f) && !f.includes('/generated/') && !f.endsWith('.d.ts') && existsSync(join(repoRoot, f)));
   const rows = listed();
-  assert.deepEqual(modules.filter((m) => !rows.includes(m)), [], 'modules missing from docs/architecture.md "Rooms"');
-  assert.deepEqual(rows.filter((r) => !existsSync(join(repoRoot, r))), [], 'rows naming modules that do not exist');
+  assert.deepEqual(
+    modules.filter((m) => !rows.includes(m)),
+    [],
+    'modules missing from docs/architecture.md "Rooms"',
+  );
+  assert.deepEqual(
+    rows.filter((r) => !existsSync(join(repoRoot, r))),
+    [],
+    'rows naming modules that do not exist',
+  );
 });

@@ -28,18 +28,31 @@ export function outsideCitations(text: string): string[] {
 }
 
 test('no tracked file cites a document outside the repository', () => {
-  const files = execFileSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter((f) => f && !/^(package-lock\.json|test\/citations\.test\.ts)$/.test(f) && !/\.(png|ico|webp|woff2?)$/.test(f));
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f && !/^(package-lock\.json|test\/citations\.test\.ts)$/.test(f) && !/\.(png|ico|webp|woff2?)$/.test(f));
   const bad: string[] = [];
   for (const f of files) {
     let text: string;
-    try { text = readFileSync(join(repoRoot, f), 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(join(repoRoot, f), 'utf8');
+    } catch {
+      continue;
+    }
     for (const o of outsideCitations(text)) bad.push(`${f}:${o}`);
   }
   assert.deepEqual(bad, []);
 });
 
-test('the citation check catches each kind of outside citation, and allows the repository\'s own', () => {
-  for (const planted of ['// (brief 05 §13.1)', '// see integrations.md §1', '// style.md §9', '// DEVELOPERS.md', '// ../shared/protocol/05', '// /work/wt/COMMON.md']) {
+test("the citation check catches each kind of outside citation, and allows the repository's own", () => {
+  for (const planted of [
+    '// (brief 05 §13.1)',
+    '// see integrations.md §1',
+    '// style.md §9',
+    '// DEVELOPERS.md',
+    '// ../shared/protocol/05',
+    '// /work/wt/COMMON.md',
+  ]) {
     assert.equal(outsideCitations(planted).length, 1, planted);
   }
   assert.deepEqual(outsideCitations('// AEP-0003 §9.4; docs/integrations.md §1; docs/conventions.md §9'), []);

@@ -37,11 +37,18 @@ const ALLOWED: Record<string, readonly string[]> = {
 /** Packages whose sources are bundled into static assets at build (their devDependencies ship). */
 const BUNDLED = new Set(['web']);
 
-interface Import { spec: string; typeOnly: boolean }
+interface Import {
+  spec: string;
+  typeOnly: boolean;
+}
 
 function files(dir: string, out: string[] = []): string[] {
   let names: string[];
-  try { names = readdirSync(dir); } catch { return out; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
   for (const n of names) {
     if (n === 'node_modules' || n === 'dist') continue;
     const p = join(dir, n);
@@ -64,8 +71,12 @@ export function importsOfText(name: string, text: string): Import[] {
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
       out.push({ spec: node.moduleSpecifier.text, typeOnly: node.isTypeOnly || (!!named && named.length > 0 && named.every((e) => e.isTypeOnly)) });
-    } else if (ts.isCallExpression(node) && node.arguments.length >= 1 && ts.isStringLiteralLike(node.arguments[0]!)
-      && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.arguments.length >= 1 &&
+      ts.isStringLiteralLike(node.arguments[0]!) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       out.push({ spec: (node.arguments[0] as ts.StringLiteralLike).text, typeOnly: false });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       out.push({ spec: node.argument.literal.text, typeOnly: true });
@@ -83,10 +94,18 @@ const isBuiltin = (spec: string): boolean => spec.startsWith('node:') || BUILTIN
 /** The package name of a bare specifier (`@scope/name/sub` -> `@scope/name`). */
 const packageOf = (spec: string): string => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
 
-interface Manifest { name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; optionalDependencies?: Record<string, string> }
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
 const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
 const rootManifest = manifest(repoRoot);
-const PACKAGES = readdirSync(join(repoRoot, 'packages')).filter((p) => existsSync(join(repoRoot, 'packages', p, 'package.json'))).sort();
+const PACKAGES = readdirSync(join(repoRoot, 'packages'))
+  .filter((p) => existsSync(join(repoRoot, 'packages', p, 'package.json')))
+  .sort();
 const pkgDir = (pkg: string): string => join(repoRoot, 'packages', pkg);
 const sourcesOf = (pkg: string): string[] => files(join(pkgDir(pkg), 'src'));
 const testsOf = (pkg: string): string[] => [...files(join(pkgDir(pkg), 'test')), ...files(join(pkgDir(pkg), 'bench'))];
@@ -105,7 +124,8 @@ for (const [pkg, allowed] of Object.entries(ALLOWED)) {
         // relative imports must stay inside the package
         if (spec.startsWith('.') && !resolve(file, '..', spec).startsWith(pkgDir(pkg) + '/')) bad.push(`${file}: ${spec}`);
         // The bridges root entry is browser-safe: Node modules and the client only under src/node/.
-        if (pkg === 'bridges' && !file.startsWith(join(pkgDir('bridges'), 'src', 'node')) && (isBuiltin(spec) || spec.startsWith('@aep/client'))) bad.push(`${file}: ${spec} (bridges root is browser-safe: Node code lives in src/node)`);
+        if (pkg === 'bridges' && !file.startsWith(join(pkgDir('bridges'), 'src', 'node')) && (isBuiltin(spec) || spec.startsWith('@aep/client')))
+          bad.push(`${file}: ${spec} (bridges root is browser-safe: Node code lives in src/node)`);
         if (pkg === 'protocol' && isBuiltin(spec)) bad.push(`${file}: ${spec} (protocol is pure: no I/O)`);
       }
     }
@@ -146,7 +166,10 @@ function pathIn(g: Map<string, Set<string>>, from: string, to: string): string[]
     if (n === to) return path;
     if (seen.has(n)) return null;
     seen.add(n);
-    for (const m of g.get(n) ?? []) { const p = walk(m, [...path, m]); if (p) return p; }
+    for (const m of g.get(n) ?? []) {
+      const p = walk(m, [...path, m]);
+      if (p) return p;
+    }
     return null;
   };
   return walk(from, [from]);
@@ -169,7 +192,7 @@ test('tests and benches use other packages only as declared devDependencies, and
   assert.deepEqual(bad, []);
 });
 
-test('every bare import is a declared dependency (sources: the package\'s own; tests and benches: also the root tooling)', () => {
+test("every bare import is a declared dependency (sources: the package's own; tests and benches: also the root tooling)", () => {
   const bad: string[] = [];
   const rootDev = new Set(Object.keys(rootManifest.devDependencies ?? {}));
   for (const pkg of PACKAGES) {
@@ -196,8 +219,10 @@ test('every bare import is a declared dependency (sources: the package\'s own; t
         const other = reachedPackage(f, spec);
         const inSupport = target.startsWith(join(repoRoot, 'test', 'support') + '/');
         if (!other && !inSupport) bad.push(`${relative(repoRoot, f)}: ${spec} (outside the packages and test/support)`);
-        else if (other && other !== pkg && !runtime.has(`@aep/${other}`) && !dev.has(`@aep/${other}`)) bad.push(`${relative(repoRoot, f)}: ${spec} (uses @aep/${other}'s tests; declare @aep/${other} in packages/${pkg}/package.json)`);
-        else if (other && other !== pkg && !/\/test\/(support\/|support\.|[^/]+-port\.)/.test(target)) bad.push(`${relative(repoRoot, f)}: ${spec} (only another package's test support may be reused)`);
+        else if (other && other !== pkg && !runtime.has(`@aep/${other}`) && !dev.has(`@aep/${other}`))
+          bad.push(`${relative(repoRoot, f)}: ${spec} (uses @aep/${other}'s tests; declare @aep/${other} in packages/${pkg}/package.json)`);
+        else if (other && other !== pkg && !/\/test\/(support\/|support\.|[^/]+-port\.)/.test(target))
+          bad.push(`${relative(repoRoot, f)}: ${spec} (only another package's test support may be reused)`);
       }
     }
   }
@@ -207,14 +232,22 @@ test('every bare import is a declared dependency (sources: the package\'s own; t
 /** Resolve a relative specifier of `file` to a source file of the package, if it is one. */
 function resolveSource(file: string, spec: string): string | undefined {
   const base = resolve(dirname(file), spec).replace(/\.(js|mjs|jsx)$/, '');
-  for (const c of [base + '.ts', base + '.tsx', base + '.mts', join(base, 'index.ts'), resolve(dirname(file), spec)]) if (existsSync(c) && statSync(c).isFile()) return c;
+  for (const c of [base + '.ts', base + '.tsx', base + '.mts', join(base, 'index.ts'), resolve(dirname(file), spec)])
+    if (existsSync(c) && statSync(c).isFile()) return c;
   return undefined;
 }
 
 /** Cycles among value imports of the given files (each as a list of files, first repeated last). */
 export function importCycles(sources: readonly string[], importsFor: (f: string) => Import[] = importsOf): string[][] {
   const g = new Map<string, string[]>();
-  for (const f of sources) g.set(f, importsFor(f).filter((i) => !i.typeOnly && i.spec.startsWith('.')).map((i) => resolveSource(f, i.spec)).filter((t): t is string => !!t));
+  for (const f of sources)
+    g.set(
+      f,
+      importsFor(f)
+        .filter((i) => !i.typeOnly && i.spec.startsWith('.'))
+        .map((i) => resolveSource(f, i.spec))
+        .filter((t): t is string => !!t),
+    );
   const state = new Map<string, 1 | 2>();
   const cycles: string[][] = [];
   const dfs = (n: string, stack: string[]): void => {
@@ -231,26 +264,41 @@ export function importCycles(sources: readonly string[], importsFor: (f: string)
   return cycles;
 }
 
-test('no import cycle among any package\'s source modules', () => {
+test("no import cycle among any package's source modules", () => {
   const bad: string[] = [];
   for (const pkg of PACKAGES) for (const c of importCycles(sourcesOf(pkg))) bad.push(c.map((f) => relative(repoRoot, f)).join(' -> '));
   assert.deepEqual(bad, []);
 });
 
 test('the checkers themselves catch what they forbid', () => {
-  const specs = importsOfText('x.ts', "import { startRelay } from '@aep/relay';\nimport x from './y.js';\nimport type { T } from './t.js';\nconst s = \"import os from 'os'\";\nconst m = await import('left-pad');\nexport { z } from './z.js';");
-  assert.deepEqual(specs, [
-    { spec: '@aep/relay', typeOnly: false }, { spec: './y.js', typeOnly: false }, { spec: './t.js', typeOnly: true },
-    { spec: 'left-pad', typeOnly: false }, { spec: './z.js', typeOnly: false },
-  ], 'an import inside a string is not an import; type-only ones are marked');
+  const specs = importsOfText(
+    'x.ts',
+    "import { startRelay } from '@aep/relay';\nimport x from './y.js';\nimport type { T } from './t.js';\nconst s = \"import os from 'os'\";\nconst m = await import('left-pad');\nexport { z } from './z.js';",
+  );
+  assert.deepEqual(
+    specs,
+    [
+      { spec: '@aep/relay', typeOnly: false },
+      { spec: './y.js', typeOnly: false },
+      { spec: './t.js', typeOnly: true },
+      { spec: 'left-pad', typeOnly: false },
+      { spec: './z.js', typeOnly: false },
+    ],
+    'an import inside a string is not an import; type-only ones are marked',
+  );
   // A two-module loop through value imports is a cycle; the same loop through a type import is not.
   const a = join(repoRoot, 'test', 'support', 'cli.ts');
   const b = join(repoRoot, 'test', 'support', 'browser.ts');
-  const loop = (typeOnly: boolean) => (f: string): Import[] => [{ spec: f === a ? './browser.js' : './cli.js', typeOnly: f === b && typeOnly }];
+  const loop =
+    (typeOnly: boolean) =>
+    (f: string): Import[] => [{ spec: f === a ? './browser.js' : './cli.js', typeOnly: f === b && typeOnly }];
   assert.equal(importCycles([a, b], loop(false)).length, 1);
   assert.deepEqual(importCycles([a, b], loop(true)), []);
   // A test edge that leads back through runtime edges is found.
-  const g = new Map([['web', new Set(['relay'])], ['relay', new Set(['web'])]]);
+  const g = new Map([
+    ['web', new Set(['relay'])],
+    ['relay', new Set(['web'])],
+  ]);
   assert.deepEqual(pathIn(g, 'relay', 'web'), ['relay', 'web']);
   assert.equal(pathIn(new Map([['relay', new Set(['protocol'])]]), 'relay', 'web'), null);
 });

@@ -18,13 +18,27 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const ENV_VARS = new Set(['AEP_TOKEN', 'AEP_RELAY', 'AEP_DEBUG', 'AEP_STATE_DIR', 'AEP_CLAUDE_HOOK_URL', 'AEP_CLAUDE_HOOK_TIMEOUT_MS', 'AEP_CC_HOOK_SECRET', 'AEP_SELF_COMMAND', 'AEP_HINT_ARGS']);
+const ENV_VARS = new Set([
+  'AEP_TOKEN',
+  'AEP_RELAY',
+  'AEP_DEBUG',
+  'AEP_STATE_DIR',
+  'AEP_CLAUDE_HOOK_URL',
+  'AEP_CLAUDE_HOOK_TIMEOUT_MS',
+  'AEP_CC_HOOK_SECRET',
+  'AEP_SELF_COMMAND',
+  'AEP_HINT_ARGS',
+]);
 
 function usedCodes(): Set<string> {
   const codes = new Set<string>();
   for (const pkg of readdirSync(join(repoRoot, 'packages'))) {
     let files: string[] = [];
-    try { files = sources(join(repoRoot, 'packages', pkg, 'src')); } catch { continue; }
+    try {
+      files = sources(join(repoRoot, 'packages', pkg, 'src'));
+    } catch {
+      continue;
+    }
     for (const f of files) {
       const text = readFileSync(f, 'utf8');
       for (const m of text.matchAll(/'(AEP_[A-Z0-9_]+)'/g)) {
@@ -58,8 +72,15 @@ test('every error code used in the sources has a row in docs/errors.md', () => {
 
 test('every row of docs/errors.md names a code the sources use (no stale rows)', () => {
   const all = readdirSync(join(repoRoot, 'packages'))
-    .flatMap((pkg) => { try { return sources(join(repoRoot, 'packages', pkg, 'src')); } catch { return []; } })
-    .map((f) => readFileSync(f, 'utf8')).join('\n');
+    .flatMap((pkg) => {
+      try {
+        return sources(join(repoRoot, 'packages', pkg, 'src'));
+      } catch {
+        return [];
+      }
+    })
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   const stale = [...documentedCodes()].filter((c) => !all.includes(c.startsWith('AEP_') ? c : `'${c}'`)).sort();
   assert.deepEqual(stale, []);
 });

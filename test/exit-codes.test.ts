@@ -33,7 +33,12 @@ function tableAfter(file: string, heading: RegExp): string[][] {
     if (l.startsWith('|')) {
       inTable = true;
       if (/^\|[-| ]+\|$/.test(l)) continue;
-      rows.push(l.slice(1, -1).split(' | ').map((c) => c.trim()));
+      rows.push(
+        l
+          .slice(1, -1)
+          .split(' | ')
+          .map((c) => c.trim()),
+      );
     } else if (inTable || l.startsWith('#')) break;
   }
   return rows.slice(1); // header
@@ -45,7 +50,10 @@ test('exit statuses keep their numbers (a number never changes meaning)', () => 
 
 test('docs/cli.md lists exactly these exit statuses', () => {
   const rows = tableAfter('cli.md', /^## Exit codes/);
-  assert.deepEqual(rows.map((r) => Number(r[0])).sort((a, b) => a - b), Object.values(EXIT).sort((a, b) => a - b));
+  assert.deepEqual(
+    rows.map((r) => Number(r[0])).sort((a, b) => a - b),
+    Object.values(EXIT).sort((a, b) => a - b),
+  );
   const internal = rows.find((r) => r[0] === String(EXIT.INTERNAL));
   assert.match(internal?.[1] ?? '', /unexpected fault/);
   assert.match(rows.find((r) => r[0] === String(EXIT.REJECTED))?.[1] ?? '', /wrong token/);
@@ -61,7 +69,8 @@ test('the CLI error table equals docs/errors.md row for row (code, exit status, 
 test('every CLI code is raised somewhere, and no source gives a CLI code another exit status than its row', () => {
   const files = sources(cliSrc).filter((f) => !f.endsWith(join('util', 'codes.ts')));
   const text = files.map((f) => readFileSync(f, 'utf8')).join('\n');
-  for (const code of Object.keys(CLI_ERRORS)) assert.ok(text.includes(`'${code}'`) || text.includes(`${code}:`), `${code} is in the table but nothing raises it`);
+  for (const code of Object.keys(CLI_ERRORS))
+    assert.ok(text.includes(`'${code}'`) || text.includes(`${code}:`), `${code} is in the table but nothing raises it`);
   const names = Object.fromEntries(Object.entries(EXIT).map(([k, v]) => [k, v]));
   const wrong: string[] = [];
   for (const m of text.matchAll(/new CliError\('(AEP_CLI_[A-Z_]+)'[^;]*?,\s*EXIT\.([A-Z_]+)\)/g)) {
@@ -83,7 +92,10 @@ test('an unexpected fault is AEP_CLI_INTERNAL with its own exit status, never th
   const saved = process.exitCode;
   const write = process.stderr.write.bind(process.stderr);
   let printed = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => { printed += String(chunk); return true; }) as typeof process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    printed += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
   try {
     reportFatal(new TypeError('x is not a function'));
     assert.equal(process.exitCode, EXIT.INTERNAL);

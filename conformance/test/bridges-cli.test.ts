@@ -11,9 +11,28 @@ import { runAep } from '../../test/support/cli.js';
 
 const load = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../bridges/${name}`, import.meta.url), 'utf8')) as T;
 type Ev = Record<string, unknown>;
-interface Forward { id: string; event: Ev; expect: Ev; diagnostics: string[] }
-interface Inbound { id: string; rule: string; ce: unknown; expect?: Ev | null; diagnostics?: string[]; error?: string }
-interface Proj { id: string; event: Ev; expect: Ev | null; maxCapture?: string; serviceName?: string; diagnostics?: string[] }
+interface Forward {
+  id: string;
+  event: Ev;
+  expect: Ev;
+  diagnostics: string[];
+}
+interface Inbound {
+  id: string;
+  rule: string;
+  ce: unknown;
+  expect?: Ev | null;
+  diagnostics?: string[];
+  error?: string;
+}
+interface Proj {
+  id: string;
+  event: Ev;
+  expect: Ev | null;
+  maxCapture?: string;
+  serviceName?: string;
+  diagnostics?: string[];
+}
 const ce = load<{ forward: Forward[]; inbound: Inbound[] }>('cloudevents.json');
 const otlp = load<{ cases: Proj[] }>('otlp.json');
 const ocsf = load<{ cases: Proj[] }>('ocsf.json');
@@ -31,7 +50,10 @@ test('aep ce encode: every forward pin, warnings for the dropped attributes', as
   const lines = outLines(r.stdout, ce.forward.length);
   ce.forward.forEach((c, i) => {
     assert.deepEqual(JSON.parse(lines[i]!), c.expect, c.id);
-    const warned = r.stderr.split('\n').filter((l) => l.startsWith(`aep ce encode: stdin:${i + 1}: warning: `)).map((l) => /warning: ([a-z.-]+):/.exec(l)![1]);
+    const warned = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith(`aep ce encode: stdin:${i + 1}: warning: `))
+      .map((l) => /warning: ([a-z.-]+):/.exec(l)![1]);
     assert.deepEqual(warned, c.diagnostics, c.id);
   });
   const golden = ce.forward.findIndex((c) => c.id === 'golden-3-pinned');
@@ -47,7 +69,10 @@ test('aep ce decode: every inbound case in one run (errors and foreign types giv
     const mine = stderr.filter((l) => l.startsWith(`aep ce decode: stdin:${i + 1}: `));
     if (c.error) {
       assert.equal(lines[i], 'null', c.id);
-      assert.ok(mine.some((l) => l.includes(`${c.error}: ${c.rule}: `)), `${c.id}: ${mine.join(' | ')}`);
+      assert.ok(
+        mine.some((l) => l.includes(`${c.error}: ${c.rule}: `)),
+        `${c.id}: ${mine.join(' | ')}`,
+      );
       return;
     }
     assert.deepEqual(JSON.parse(lines[i]!), c.expect ?? null, c.id);
@@ -61,8 +86,15 @@ test('aep ce decode: every inbound case in one run (errors and foreign types giv
 
 test('round trip through the CLI: ce decode (ce encode (valid streams)) equals the input, line for line', async () => {
   const dir = new URL('../valid/', import.meta.url);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => fileURLToPath(new URL(f, dir)));
-  const input = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== ''));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => fileURLToPath(new URL(f, dir)));
+  const input = files.flatMap((f) =>
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== ''),
+  );
   const enc = await runAep(['ce', 'encode', ...files]);
   assert.equal(enc.code, 0, enc.stderr);
   assert.equal(enc.stderr, '');
@@ -88,11 +120,22 @@ async function projections(cmd: 'otlp' | 'ocsf', cases: Proj[]): Promise<void> {
     group.forEach((c, i) => {
       assert.deepEqual(JSON.parse(lines[i]!), c.expect, c.id);
       // capture.above-max is the designed behaviour, not worth a warning; the others are.
-      const warned = r.stderr.split('\n').filter((l) => l.startsWith(`aep ${cmd}: stdin:${i + 1}: warning: `)).map((l) => /warning: ([a-z.-]+):/.exec(l)![1]);
-      assert.deepEqual(warned, (c.diagnostics ?? []).filter((d) => d !== 'capture.above-max'), c.id);
+      const warned = r.stderr
+        .split('\n')
+        .filter((l) => l.startsWith(`aep ${cmd}: stdin:${i + 1}: warning: `))
+        .map((l) => /warning: ([a-z.-]+):/.exec(l)![1]);
+      assert.deepEqual(
+        warned,
+        (c.diagnostics ?? []).filter((d) => d !== 'capture.above-max'),
+        c.id,
+      );
     });
   }
 }
 
-test('aep otlp: every pinned LogRecord, one run per max_capture / service name', async () => { await projections('otlp', otlp.cases); });
-test('aep ocsf: every pinned record (and null for no record), one run per max_capture', async () => { await projections('ocsf', ocsf.cases); });
+test('aep otlp: every pinned LogRecord, one run per max_capture / service name', async () => {
+  await projections('otlp', otlp.cases);
+});
+test('aep ocsf: every pinned record (and null for no record), one run per max_capture', async () => {
+  await projections('ocsf', ocsf.cases);
+});

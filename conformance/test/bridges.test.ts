@@ -13,9 +13,30 @@ import { checkCloudEvent10, checkOcsfRecord, checkOtlpExportLogsRequest } from '
 
 const load = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../bridges/${name}`, import.meta.url), 'utf8')) as T;
 type Ev = Record<string, unknown>;
-interface Forward { id: string; rule: string; event: Ev; expect: Ev; diagnostics: string[] }
-interface Inbound { id: string; rule: string; ce: unknown; expect?: Ev | null; diagnostics?: string[]; error?: string }
-interface Proj { id: string; rule: string; event: Ev; expect: Ev | null; maxCapture?: CaptureLevel; serviceName?: string; diagnostics?: string[] }
+interface Forward {
+  id: string;
+  rule: string;
+  event: Ev;
+  expect: Ev;
+  diagnostics: string[];
+}
+interface Inbound {
+  id: string;
+  rule: string;
+  ce: unknown;
+  expect?: Ev | null;
+  diagnostics?: string[];
+  error?: string;
+}
+interface Proj {
+  id: string;
+  rule: string;
+  event: Ev;
+  expect: Ev | null;
+  maxCapture?: CaptureLevel;
+  serviceName?: string;
+  diagnostics?: string[];
+}
 const ce = load<{ forward: Forward[]; inbound: Inbound[] }>('cloudevents.json');
 const otlp = load<{ cases: Proj[] }>('otlp.json');
 const ocsf = load<{ cases: Proj[] }>('ocsf.json');
@@ -23,15 +44,31 @@ const subset = load<Parameters<typeof checkOcsfRecord>[1]>('ocsf-classes.json');
 const rules = load<{ rules: Record<string, { section: string; meaning: string; runner?: boolean }> }>('rules.json');
 
 const validDir = new URL('../valid/', import.meta.url);
-const validEvents: { file: string; line: number; event: Ev }[] = readdirSync(validDir).filter((f) => f.endsWith('.jsonl')).sort().flatMap((file) =>
-  readFileSync(new URL(file, validDir), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l, i) => ({ file, line: i + 1, event: JSON.parse(l) as Ev })));
+const validEvents: { file: string; line: number; event: Ev }[] = readdirSync(validDir)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort()
+  .flatMap((file) =>
+    readFileSync(new URL(file, validDir), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l, i) => ({ file, line: i + 1, event: JSON.parse(l) as Ev })),
+  );
 
 test('fixture ids are unique per file and the pinned cases are present', () => {
-  for (const [name, list] of [['forward', ce.forward], ['inbound', ce.inbound], ['otlp', otlp.cases], ['ocsf', ocsf.cases]] as const) {
+  for (const [name, list] of [
+    ['forward', ce.forward],
+    ['inbound', ce.inbound],
+    ['otlp', otlp.cases],
+    ['ocsf', ocsf.cases],
+  ] as const) {
     const ids = list.map((c) => c.id);
     assert.equal(new Set(ids).size, ids.length, name);
   }
-  for (const id of ['legal-aep-extension-kept', 'plain-legal-extension-kept', 'illegal-name-dropped', 'core-colliding-names-dropped']) assert.ok(ce.inbound.some((c) => c.id === id), id);
+  for (const id of ['legal-aep-extension-kept', 'plain-legal-extension-kept', 'illegal-name-dropped', 'core-colliding-names-dropped'])
+    assert.ok(
+      ce.inbound.some((c) => c.id === id),
+      id,
+    );
   assert.ok(ce.forward.some((c) => c.id === 'golden-3-pinned'));
   const levels = new Set([...otlp.cases, ...ocsf.cases].map((c) => c.maxCapture ?? 'metadata'));
   for (const l of ['none', 'metadata', 'redacted', 'full']) assert.ok(levels.has(l), `a projection at max_capture ${l}`);
@@ -52,7 +89,10 @@ for (const c of ce.forward) {
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(JSON.stringify(c.event), before, 'input not mutated');
     assert.deepEqual(r.value, c.expect);
-    assert.deepEqual(r.diagnostics.map((d) => d.rule), c.diagnostics);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.rule),
+      c.diagnostics,
+    );
     assert.deepEqual(checkCloudEvent10(r.value), [], 'validates as CloudEvents 1.0 JSON');
     if (c.id === 'golden-3-pinned') assert.equal(JSON.stringify(r.value), JSON.stringify(c.expect), 'member order of the pinned example');
     // The inverse gives the event back, minus what the forward map dropped (with its diagnostics).
@@ -75,7 +115,10 @@ for (const c of ce.inbound) {
     }
     assert.ok(r.ok, JSON.stringify(r));
     assert.deepEqual(r.value, c.expect);
-    assert.deepEqual(r.diagnostics.map((d) => d.rule), c.diagnostics ?? []);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.rule),
+      c.diagnostics ?? [],
+    );
     for (const d of r.diagnostics) assert.ok(d.message.startsWith(`${d.rule}: `));
   });
 }
@@ -102,7 +145,10 @@ for (const c of otlp.cases) {
     assert.ok(r.ok, JSON.stringify(r));
     assert.equal(JSON.stringify(c.event), before, 'input not mutated');
     assert.deepEqual(r.value, c.expect);
-    assert.deepEqual(r.diagnostics.map((d) => d.rule), c.diagnostics ?? []);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.rule),
+      c.diagnostics ?? [],
+    );
     assert.equal(r.value.attributes['aep.capture'], c.event['capture'] ?? 'metadata', 'aep.capture keeps the original value');
     otlpRecords.push(r.value);
   });
@@ -112,7 +158,10 @@ test('OTLP: the pinned records encode as a valid OTLP/HTTP JSON ExportLogsServic
   assert.equal(otlpRecords.length, otlp.cases.length);
   const req = otlpExportRequest(otlpRecords);
   assert.deepEqual(checkOtlpExportLogsRequest(JSON.parse(JSON.stringify(req))), []);
-  assert.equal(req.resourceLogs.reduce((n, rl) => n + rl.scopeLogs[0]!.logRecords.length, 0), otlpRecords.length);
+  assert.equal(
+    req.resourceLogs.reduce((n, rl) => n + rl.scopeLogs[0]!.logRecords.length, 0),
+    otlpRecords.length,
+  );
 });
 
 for (const c of ocsf.cases) {
@@ -120,7 +169,10 @@ for (const c of ocsf.cases) {
     const r = toOcsfRecord(c.event, c.maxCapture ? { maxCapture: c.maxCapture } : {});
     assert.ok(r.ok, JSON.stringify(r));
     assert.deepEqual(r.value, c.expect);
-    assert.deepEqual(r.diagnostics.map((d) => d.rule), c.diagnostics ?? []);
+    assert.deepEqual(
+      r.diagnostics.map((d) => d.rule),
+      c.diagnostics ?? [],
+    );
     if (r.value) assert.deepEqual(checkOcsfRecord(JSON.parse(JSON.stringify(r.value)), subset), [], 'pinned OCSF class subset');
   });
 }

@@ -8,13 +8,26 @@ import { downlevel, captureRank } from '@aep/protocol';
 import type { CaptureLevel } from '@aep/protocol';
 import { runAep } from '../../test/support/cli.js';
 
-interface Case { id: string; rule: string; ceiling: CaptureLevel; event: Record<string, unknown>; expect: Record<string, unknown> | 'unchanged' }
+interface Case {
+  id: string;
+  rule: string;
+  ceiling: CaptureLevel;
+  event: Record<string, unknown>;
+  expect: Record<string, unknown> | 'unchanged';
+}
 const fixture = JSON.parse(readFileSync(new URL('../downlevel/cases.json', import.meta.url), 'utf8')) as { cases: Case[] };
 
 test('downlevel fixtures: pinned probes are present, ids unique', () => {
   const ids = fixture.cases.map((c) => c.id);
   assert.equal(new Set(ids).size, ids.length);
-  for (const id of ['live-check-capture-downlevel-probe', 'form-request-redacted-to-metadata', 'form-answer-command-hop-to-metadata', 'form-answer-command-to-none', 'permission-full-under-redacted-lands-on-metadata', 'vendor-type-data-removed']) {
+  for (const id of [
+    'live-check-capture-downlevel-probe',
+    'form-request-redacted-to-metadata',
+    'form-answer-command-hop-to-metadata',
+    'form-answer-command-to-none',
+    'permission-full-under-redacted-lands-on-metadata',
+    'vendor-type-data-removed',
+  ]) {
     assert.ok(ids.includes(id), id);
   }
 });
@@ -54,7 +67,9 @@ test('CLI `aep downlevel` on every case (one run per ceiling)', async () => {
 });
 
 test('downlevel/rules.json lists every rule id the cases use, and every listed rule has a case', () => {
-  const manifest = JSON.parse(readFileSync(new URL('../downlevel/rules.json', import.meta.url), 'utf8')) as { rules: Record<string, { section: string; meaning: string }> };
+  const manifest = JSON.parse(readFileSync(new URL('../downlevel/rules.json', import.meta.url), 'utf8')) as {
+    rules: Record<string, { section: string; meaning: string }>;
+  };
   const used = new Set((fixture.cases as { rule: string }[]).map((c) => c.rule));
   for (const r of used) assert.ok(r in manifest.rules, `rule ${r} is listed`);
   for (const [r, m] of Object.entries(manifest.rules)) {

@@ -12,7 +12,11 @@ import { dryRun, mappingConfig } from '@aep/adapter-claude-code';
 import { runAep } from '../../test/support/cli.js';
 
 interface MapCase {
-  id: string; rule: string; agent: string; capture: CaptureLevel; hook: Record<string, unknown>;
+  id: string;
+  rule: string;
+  agent: string;
+  capture: CaptureLevel;
+  hook: Record<string, unknown>;
   expect: { event: Record<string, unknown>; data: Record<string, unknown>; approvaldigest?: string; complete?: boolean; approvalText?: string };
 }
 const load = (name: string) => JSON.parse(readFileSync(new URL(`../mappings/${name}`, import.meta.url), 'utf8')) as { cases: MapCase[] };
@@ -54,7 +58,10 @@ test('every case through the CLI (aep claude-code map)', async () => {
   for (const c of all) {
     const r = await runAep(['claude-code', 'map', '--capture', c.capture, '--agent', c.agent], JSON.stringify(c.hook));
     assert.equal(r.code, 0, `${c.id}: ${r.stderr}`);
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const ev = events.find((e) => e['type'] === 'attention.requested');
     assert.ok(ev, c.id);
     check(c, ev);

@@ -17,7 +17,14 @@ import { subscribe } from '@aep/client/node';
 import type { WireEvent } from '@aep/client';
 import { spawnAep, startRelayProcess } from '../../test/support/cli.js';
 
-interface MapCase { id: string; rule: string; agent: string; capture: string; params: unknown; expect: { data?: Record<string, unknown>; unsupported?: string } }
+interface MapCase {
+  id: string;
+  rule: string;
+  agent: string;
+  capture: string;
+  params: unknown;
+  expect: { data?: Record<string, unknown>; unsupported?: string };
+}
 const fixture = JSON.parse(readFileSync(new URL('../mappings/mcp-elicitation.json', import.meta.url), 'utf8')) as { cases: MapCase[] };
 
 // A raw JSON-RPC server: answers initialize, then sends each elicitation in ELICIT_FILE and
@@ -43,7 +50,10 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'aep-mcp-conf-'));
   writeFileSync(join(dir, 'server.mjs'), SERVER);
 });
-after(async () => { await relay.stop(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await relay.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs one group (same agent and capture) through one `aep mcp wrap` process. */
 async function runGroup(agent: string, capture: string, cases: MapCase[]): Promise<{ requests: WireEvent[]; responses: Record<number, unknown> }> {
@@ -53,9 +63,28 @@ async function runGroup(agent: string, capture: string, cases: MapCase[]): Promi
   const events: WireEvent[] = [];
   const sub = subscribe({ url: relay.url, token: TOKEN, filter: { session, type: 'attention.requested' }, from: 'all' }, (e) => events.push(e));
   await sub.ready;
-  const child = spawnAep(['mcp', 'wrap', '--relay', relay.url, '--token', TOKEN, '--agent', agent, '--capture', capture, '--session', session, '--', process.execPath, join(dir, 'server.mjs')], {
-    env: { ...process.env, ELICIT_FILE: file },
-  });
+  const child = spawnAep(
+    [
+      'mcp',
+      'wrap',
+      '--relay',
+      relay.url,
+      '--token',
+      TOKEN,
+      '--agent',
+      agent,
+      '--capture',
+      capture,
+      '--session',
+      session,
+      '--',
+      process.execPath,
+      join(dir, 'server.mjs'),
+    ],
+    {
+      env: { ...process.env, ELICIT_FILE: file },
+    },
+  );
   const responses: Record<number, unknown> = {};
   let buf = '';
   child.stdout?.on('data', (b: Buffer) => {
@@ -68,8 +97,17 @@ async function runGroup(agent: string, capture: string, cases: MapCase[]): Promi
     }
   });
   let stderr = '';
-  child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
-  child.stdin?.write(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) + '\n');
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString('utf8');
+  });
+  child.stdin?.write(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }) + '\n',
+  );
   child.stdin?.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
   const supported = cases.filter((c) => c.expect.unsupported === undefined).length;
   const unsupported = cases.length - supported;
@@ -78,7 +116,13 @@ async function runGroup(agent: string, capture: string, cases: MapCase[]): Promi
     await new Promise((r) => setTimeout(r, 50));
   }
   child.stdin?.end();
-  await new Promise<void>((resolve) => { child.on('exit', () => resolve()); setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 15_000).unref(); });
+  await new Promise<void>((resolve) => {
+    child.on('exit', () => resolve());
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, 15_000).unref();
+  });
   sub.close();
   assert.equal(events.length, supported, `attention.requested events for ${agent}/${capture}; stderr:\n${stderr}`);
   return { requests: events, responses };

@@ -8,13 +8,24 @@ import { elicitationToForm, formValuesToElicitationContent } from '@aep/protocol
 import type { CaptureLevel } from '@aep/protocol';
 
 interface MapCase {
-  id: string; rule: string; agent: string; capture: CaptureLevel; params: unknown;
+  id: string;
+  rule: string;
+  agent: string;
+  capture: CaptureLevel;
+  params: unknown;
   expect: { data?: unknown; fieldMap?: unknown; constraints?: unknown; unsupported?: string };
 }
-interface ContentCase { id: string; rule: string; schema: unknown; values: unknown; content: unknown }
+interface ContentCase {
+  id: string;
+  rule: string;
+  schema: unknown;
+  values: unknown;
+  content: unknown;
+}
 
 const fixture = JSON.parse(readFileSync(new URL('../mappings/mcp-elicitation.json', import.meta.url), 'utf8')) as {
-  cases: MapCase[]; content: ContentCase[];
+  cases: MapCase[];
+  content: ContentCase[];
 };
 
 test('the MCP elicitation fixture is not empty and every case names a rule', () => {
@@ -26,7 +37,11 @@ test('the MCP elicitation fixture is not empty and every case names a rule', () 
 
 test('both pinned schemas are pinned at full, redacted and metadata (Annex A: member for member at both levels)', () => {
   for (const base of ['mcp-2025-06-18-all-kinds', 'mcp-2025-11-25-enums']) {
-    for (const level of ['full', 'redacted', 'metadata']) assert.ok(fixture.cases.some((c) => c.id === `${base}-${level}` && c.capture === level), `${base}-${level}`);
+    for (const level of ['full', 'redacted', 'metadata'])
+      assert.ok(
+        fixture.cases.some((c) => c.id === `${base}-${level}` && c.capture === level),
+        `${base}-${level}`,
+      );
   }
 });
 
@@ -43,7 +58,11 @@ for (const c of fixture.cases) {
     if (!r.ok) return;
     // Member for member: deepStrictEqual fails on any extra member (even one set to undefined).
     assert.deepEqual(r.data, c.expect.data);
-    assert.deepEqual(Object.keys(r.data).sort(), ['fields', 'kind', 'prompt', 'respond_via'], 'data is exactly {kind, prompt, fields, respond_via}: no options, no expires_at');
+    assert.deepEqual(
+      Object.keys(r.data).sort(),
+      ['fields', 'kind', 'prompt', 'respond_via'],
+      'data is exactly {kind, prompt, fields, respond_via}: no options, no expires_at',
+    );
     for (const f of r.data.fields) {
       assert.equal(typeof f.required, 'boolean', `${f.id}: required is always present (false when not listed)`);
       assert.ok(!('multi' in f) || f.multi === true, `${f.id}: multi only when true`);

@@ -12,13 +12,28 @@ import { runAep } from '../../test/support/cli.js';
 /** Runs `fn` over `items` with at most `n` subprocesses at a time (keeps CI time down on 2 cores). */
 async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
-interface TextCase { id: string; rule: string; input: string; options?: RedactOptions; expect?: string; mustNotContain?: string[]; mustContain?: string[] }
-interface ValueCase { id: string; rule: string; input: unknown; expect: unknown }
+interface TextCase {
+  id: string;
+  rule: string;
+  input: string;
+  options?: RedactOptions;
+  expect?: string;
+  mustNotContain?: string[];
+  mustContain?: string[];
+}
+interface ValueCase {
+  id: string;
+  rule: string;
+  input: unknown;
+  expect: unknown;
+}
 const fixture = JSON.parse(readFileSync(new URL('../redaction/cases.json', import.meta.url), 'utf8')) as { cases: TextCase[]; values: ValueCase[] };
 
 function check(c: TextCase, out: string): void {
@@ -29,7 +44,8 @@ function check(c: TextCase, out: string): void {
 
 function cliArgs(o: RedactOptions | undefined): string[] {
   const args = ['redact'];
-  if (o?.home !== undefined) args.push('--home', o.home); else args.push('--no-home');
+  if (o?.home !== undefined) args.push('--home', o.home);
+  else args.push('--no-home');
   for (const v of o?.secretValues ?? []) args.push('--secret-value', v);
   for (const n of o?.secretNames ?? []) args.push('--secret-name', n);
   if (o?.pii === false) args.push('--no-pii');
@@ -38,7 +54,21 @@ function cliArgs(o: RedactOptions | undefined): string[] {
 
 test('redaction fixtures: every step of the pipeline and the must-not-catch rows are covered', () => {
   const rules = new Set(fixture.cases.map((c) => c.rule));
-  for (const r of ['redaction.secret.pem', 'redaction.secret.aws', 'redaction.secret.bearer', 'redaction.secret.assignment', 'redaction.secret.jwt', 'redaction.secret.vendor', 'redaction.secret.configured', 'redaction.home', 'redaction.pii.email', 'redaction.pii.phone', 'redaction.pii.opt-out', 'redaction.ordering', 'redaction.must-not-catch']) {
+  for (const r of [
+    'redaction.secret.pem',
+    'redaction.secret.aws',
+    'redaction.secret.bearer',
+    'redaction.secret.assignment',
+    'redaction.secret.jwt',
+    'redaction.secret.vendor',
+    'redaction.secret.configured',
+    'redaction.home',
+    'redaction.pii.email',
+    'redaction.pii.phone',
+    'redaction.pii.opt-out',
+    'redaction.ordering',
+    'redaction.must-not-catch',
+  ]) {
     assert.ok(rules.has(r), r);
   }
   assert.equal(new Set(fixture.cases.map((c) => c.id)).size, fixture.cases.length);
@@ -89,7 +119,9 @@ test('CLI `aep redact` plain-text mode: a multi-line blob of cases', async () =>
 });
 
 test('redaction/rules.json lists every rule id the cases use, and every listed rule has a case', () => {
-  const manifest = JSON.parse(readFileSync(new URL('../redaction/rules.json', import.meta.url), 'utf8')) as { rules: Record<string, { section: string; meaning: string }> };
+  const manifest = JSON.parse(readFileSync(new URL('../redaction/rules.json', import.meta.url), 'utf8')) as {
+    rules: Record<string, { section: string; meaning: string }>;
+  };
   const used = new Set(([...fixture.cases, ...fixture.values] as { rule: string }[]).map((c) => c.rule));
   for (const r of used) assert.ok(r in manifest.rules, `rule ${r} is listed`);
   for (const [r, m] of Object.entries(manifest.rules)) {

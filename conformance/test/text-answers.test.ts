@@ -10,21 +10,33 @@ import { runAep } from '../../test/support/cli.js';
 /** Runs `fn` over `items` with at most `n` subprocesses at a time (keeps CI time down on 2 cores). */
 async function pool<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
-interface Case { id: string; rule: string; request: Record<string, unknown>; text: string; options?: MapTextAnswerOptions; expect: Record<string, unknown>; record?: { capture: CaptureLevel; expect: Record<string, unknown> }[] }
+interface Case {
+  id: string;
+  rule: string;
+  request: Record<string, unknown>;
+  text: string;
+  options?: MapTextAnswerOptions;
+  expect: Record<string, unknown>;
+  record?: { capture: CaptureLevel; expect: Record<string, unknown> }[];
+}
 const fixture = JSON.parse(readFileSync(new URL('../text-answers/cases.json', import.meta.url), 'utf8')) as { cases: Case[] };
 
 test('text-answer fixtures: AEP-0008 examples are present', () => {
   const ids = fixture.cases.map((c) => c.id);
-  for (const id of ['id-ignoring-case-and-whitespace', 'label-match', 'unmatched-permission-refuses-with-reason', 'unmatched-permission-nack-configured']) assert.ok(ids.includes(id), id);
+  for (const id of ['id-ignoring-case-and-whitespace', 'label-match', 'unmatched-permission-refuses-with-reason', 'unmatched-permission-nack-configured'])
+    assert.ok(ids.includes(id), id);
   assert.equal(new Set(ids).size, ids.length);
 });
 
-const granting = (c: Case): string[] => ((c.request['options'] as { id: string }[] | undefined) ?? []).map((o) => o.id).filter((id) => id.startsWith('allow') || id === 'approve' || id === 'y');
+const granting = (c: Case): string[] =>
+  ((c.request['options'] as { id: string }[] | undefined) ?? []).map((o) => o.id).filter((id) => id.startsWith('allow') || id === 'approve' || id === 'y');
 
 for (const c of fixture.cases) {
   test(`${c.id} (${c.rule}) — library`, () => {
@@ -53,7 +65,9 @@ test('CLI `aep form map-text` on every case', async () => {
 });
 
 test('text-answers/rules.json lists every rule id the cases use, and every listed rule has a case', () => {
-  const manifest = JSON.parse(readFileSync(new URL('../text-answers/rules.json', import.meta.url), 'utf8')) as { rules: Record<string, { section: string; meaning: string }> };
+  const manifest = JSON.parse(readFileSync(new URL('../text-answers/rules.json', import.meta.url), 'utf8')) as {
+    rules: Record<string, { section: string; meaning: string }>;
+  };
   const used = new Set((fixture.cases as { rule: string }[]).map((c) => c.rule));
   for (const r of used) assert.ok(r in manifest.rules, `rule ${r} is listed`);
   for (const [r, m] of Object.entries(manifest.rules)) {

@@ -24,10 +24,15 @@ export function loadCases(): InvalidCase[] {
 
 /** File names of the valid corpus (conformance/valid/*.jsonl), sorted. */
 export function validFiles(): string[] {
-  return readdirSync(new URL('valid/', dir)).filter((f) => f.endsWith('.jsonl')).sort();
+  return readdirSync(new URL('valid/', dir))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
 }
 
 /** The events of one valid corpus file. */
 export function readValid(name: string): unknown[] {
-  return readFileSync(new URL(`valid/${name}`, dir), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+  return readFileSync(new URL(`valid/${name}`, dir), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as unknown);
 }

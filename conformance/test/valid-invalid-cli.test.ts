@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { runAep } from '../../test/support/cli.js';
 import { loadCases, validFiles, type InvalidCase } from './valid-invalid-cases.js';
 
-interface Report { ok: boolean; issues: { file: string; line: number; rule: string }[]; counts: { events: number } }
+interface Report {
+  ok: boolean;
+  issues: { file: string; line: number; rule: string }[];
+  counts: { events: number };
+}
 
 const tmp = mkdtempSync(join(tmpdir(), 'aep-conf-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -30,7 +34,10 @@ async function runCases(cases: InvalidCase[], emitter: boolean): Promise<void> {
   const owner: string[] = [];
   for (const c of cases) {
     const own = c.lines ?? c.events!.map((e) => JSON.stringify(e));
-    for (const l of own) { lines.push(l); owner.push(c.name); }
+    for (const l of own) {
+      lines.push(l);
+      owner.push(c.name);
+    }
   }
   const file = join(tmp, emitter ? 'emitter.jsonl' : 'consumer.jsonl');
   writeFileSync(file, lines.join('\n') + '\n');
@@ -48,9 +55,15 @@ async function runCases(cases: InvalidCase[], emitter: boolean): Promise<void> {
 }
 
 test('aep validate rejects every invalid case with exactly its rule (consumer mode)', async () => {
-  await runCases(loadCases().filter((c) => !c.emitter), false);
+  await runCases(
+    loadCases().filter((c) => !c.emitter),
+    false,
+  );
 });
 
 test('aep validate --emitter rejects every emitter-mode case with exactly its rule', async () => {
-  await runCases(loadCases().filter((c) => c.emitter), true);
+  await runCases(
+    loadCases().filter((c) => c.emitter),
+    true,
+  );
 });

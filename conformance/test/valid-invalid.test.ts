@@ -25,7 +25,10 @@ test('the valid corpus covers every registered type and every envelope class', (
   }
   for (const r of TYPE_REGISTRY) assert.ok(types.has(r.type), `no valid fixture of ${r.type}`);
   assert.deepEqual([...classes].sort(), ['agent', 'foreign', 'session']);
-  assert.ok([...types].some((t) => t.startsWith('x.')), 'a vendor type');
+  assert.ok(
+    [...types].some((t) => t.startsWith('x.')),
+    'a vendor type',
+  );
 });
 
 test('the envelope-classes corpus needs consumer tolerance: an unregistered member fails in emitter mode only', () => {
@@ -52,7 +55,12 @@ test('every invalid case names a known rule; every rule has at least one case', 
   // (capture-gating/answers.json), attr-match filters (attr-match/cases.json) and the attention
   // engine (packages/client/test); the steering checks of the targets (`control.cancel.*`: the
   // adapter's, the bridge's and the demo agent's steering tests).
-  const otherChecker = (r: string) => (r in FORM_RULES && !STREAM_FORM_RULES.has(r)) || r in FILTER_RULES || r.startsWith('control.respond.') || r.startsWith('control.cancel.') || r.startsWith('mcp-elicitation.');
+  const otherChecker = (r: string) =>
+    (r in FORM_RULES && !STREAM_FORM_RULES.has(r)) ||
+    r in FILTER_RULES ||
+    r.startsWith('control.respond.') ||
+    r.startsWith('control.cancel.') ||
+    r.startsWith('mcp-elicitation.');
   const uncovered = Object.keys(RULES).filter((r) => !covered.has(r) && r !== 'payload.schema' && !otherChecker(r));
   assert.deepEqual(uncovered, []);
 });

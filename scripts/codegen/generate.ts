@@ -37,10 +37,31 @@ const CAPTURE = ['metadata', 'redacted', 'full'] as const;
 const EXCEPTIONS = ['prompt', 'label', 'values'] as const;
 // Keywords that only constrain values (or annotate) and never change the generated types.
 const PASS_OVER = new Set([
-  '$schema', '$id', '$comment', 'title', 'description', 'default', 'examples',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems', 'uniqueItems',
-  'if', 'then', 'else', 'x-aep-capture', 'x-aep-exception', 'x-aep-rule',
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'if',
+  'then',
+  'else',
+  'x-aep-capture',
+  'x-aep-exception',
+  'x-aep-rule',
 ]);
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean', 'object', 'array']);
 
@@ -53,7 +74,11 @@ function ptr(base: string, ...segs: (string | number)[]): string {
 }
 
 function pascal(s: string): string {
-  return s.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return s
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -101,7 +126,14 @@ export function readSchemas(dir: string): SchemaSet {
   };
 }
 
-interface TypeRow { type: string; category: string; status: string; scope: string; schema: string | null; summary: string }
+interface TypeRow {
+  type: string;
+  category: string;
+  status: string;
+  scope: string;
+  schema: string | null;
+  summary: string;
+}
 
 function typeRows(set: SchemaSet): TypeRow[] {
   const rows = set.types['types'] as Json[];
@@ -122,7 +154,9 @@ function typeRows(set: SchemaSet): TypeRow[] {
 // ---------------------------------------------------------------------------------------------
 // Types
 
-interface Emitter { decls: string[] }
+interface Emitter {
+  decls: string[];
+}
 
 /** The TS type of one member schema; nested object types become named interfaces. */
 function tsType(schema: Json, at: string, name: string, out: Emitter): string {
@@ -157,10 +191,13 @@ function tsType(schema: Json, at: string, name: string, out: Emitter): string {
 
 function typeOf(t: string, schema: Obj, at: string, name: string, out: Emitter): string {
   switch (t) {
-    case 'string': return 'string';
+    case 'string':
+      return 'string';
     case 'integer':
-    case 'number': return 'number';
-    case 'boolean': return 'boolean';
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
     case 'array': {
       const items = schema['items'];
       if (items === undefined) throw new GeneratorError(at, 'array without "items" is not supported');
@@ -169,7 +206,8 @@ function typeOf(t: string, schema: Obj, at: string, name: string, out: Emitter):
     }
     case 'object': {
       const ap = schema['additionalProperties'];
-      if (ap !== undefined) throw new GeneratorError(ptr(at, 'additionalProperties'), 'additionalProperties is not supported in payload schemas (payloads are open)');
+      if (ap !== undefined)
+        throw new GeneratorError(ptr(at, 'additionalProperties'), 'additionalProperties is not supported in payload schemas (payloads are open)');
       const props = schema['properties'];
       if (props === undefined) return 'Record<string, unknown>';
       emitInterface(schema, at, name, out, '');
@@ -181,10 +219,13 @@ function typeOf(t: string, schema: Obj, at: string, name: string, out: Emitter):
 
 function checkAnnotations(schema: Obj, at: string): void {
   const cap = schema['x-aep-capture'];
-  if (cap !== undefined && !(CAPTURE as readonly Json[]).includes(cap)) throw new GeneratorError(ptr(at, 'x-aep-capture'), `must be one of ${CAPTURE.join(', ')}`);
+  if (cap !== undefined && !(CAPTURE as readonly Json[]).includes(cap))
+    throw new GeneratorError(ptr(at, 'x-aep-capture'), `must be one of ${CAPTURE.join(', ')}`);
   const ex = schema['x-aep-exception'];
-  if (ex !== undefined && !(EXCEPTIONS as readonly Json[]).includes(ex)) throw new GeneratorError(ptr(at, 'x-aep-exception'), `must be one of ${EXCEPTIONS.join(', ')}`);
-  if (ex !== undefined && cap !== 'metadata') throw new GeneratorError(ptr(at, 'x-aep-exception'), 'exception fields are metadata-gated (x-aep-capture must be "metadata")');
+  if (ex !== undefined && !(EXCEPTIONS as readonly Json[]).includes(ex))
+    throw new GeneratorError(ptr(at, 'x-aep-exception'), `must be one of ${EXCEPTIONS.join(', ')}`);
+  if (ex !== undefined && cap !== 'metadata')
+    throw new GeneratorError(ptr(at, 'x-aep-exception'), 'exception fields are metadata-gated (x-aep-capture must be "metadata")');
 }
 
 function emitInterface(schema: Obj, at: string, name: string, out: Emitter, doc: string): void {
@@ -285,7 +326,9 @@ function genTypes(set: SchemaSet, rows: TypeRow[]): string {
 function genRegistry(set: SchemaSet, rows: TypeRow[]): string {
   const L: string[] = [];
   L.push('/** One row of `schemas/registry/types.json` (AEP-0002 §4). */');
-  L.push('export interface RegistryType {\n  type: string;\n  category: string;\n  status: \'mandatory\' | \'optional\' | \'reserved\' | \'deprecated\';\n  scope: \'session\' | \'agent\' | \'command\';\n  /** payload schema file under schemas/types/, or null */\n  schema: string | null;\n  summary: string;\n}');
+  L.push(
+    "export interface RegistryType {\n  type: string;\n  category: string;\n  status: 'mandatory' | 'optional' | 'reserved' | 'deprecated';\n  scope: 'session' | 'agent' | 'command';\n  /** payload schema file under schemas/types/, or null */\n  schema: string | null;\n  summary: string;\n}",
+  );
   L.push('/** The type registry, in registry order. */');
   L.push(`export const TYPE_REGISTRY: readonly RegistryType[] = ${JSON.stringify(rows, null, 2)};`);
   L.push('/** One row of `schemas/registry/categories.json` (AEP-0002 §3). */');
@@ -297,7 +340,9 @@ function genRegistry(set: SchemaSet, rows: TypeRow[]): string {
   L.push('/** Severity order from `severity.json` (index = rank, AEP-0001 §8.1). */');
   L.push(`export const SEVERITY_ORDER = ${JSON.stringify(set.severity['order'])} as const;`);
   L.push('/** OTLP severity mapping from `severity.json`. */');
-  L.push(`export const SEVERITY_OTLP: Readonly<Record<string, { severity_text: string; severity_number: number }>> = ${JSON.stringify(set.severity['otlp'], null, 2)};`);
+  L.push(
+    `export const SEVERITY_OTLP: Readonly<Record<string, { severity_text: string; severity_number: number }>> = ${JSON.stringify(set.severity['otlp'], null, 2)};`,
+  );
   L.push('/** OCSF `severity_id` mapping from `severity.json`. */');
   L.push(`export const SEVERITY_OCSF: Readonly<Record<string, { severity_id: number }>> = ${JSON.stringify(set.severity['ocsf'], null, 2)};`);
   L.push('/** Nack reasons on the wire (`nack-reasons.json`, AEP-0004 §3); `timeout` is sender-side only. */');
@@ -319,7 +364,12 @@ function genRegistry(set: SchemaSet, rows: TypeRow[]): string {
 // ---------------------------------------------------------------------------------------------
 // Capture trees
 
-interface Tree { level: string; exception?: string; properties?: Record<string, Tree>; items?: Tree }
+interface Tree {
+  level: string;
+  exception?: string;
+  properties?: Record<string, Tree>;
+  items?: Tree;
+}
 
 function tree(schema: Json, at: string): Tree {
   if (!isObj(schema)) throw new GeneratorError(at, 'schema must be an object');
@@ -368,7 +418,10 @@ function genCaptureTrees(set: SchemaSet, rows: TypeRow[]): string {
 
 /** Collects `[schemaPathPrefix, rule]` for every subschema carrying `x-aep-rule`. */
 function rulePaths(schema: Json, at: string, out: [string, string][]): void {
-  if (Array.isArray(schema)) { schema.forEach((s, i) => rulePaths(s, `${at}/${i}`, out)); return; }
+  if (Array.isArray(schema)) {
+    schema.forEach((s, i) => rulePaths(s, `${at}/${i}`, out));
+    return;
+  }
   if (!isObj(schema)) return;
   if (typeof schema['x-aep-rule'] === 'string') out.push([at, schema['x-aep-rule']]);
   for (const [k, v] of Object.entries(schema)) {
@@ -391,7 +444,10 @@ function genValidators(set: SchemaSet, rows: TypeRow[]): string {
   const standaloneCode = (requireFromProtocol('ajv/dist/standalone') as { default: (ajv: AjvLike, refs: Record<string, string>) => string }).default;
   const { _ } = requireFromProtocol('ajv') as { _: (s: TemplateStringsArray) => unknown };
   const ajv = new Ajv2020({
-    strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    allErrors: true,
     code: { source: true, esm: true, lines: false, formats: _`require("aep-schema-runtime").formats` },
   });
   for (const kw of ['x-aep-capture', 'x-aep-exception', 'x-aep-rule']) ajv.addKeyword({ keyword: kw });
@@ -421,7 +477,8 @@ function genValidators(set: SchemaSet, rows: TypeRow[]): string {
   let code = standaloneCode(ajv, refs);
   for (const [re, rep] of REQUIRE_MAP) code = code.replace(re, rep);
   const left = /require\(("[^"]*")\)/.exec(code);
-  if (left) throw new GeneratorError('schemas', `ajv standalone output needs module ${left[1]}, which the generator does not map to an ESM import (REQUIRE_MAP)`);
+  if (left)
+    throw new GeneratorError('schemas', `ajv standalone output needs module ${left[1]}, which the generator does not map to an ESM import (REQUIRE_MAP)`);
   code = code.replace(/^"use strict";/, '').replace(/\/\*# sourceURL="[^"]*" \*\/;?/g, '');
   const L: string[] = [];
   L.push('// @ts-nocheck -- ajv standalone output (generated JavaScript); typed through src/validate.ts.');
@@ -451,7 +508,12 @@ interface AjvLike {
 function header(schemaDir: string, files: Map<string, string>, set: SchemaSet): string {
   // Provenance: a digest of the inputs (not a timestamp, so output stays byte-identical).
   const h = createHash('sha256');
-  for (const [name, text] of files) { h.update(name); h.update('\0'); h.update(text); h.update('\0'); }
+  for (const [name, text] of files) {
+    h.update(name);
+    h.update('\0');
+    h.update(text);
+    h.update('\0');
+  }
   void set;
   return [
     '// GENERATED FILE: do not edit. Regenerate with `npm run codegen`.',
@@ -510,7 +572,9 @@ export function main(argv: string[]): number {
       const p = join(dir, name);
       const cur = existsSync(p) ? readFileSync(p, 'utf8') : null;
       if (cur !== text) {
-        process.stderr.write(`codegen:check: ${shown}/${name} ${cur === null ? 'is missing' : 'differs from the schemas'}; run \`npm run codegen\` and commit the result\n`);
+        process.stderr.write(
+          `codegen:check: ${shown}/${name} ${cur === null ? 'is missing' : 'differs from the schemas'}; run \`npm run codegen\` and commit the result\n`,
+        );
         return 1;
       }
     }

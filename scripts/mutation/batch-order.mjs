@@ -14,7 +14,14 @@ import path from 'node:path';
 export function orderForKill(files, mutatedFile, times, last = '') {
   const stem = path.basename(mutatedFile ?? '').replace(/\.[cm]?[jt]sx?$/, '');
   const late = (f) => (last && path.basename(f).startsWith(last) ? 1 : 0);
-  const named = (f) => (stem && path.basename(f).replace(/^mutation-/, '').startsWith(stem) ? 0 : 1);
+  const named = (f) =>
+    stem &&
+    path
+      .basename(f)
+      .replace(/^mutation-/, '')
+      .startsWith(stem)
+      ? 0
+      : 1;
   const time = (f) => times.get(f) ?? Number.MAX_SAFE_INTEGER;
   return [...files].sort((a, b) => late(a) - late(b) || named(a) - named(b) || time(a) - time(b) || (a < b ? -1 : a > b ? 1 : 0));
 }

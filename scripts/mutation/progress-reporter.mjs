@@ -18,8 +18,15 @@ export class ProgressJsonlReporter {
 
   onMutantTested(m) {
     const line = {
-      id: m.id, fileName: path.relative(process.cwd(), m.fileName), mutatorName: m.mutatorName, replacement: m.replacement,
-      location: m.location, status: m.status, killedBy: m.killedBy, coveredBy: m.coveredBy, static: m.static,
+      id: m.id,
+      fileName: path.relative(process.cwd(), m.fileName),
+      mutatorName: m.mutatorName,
+      replacement: m.replacement,
+      location: m.location,
+      status: m.status,
+      killedBy: m.killedBy,
+      coveredBy: m.coveredBy,
+      static: m.static,
     };
     fs.appendFileSync(this.file, JSON.stringify(line) + '\n');
   }

@@ -24,16 +24,44 @@ const copies = tests.map((t) => {
   copyFileSync(t, join(sandbox, dir, basename(t)));
   return join(dir, basename(t));
 });
-const undetected = readFileSync(progress, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+const undetected = readFileSync(progress, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l))
   .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage');
 let killed = 0;
 for (const m of undetected) {
-  const r = spawnSync(process.execPath, [
-    '--conditions=source', '--import', 'tsx', '--import', './scripts/mutation/sandbox-resolve.mjs', '--test-reporter=dot',
-    'scripts/mutation/run-test-files.mjs', ...copies,
-  ], { cwd: sandbox, env: { ...process.env, __STRYKER_ACTIVE_MUTANT__: m.id, AEP_FUZZ_RUNS: process.env.AEP_FUZZ_RUNS ?? '100' }, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      '--import',
+      './scripts/mutation/sandbox-resolve.mjs',
+      '--test-reporter=dot',
+      'scripts/mutation/run-test-files.mjs',
+      ...copies,
+    ],
+    {
+      cwd: sandbox,
+      env: { ...process.env, __STRYKER_ACTIVE_MUTANT__: m.id, AEP_FUZZ_RUNS: process.env.AEP_FUZZ_RUNS ?? '100' },
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   const status = r.status === 0 ? m.status : 'Killed';
   if (status === 'Killed') killed++;
-  console.log(JSON.stringify({ id: m.id, fileName: m.fileName, line: m.location.start.line, mutatorName: m.mutatorName, replacement: m.replacement, before: m.status, after: status }));
+  console.log(
+    JSON.stringify({
+      id: m.id,
+      fileName: m.fileName,
+      line: m.location.start.line,
+      mutatorName: m.mutatorName,
+      replacement: m.replacement,
+      before: m.status,
+      after: status,
+    }),
+  );
 }
 console.error(`recheck: ${killed} of ${undetected.length} undetected mutants killed by ${tests.join(', ')}`);

@@ -22,7 +22,11 @@ const without = wi >= 0 ? args[wi + 1] : undefined;
 const ri = args.indexOf('--recheck');
 const recheck = new Map();
 if (ri >= 0) {
-  for (const l of readFileSync(args[ri + 1], 'utf8').split('\n')) if (l.trim()) { const r = JSON.parse(l); recheck.set(r.id, r.after); }
+  for (const l of readFileSync(args[ri + 1], 'utf8').split('\n'))
+    if (l.trim()) {
+      const r = JSON.parse(l);
+      recheck.set(r.id, r.after);
+    }
 }
 const file = args.find((a, i) => !a.startsWith('--') && (wi < 0 || i !== wi + 1) && (ri < 0 || i !== ri + 1)) ?? 'reports/mutation/protocol/mutation.json';
 const report = file.endsWith('.jsonl') ? fromProgress(file) : JSON.parse(readFileSync(file, 'utf8'));
@@ -49,12 +53,28 @@ for (const [name, f] of Object.entries(report.files)) {
   for (const m0 of f.mutants) {
     const m1 = recheck.get(m0.id) === 'Killed' ? { ...m0, status: 'Killed' } : m0;
     const m = without ? asIfWithout(m1, report, without) : m1;
-    const key = { Killed: 'killed', Timeout: 'timeout', Survived: 'survived', NoCoverage: 'noCoverage', CompileError: 'compileError', RuntimeError: 'runtimeError', Ignored: 'ignored' }[m.status];
+    const key = {
+      Killed: 'killed',
+      Timeout: 'timeout',
+      Survived: 'survived',
+      NoCoverage: 'noCoverage',
+      CompileError: 'compileError',
+      RuntimeError: 'runtimeError',
+      Ignored: 'ignored',
+    }[m.status];
     c[key]++;
     total[key]++;
     if (UNDETECTED.has(m.status)) {
       const line = m.location.start.line;
-      survivors.push({ file: relative(process.cwd(), name), line, col: m.location.start.column, mutator: m.mutatorName, status: m.status, replacement: m.replacement, code: (lines[line - 1] ?? '').trim() });
+      survivors.push({
+        file: relative(process.cwd(), name),
+        line,
+        col: m.location.start.column,
+        mutator: m.mutatorName,
+        status: m.status,
+        replacement: m.replacement,
+        code: (lines[line - 1] ?? '').trim(),
+      });
     }
   }
   rows.push([relative(process.cwd(), name), c]);
@@ -62,8 +82,14 @@ for (const [name, f] of Object.entries(report.files)) {
 
 function asIfWithout(m, rep, prefix) {
   const name = (id) => {
-    const t = rep.testFiles ? Object.values(rep.testFiles).flatMap((tf) => tf.tests).find((x) => x.id === id) : undefined;
-    return String(t?.name ?? id).split('/').pop();
+    const t = rep.testFiles
+      ? Object.values(rep.testFiles)
+          .flatMap((tf) => tf.tests)
+          .find((x) => x.id === id)
+      : undefined;
+    return String(t?.name ?? id)
+      .split('/')
+      .pop();
   };
   const dropped = (id) => name(id).startsWith(prefix);
   const others = (m.coveredBy ?? []).filter((id) => !dropped(id));
@@ -86,11 +112,18 @@ console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const [name, c] of rows.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
   console.log(`| ${name} | ${score(c).toFixed(2)} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.compileError} |`);
 }
-console.log(`| **all** | **${score(total).toFixed(2)}** | ${total.killed} | ${total.timeout} | ${total.survived} | ${total.noCoverage} | ${total.compileError} |`);
+console.log(
+  `| **all** | **${score(total).toFixed(2)}** | ${total.killed} | ${total.timeout} | ${total.survived} | ${total.noCoverage} | ${total.compileError} |`,
+);
 console.log();
 const byMutator = {};
 for (const s of survivors) byMutator[s.mutator] = (byMutator[s.mutator] ?? 0) + 1;
-console.log(`Undetected: ${survivors.length} (${Object.entries(byMutator).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+console.log(
+  `Undetected: ${survivors.length} (${Object.entries(byMutator)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')})`,
+);
 if (all) {
   console.log();
   console.log('| where | mutator | status | original | mutant |');

@@ -7,7 +7,16 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 export const chromiumPath = process.env['AEP_CHROMIUM'] ?? '/usr/bin/chromium';
 
 /** The flags known to work here (one place for every browser test). */
-export const chromiumArgs: readonly string[] = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const chromiumArgs: readonly string[] = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Launch headless chromium (an incognito-style browser; contexts are opened per test). */
 export async function launchChromium(): Promise<Browser> {

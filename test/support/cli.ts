@@ -12,9 +12,7 @@ const srcBin = fileURLToPath(new URL('../../packages/cli/src/bin.ts', import.met
 /** argv (after the node executable) that starts `aep` with the given arguments. */
 export function aepArgv(args: readonly string[]): string[] {
   const fromSource = process.env['AEP_CLI_FROM_SOURCE'] === '1' || !existsSync(distBin);
-  return fromSource
-    ? ['--conditions=source', '--import', 'tsx', srcBin, ...args]
-    : [distBin, ...args];
+  return fromSource ? ['--conditions=source', '--import', 'tsx', srcBin, ...args] : [distBin, ...args];
 }
 
 /** Spawn `aep ...args` as a child process (stdio piped unless overridden). */
@@ -22,7 +20,12 @@ export function spawnAep(args: readonly string[], opts: SpawnOptions = {}): Chil
   return spawn(process.execPath, aepArgv(args), { cwd: repoRoot, stdio: 'pipe', ...opts });
 }
 
-export interface RunResult { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Run `aep ...args` to completion, feeding `input` on stdin. */
 export function runAep(args: readonly string[], input?: string | Buffer, opts: SpawnOptions & { timeoutMs?: number } = {}): Promise<RunResult> {
@@ -38,8 +41,11 @@ export function runAep(args: readonly string[], input?: string | Buffer, opts: S
       clearTimeout(timer);
       resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
     });
-    child.stdin?.on('error', () => { /* child may exit before reading all input */ });
-    if (input !== undefined) child.stdin?.end(input); else child.stdin?.end();
+    child.stdin?.on('error', () => {
+      /* child may exit before reading all input */
+    });
+    if (input !== undefined) child.stdin?.end(input);
+    else child.stdin?.end();
   });
 }
 
@@ -54,23 +60,37 @@ export async function startRelayProcess(args: readonly string[] = ['--memory']):
     const onData = (b: Buffer) => {
       buf += b.toString('utf8');
       const m = /AEP relay listening on (http:\/\/\S+)/.exec(buf);
-      if (m && m[1]) { child.stdout?.off('data', onData); resolve(m[1]); }
+      if (m && m[1]) {
+        child.stdout?.off('data', onData);
+        resolve(m[1]);
+      }
     };
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (b: Buffer) => { buf += b.toString('utf8'); });
+    child.stderr?.on('data', (b: Buffer) => {
+      buf += b.toString('utf8');
+    });
     const onExit = (code: number | null) => reject(new Error(`relay exited early (${code}): ${buf}`));
     child.on('exit', onExit);
     const timer = setTimeout(() => reject(new Error(`relay did not start in time: ${buf}`)), 30_000);
     // Once started, neither the start timer nor the early-exit listener may keep the test alive.
-    const settle = () => { clearTimeout(timer); child.off('exit', onExit); };
-    child.stdout?.on('data', function started() { if (/AEP relay listening on/.test(buf)) { settle(); child.stdout?.off('data', started); } });
+    const settle = () => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+    };
+    child.stdout?.on('data', function started() {
+      if (/AEP relay listening on/.test(buf)) {
+        settle();
+        child.stdout?.off('data', started);
+      }
+    });
   });
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+    });
   return { url, child, stop };
 }
 
@@ -102,7 +122,9 @@ export function spawnDemo(url: string, token: string, args: readonly string[], o
       if (l.trim()) lines.push(JSON.parse(l) as JsonLine);
     }
   });
-  child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString('utf8');
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const next = async (pred: (l: JsonLine) => boolean, what: string, ms = 30_000): Promise<JsonLine> => {
     const start = Date.now();
@@ -115,9 +137,17 @@ export function spawnDemo(url: string, token: string, args: readonly string[], o
   };
   const exit = async (ms = 30_000) => {
     let t: NodeJS.Timeout | undefined;
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => { t = setTimeout(() => r('timeout'), ms); })]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'timeout'>((r) => {
+        t = setTimeout(() => r('timeout'), ms);
+      }),
+    ]);
     clearTimeout(t);
-    if (code === 'timeout') { child.kill('SIGKILL'); throw new Error(`demo agent did not exit; stderr=${stderr}`); }
+    if (code === 'timeout') {
+      child.kill('SIGKILL');
+      throw new Error(`demo agent did not exit; stderr=${stderr}`);
+    }
     return code;
   };
   return { child, lines, next, exit, stderr: () => stderr };
@@ -139,7 +169,10 @@ export function watchStream(url: string, token: string, filter: Record<string, u
   const events: JsonLine[] = [];
   const raw: string[] = [];
   const ready = (async () => {
-    const res = await fetch(`${url}/stream?filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: ac.signal });
+    const res = await fetch(`${url}/stream?filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal: ac.signal,
+    });
     if (res.status !== 200 || !res.body) throw new Error(`stream refused: ${res.status}`);
     const reader = res.body.getReader();
     const dec = new TextDecoder();
@@ -162,7 +195,9 @@ export function watchStream(url: string, token: string, filter: Record<string, u
             }
           }
         }
-      } catch { /* aborted */ }
+      } catch {
+        /* aborted */
+      }
     })();
   })();
   const waitFor = async (pred: (events: JsonLine[]) => boolean, what: string, ms = 30_000) => {

@@ -41,7 +41,14 @@ const BENCH_SECRET = 'bench-secret-Xk2mQ9vLr4Tz8WcN3fJ6hYd1sGa5eUo0iPq_7bB';
 
 async function post(url: string, body: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` } }, (res) => { res.resume(); res.on('end', () => resolve()); });
+    const req = request(
+      url,
+      { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -50,7 +57,13 @@ const { Agent } = await import('node:http');
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
 {
   const N = 3_000;
-  const bare = createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); }); });
+  const bare = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
   await new Promise<void>((r) => bare.listen(0, '127.0.0.1', () => r()));
   const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/hook`;
   const body = fixture('PostToolUse');
@@ -60,7 +73,17 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
   bare.close();
   let seq = 0;
   const uplink: Uplink = {
-    emit: (session, type, data, attrs) => ({ aep: '0.1', id: `e${seq++}`, type, time: '', source: '', agent: 'claude-code', session, ...(data ? { data } : {}), ...attrs }),
+    emit: (session, type, data, attrs) => ({
+      aep: '0.1',
+      id: `e${seq++}`,
+      type,
+      time: '',
+      source: '',
+      agent: 'claude-code',
+      session,
+      ...(data ? { data } : {}),
+      ...attrs,
+    }),
     connected: () => true,
     onState: () => {},
     onCommand: () => {},
@@ -86,7 +109,8 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
     for (let i = 0; i < runs; i++) spawnSync(process.execPath, ['-e', ''], { input: '' });
     const base = (performance.now() - t) / runs;
     t = performance.now();
-    for (let i = 0; i < runs; i++) spawnSync(process.execPath, [hookJs, '--socket', '/nonexistent/aep/cc.sock', '--secret-file', '/nonexistent/secret'], { input: fixture('Stop') });
+    for (let i = 0; i < runs; i++)
+      spawnSync(process.execPath, [hookJs, '--socket', '/nonexistent/aep/cc.sock', '--secret-file', '/nonexistent/secret'], { input: fixture('Stop') });
     const ms = (performance.now() - t) / runs;
     console.log(`command-hook run (daemon down): ${ms.toFixed(0)} ms   baseline node -e "": ${base.toFixed(0)} ms   ratio ${(ms / base).toFixed(2)}`);
   }

@@ -50,7 +50,12 @@ function preToolUse(decision: 'allow' | 'deny', extra: Record<string, unknown>):
  */
 export function translateAnswer(spec: AttentionSpec, applied: HookAnswer): AnswerVerdict {
   if (spec.hook === 'permission' && applied.option !== 'allow' && applied.option !== 'deny') {
-    return { ok: false, issues: [{ rule: 'control.respond.validate-failed', path: '/data/answer/option', message: 'a permission is answered allow or deny', section: 'AEP-0002 §5.3' }] };
+    return {
+      ok: false,
+      issues: [
+        { rule: 'control.respond.validate-failed', path: '/data/answer/option', message: 'a permission is answered allow or deny', section: 'AEP-0002 §5.3' },
+      ],
+    };
   }
   if (spec.hook === 'elicitation' && applied.values !== undefined) {
     const content = formValuesToElicitationContent(spec.schema, applied.values);
@@ -67,9 +72,12 @@ export function translateAnswer(spec: AttentionSpec, applied: HookAnswer): Answe
  */
 export function hookOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
   switch (spec.hook) {
-    case 'ask': return askOutput(spec, applied);
-    case 'permission': return permissionOutput(applied);
-    case 'elicitation': return elicitationOutput(spec, applied);
+    case 'ask':
+      return askOutput(spec, applied);
+    case 'permission':
+      return permissionOutput(applied);
+    case 'elicitation':
+      return elicitationOutput(spec, applied);
   }
 }
 
@@ -79,7 +87,8 @@ export function hookOutput(spec: AttentionSpec, applied: HookAnswer): Record<str
  */
 function askOutput(spec: AttentionSpec, applied: HookAnswer): Record<string, unknown> {
   const input = spec.toolInput ?? {};
-  if (applied.values !== undefined) return preToolUse('allow', { updatedInput: { ...input, questions: input['questions'], answers: askAnswers(spec, applied.values) } });
+  if (applied.values !== undefined)
+    return preToolUse('allow', { updatedInput: { ...input, questions: input['questions'], answers: askAnswers(spec, applied.values) } });
   if (applied.option === FORM_DECLINE_OPTION) {
     const reason = applied.text?.trim() ? applied.text : 'The user declined to answer these questions.';
     return preToolUse('deny', { permissionDecisionReason: reason });

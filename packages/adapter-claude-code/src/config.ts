@@ -48,7 +48,10 @@ export function mappingConfig(input: Partial<MappingConfig> = {}): MappingConfig
 export function parseCaptureOverride(text: string): CaptureOverride {
   const m = /^\s*([a-z0-9_.*-]+)\s*[=:]\s*([a-z]+)\s*$/.exec(text);
   if (!m || !m[1] || !m[2]) {
-    throw new AdapterError(ADAPTER_ERRORS.CONFIG_INVALID, `capture override "${text}" must look like "attention.*=redacted" (type or category.* pattern, then a capture level)`);
+    throw new AdapterError(
+      ADAPTER_ERRORS.CONFIG_INVALID,
+      `capture override "${text}" must look like "attention.*=redacted" (type or category.* pattern, then a capture level)`,
+    );
   }
   const pattern = m[1];
   if (pattern.includes('*') && !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.\*$/.test(pattern)) {

@@ -162,7 +162,10 @@ export class ClaudeCodeDaemon {
       ceiling: ceilingOf(this.cfg),
       options: { agent: this.cfg.agent },
       emit: (session, type, data, attrs) => this.up().emit(session, type, data, { ...attrs }),
-      onCommand: (type, handler) => { this.up().onCommand(type, handler); return () => {}; },
+      onCommand: (type, handler) => {
+        this.up().onCommand(type, handler);
+        return () => {};
+      },
     };
     this.uplink = opts.uplink;
     this.engine = new AttentionEngine(port, {
@@ -186,21 +189,30 @@ export class ClaudeCodeDaemon {
     const up = this.up();
     this.connected = up.connected();
     up.onState((c) => this.onConnection(c));
-    if (!this.canAnswer) this.log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
+    if (!this.canAnswer)
+      this.log('aep claude-code: no relay token: questions are recorded but answered in the terminal (commands need authentication, AEP-0004 §4.1)');
     const host = this.opts.host ?? '127.0.0.1';
     const port = this.opts.port ?? DEFAULT_PORT;
     const maxHookBytes = this.limits.maxHookBytes;
-    const handle = (x: HookExchange): void => { void this.handle(x); };
+    const handle = (x: HookExchange): void => {
+      void this.handle(x);
+    };
     try {
       const secret = this.opts.secret ?? ensureSecret(this.opts.secretFile ?? defaultSecretPath()).secret;
-      const socketPath = this.opts.socket === false ? undefined : this.opts.socket ?? defaultSocketPath();
+      const socketPath = this.opts.socket === false ? undefined : (this.opts.socket ?? defaultSocketPath());
       if (socketPath !== undefined) this.sock = await listenSocket({ path: socketPath, secret, maxHookBytes, refusals: this.refusals, handle });
       this.http = await listenHttp({
-        host, port, maxHookBytes, secret, refusals: this.refusals, handle,
+        host,
+        port,
+        maxHookBytes,
+        secret,
+        refusals: this.refusals,
+        handle,
         health: () => ({ ok: true, connected: this.connected, pending: this.engine.pending().length }),
       }).catch((err: unknown) => {
         const code = (err as { code?: unknown }).code;
-        if (code === 'EADDRINUSE') throw new AdapterError(ADAPTER_ERRORS.ADDRESS_IN_USE, `cannot listen on ${host}:${port}: the port is taken (another daemon? pick --port)`);
+        if (code === 'EADDRINUSE')
+          throw new AdapterError(ADAPTER_ERRORS.ADDRESS_IN_USE, `cannot listen on ${host}:${port}: the port is taken (another daemon? pick --port)`);
         throw new AdapterError(ADAPTER_ERRORS.LISTEN_FAILED, `cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`);
       });
     } catch (err) {
@@ -260,22 +272,37 @@ export class ClaudeCodeDaemon {
     if (name === 'SessionEnd') this.steering.forget(session);
     // A cancelled session: its tool calls are refused with the person's reason (steering.ts).
     const denied = CANCELLED_HOOKS.has(name) ? this.steering.cancelledReason(session, parent) : undefined;
-    if (denied !== undefined) { x.reply(cancelOutput(name, denied)); return; }
+    if (denied !== undefined) {
+      x.reply(cancelOutput(name, denied));
+      return;
+    }
     // A paused session: the tool call waits at PreToolUse (within the hook's budget).
     const pausedBy = name === 'PreToolUse' ? this.steering.isPaused(session, parent) : undefined;
     if (pausedBy !== undefined) {
       if (this.held.size + this.steering.heldCount() >= this.limits.maxHeld) {
-        this.refusals.note(ADAPTER_ERRORS.TOO_MANY_HELD, `${this.held.size + this.steering.heldCount()} hooks already held (--max-held ${this.limits.maxHeld}): not held for the pause, no decision`);
+        this.refusals.note(
+          ADAPTER_ERRORS.TOO_MANY_HELD,
+          `${this.held.size + this.steering.heldCount()} hooks already held (--max-held ${this.limits.maxHeld}): not held for the pause, no decision`,
+        );
         x.reply(NO_DECISION);
         return;
       }
       const end = await this.steering.wait(pausedBy, this.waitMs, (cb) => x.onAbandon(cb));
       if (end === 'abandoned') return;
-      if (end === 'cancelled') { x.reply(cancelOutput(name, this.steering.cancelledReason(session, parent) ?? cancelReason(undefined, 'a surface'))); return; }
-      if (end === 'timeout') { x.reply(NO_DECISION); return; }
+      if (end === 'cancelled') {
+        x.reply(cancelOutput(name, this.steering.cancelledReason(session, parent) ?? cancelReason(undefined, 'a surface')));
+        return;
+      }
+      if (end === 'timeout') {
+        x.reply(NO_DECISION);
+        return;
+      }
     }
     const spec = result.attention;
-    if (!spec) { x.reply(NO_DECISION); return; }
+    if (!spec) {
+      x.reply(NO_DECISION);
+      return;
+    }
     const over = this.overLimit(spec);
     if (over) {
       // Not forwarded at all (the inbox is not flooded); Claude Code asks in its own dialog.
@@ -293,7 +320,10 @@ export class ClaudeCodeDaemon {
     }
     // A pause spent part of the hook's budget: the question gets what is left.
     const left = this.waitMs - Math.max(0, this.now() - start);
-    if (left <= 0) { x.reply(NO_DECISION); return; }
+    if (left <= 0) {
+      x.reply(NO_DECISION);
+      return;
+    }
     this.hold(spec, x, name, left);
   }
 
@@ -307,11 +337,16 @@ export class ClaudeCodeDaemon {
       return;
     }
     const p = this.raise(spec, waitMs);
-    if (!p) { x.reply(NO_DECISION); return; }
+    if (!p) {
+      x.reply(NO_DECISION);
+      return;
+    }
     const h: Held = { spec, session: spec.request.session, hookName };
     this.held.set(p.id, h);
     // Claude Code cancelled the hook (user pressed Esc, hook timeout): the question went elsewhere.
-    x.onAbandon(() => { this.engine.dismiss(p.id, 'hook cancelled'); });
+    x.onAbandon(() => {
+      this.engine.dismiss(p.id, 'hook cancelled');
+    });
     void p.then((o) => {
       this.held.delete(p.id);
       if (h.cancelled !== undefined) x.reply(cancelOutput(hookName, h.cancelled));
@@ -343,7 +378,8 @@ export class ClaudeCodeDaemon {
     const c = parseCancel(cmd.event as unknown as Record<string, unknown>);
     if (Array.isArray(c)) return { status: 'rejected', reason: 'invalid', issues: c };
     if (t.run === undefined) return { status: 'rejected', reason: 'refused', detail: `no turn is in progress in session ${t.session}` };
-    if (c.scope === 'run' && c.run !== t.run) return { status: 'rejected', reason: 'refused', detail: `the named run is not in progress (the current run is ${t.run})` };
+    if (c.scope === 'run' && c.run !== t.run)
+      return { status: 'rejected', reason: 'refused', detail: `the named run is not in progress (the current run is ${t.run})` };
     const reason = cancelReason(c.reason, cmd.event.agent);
     return {
       status: 'accepted',
@@ -393,10 +429,16 @@ export class ClaudeCodeDaemon {
   private overLimit(spec: AttentionSpec): { code: string; message: string } | undefined {
     const l = this.limits;
     if (spec.hook === 'ask' && (spec.questions?.length ?? 0) > l.maxQuestions) {
-      return { code: ADAPTER_ERRORS.TOO_MANY_QUESTIONS, message: `AskUserQuestion with ${spec.questions?.length ?? 0} questions (--max-questions ${l.maxQuestions}): not forwarded, no decision` };
+      return {
+        code: ADAPTER_ERRORS.TOO_MANY_QUESTIONS,
+        message: `AskUserQuestion with ${spec.questions?.length ?? 0} questions (--max-questions ${l.maxQuestions}): not forwarded, no decision`,
+      };
     }
     if (spec.hook === 'elicitation' && (spec.fields?.length ?? 0) > l.maxFields) {
-      return { code: ADAPTER_ERRORS.TOO_MANY_FIELDS, message: `elicitation with ${spec.fields?.length ?? 0} fields (--max-fields ${l.maxFields}): not forwarded, no decision` };
+      return {
+        code: ADAPTER_ERRORS.TOO_MANY_FIELDS,
+        message: `elicitation with ${spec.fields?.length ?? 0} fields (--max-fields ${l.maxFields}): not forwarded, no decision`,
+      };
     }
     return undefined;
   }
@@ -406,7 +448,11 @@ export class ClaudeCodeDaemon {
     if (this.connected) return Promise.resolve(true);
     if (this.closing) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
-      const done = (ok: boolean): void => { clearTimeout(t); this.connectWaiters.delete(done); resolve(ok); };
+      const done = (ok: boolean): void => {
+        clearTimeout(t);
+        this.connectWaiters.delete(done);
+        resolve(ok);
+      };
       const t = setTimeout(() => done(false), this.graceMs);
       this.connectWaiters.add(done);
     });
@@ -419,7 +465,10 @@ export class ClaudeCodeDaemon {
   private onConnection(connected: boolean): void {
     this.connected = connected;
     if (connected) {
-      if (this.lostTimer) { clearTimeout(this.lostTimer); this.lostTimer = undefined; }
+      if (this.lostTimer) {
+        clearTimeout(this.lostTimer);
+        this.lostTimer = undefined;
+      }
       for (const w of [...this.connectWaiters]) w(true);
       return;
     }
@@ -461,9 +510,12 @@ export class ClaudeCodeDaemon {
   private dismissMatching(r: DismissRule): void {
     for (const [id, h] of [...this.held]) {
       if (h.session !== r.session) continue;
-      const hit = r.all === true
-        || (r.toolUseId !== undefined ? h.spec.toolUseId === r.toolUseId
-          : r.server !== undefined ? h.spec.hook === 'elicitation' && h.spec.request.subject === r.server
+      const hit =
+        r.all === true ||
+        (r.toolUseId !== undefined
+          ? h.spec.toolUseId === r.toolUseId
+          : r.server !== undefined
+            ? h.spec.hook === 'elicitation' && h.spec.request.subject === r.server
             : r.toolName !== undefined && h.spec.hook === 'permission' && h.spec.toolName === r.toolName && h.spec.inputDigest === r.inputDigest);
       if (hit) this.engine.dismiss(id, 'answered elsewhere');
     }

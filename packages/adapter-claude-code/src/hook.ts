@@ -47,12 +47,17 @@ async function main(): Promise<void> {
   const timeoutMs = Number(arg('--timeout-ms') ?? 600_000);
   // Bound everything: an unreachable or stuck daemon must not hold the agent.
   setTimeout(() => quit(), Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 600_000).unref();
-  if (!socketPath || !secretFile) return refuse(ADAPTER_ERRORS.SOCKET_UNSAFE, 'usage: aep-claude-hook --socket PATH --secret-file PATH (re-run aep claude-code install)');
+  if (!socketPath || !secretFile)
+    return refuse(ADAPTER_ERRORS.SOCKET_UNSAFE, 'usage: aep-claude-hook --socket PATH --secret-file PATH (re-run aep claude-code install)');
   const body = await readStdin();
   const secretProblem = privatePathProblem(secretFile, 'file');
   if (secretProblem) return refuse(ADAPTER_ERRORS.SECRET_UNSAFE, `hook secret: ${secretProblem}`);
   let secret: string;
-  try { secret = readFileSync(secretFile, 'utf8').trim(); } catch { return quit(); }
+  try {
+    secret = readFileSync(secretFile, 'utf8').trim();
+  } catch {
+    return quit();
+  }
   // Nothing is sent to a socket another user could have planted or could read.
   const problem = privatePathProblem(dirname(socketPath), 'dir') ?? privatePathProblem(socketPath, 'socket');
   if (problem) {
@@ -90,7 +95,8 @@ async function main(): Promise<void> {
     const length = head['length'];
     if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0 || length > 16 * 1024 * 1024) return quit();
     const text = (await reader.bytes(length)).toString('utf8');
-    if (!sameMac(head['mac'], answerMac(secret, ns, nd, text))) return refuse(ADAPTER_ERRORS.DAEMON_UNVERIFIED, 'the answer does not carry the MAC of this exchange; ignored');
+    if (!sameMac(head['mac'], answerMac(secret, ns, nd, text)))
+      return refuse(ADAPTER_ERRORS.DAEMON_UNVERIFIED, 'the answer does not carry the MAC of this exchange; ignored');
     const out = text.trim();
     // `{}` is the daemon's "no decision": print nothing.
     return quit(out === '' || out === '{}' ? undefined : `${out}\n`);

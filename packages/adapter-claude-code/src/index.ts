@@ -19,7 +19,22 @@ export { defaultSecretPath, defaultSocketPath, ensureSecret, readSecret } from '
 export { privatePathProblem } from './private-path.js';
 export type { DaemonOptions, DaemonHandle, DaemonLimits, Uplink } from './daemon.js';
 export { DEFAULT_PORT, DEFAULT_WAIT_MS, DEFAULT_RELAY, DEFAULT_LIMITS } from './constants.js';
-export { install, uninstall, hookSnippet, shellQuote, HOOK_SECRET_ENV, settingsPathFor, backupPathFor, isOurHandler, stripOurs, BLOCKING_HOOKS, LIFECYCLE_HOOKS, DEFAULT_DAEMON_URL, DEFAULT_BLOCKING_TIMEOUT_S, DEFAULT_LIFECYCLE_TIMEOUT_S } from './install.js';
+export {
+  install,
+  uninstall,
+  hookSnippet,
+  shellQuote,
+  HOOK_SECRET_ENV,
+  settingsPathFor,
+  backupPathFor,
+  isOurHandler,
+  stripOurs,
+  BLOCKING_HOOKS,
+  LIFECYCLE_HOOKS,
+  DEFAULT_DAEMON_URL,
+  DEFAULT_BLOCKING_TIMEOUT_S,
+  DEFAULT_LIFECYCLE_TIMEOUT_S,
+} from './install.js';
 export type { InstallOptions, InstallResult, SettingsScope } from './install.js';
 export { dryRun } from './dry-run.js';
 export type { DryRunOptions } from './dry-run.js';

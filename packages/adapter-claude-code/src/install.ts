@@ -19,8 +19,19 @@ export type SettingsScope = 'user' | 'project' | 'local';
 export const BLOCKING_HOOKS = ['PreToolUse', 'PermissionRequest', 'Elicitation'] as const;
 /** Lifecycle hooks: answered at once. */
 export const LIFECYCLE_HOOKS = [
-  'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop',
-  'PostToolUse', 'PostToolUseFailure', 'PermissionDenied', 'Notification', 'PreCompact', 'PostCompact', 'ElicitationResult',
+  'SessionStart',
+  'SessionEnd',
+  'UserPromptSubmit',
+  'Stop',
+  'SubagentStart',
+  'SubagentStop',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PermissionDenied',
+  'Notification',
+  'PreCompact',
+  'PostCompact',
+  'ElicitationResult',
 ] as const;
 /** Hooks whose matcher is a tool name (we match every tool). */
 const TOOL_MATCHED = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PermissionRequest', 'PermissionDenied']);
@@ -65,9 +76,12 @@ export function settingsPathFor(opts: InstallOptions): string {
   if (opts.settingsPath) return opts.settingsPath;
   const dir = opts.projectDir ?? process.cwd();
   switch (opts.scope ?? 'user') {
-    case 'user': return join(homedir(), '.claude', 'settings.json');
-    case 'project': return join(dir, '.claude', 'settings.json');
-    case 'local': return join(dir, '.claude', 'settings.local.json');
+    case 'user':
+      return join(homedir(), '.claude', 'settings.json');
+    case 'project':
+      return join(dir, '.claude', 'settings.json');
+    case 'local':
+      return join(dir, '.claude', 'settings.local.json');
   }
 }
 
@@ -91,8 +105,8 @@ export const HOOK_SECRET_ENV = 'AEP_CC_HOOK_SECRET';
 /** One of our handlers for a hook event. */
 function handlerFor(event: string, opts: InstallOptions): Record<string, unknown> {
   const timeout = (BLOCKING_HOOKS as readonly string[]).includes(event)
-    ? opts.blockingTimeoutS ?? DEFAULT_BLOCKING_TIMEOUT_S
-    : opts.lifecycleTimeoutS ?? DEFAULT_LIFECYCLE_TIMEOUT_S;
+    ? (opts.blockingTimeoutS ?? DEFAULT_BLOCKING_TIMEOUT_S)
+    : (opts.lifecycleTimeoutS ?? DEFAULT_LIFECYCLE_TIMEOUT_S);
   if ((opts.handler ?? 'command') === 'command') {
     const cmd = opts.hookCommand ?? 'aep-claude-hook';
     const socket = shellQuote(opts.socketPath ?? defaultSocketPath());
@@ -124,8 +138,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** True for a handler we installed: our `/hooks/{Event}` URL, or our hook command. */
 export function isOurHandler(h: unknown): boolean {
   if (!isObject(h)) return false;
-  if (h['type'] === 'http' && typeof h['url'] === 'string') return /\/hooks\/[A-Za-z]+$/.test(h['url']) && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//.test(h['url']);
-  if (h['type'] === 'command' && typeof h['command'] === 'string') return /(^|[\s/])aep-claude-hook(\.js)?(\s|$)|adapter-claude-code\/dist\/hook\.js/.test(h['command']);
+  if (h['type'] === 'http' && typeof h['url'] === 'string')
+    return /\/hooks\/[A-Za-z]+$/.test(h['url']) && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?\//.test(h['url']);
+  if (h['type'] === 'command' && typeof h['command'] === 'string')
+    return /(^|[\s/])aep-claude-hook(\.js)?(\s|$)|adapter-claude-code\/dist\/hook\.js/.test(h['command']);
   return false;
 }
 
@@ -160,7 +176,11 @@ function writeAtomic(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.aep-tmp-${process.pid}`;
   let mode: number | undefined;
-  try { mode = statSync(path).mode & 0o777; } catch { mode = undefined; }
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    mode = undefined;
+  }
   writeFileSync(tmp, text);
   if (mode !== undefined) chmodSync(tmp, mode);
   renameSync(tmp, path);
@@ -169,7 +189,9 @@ function writeAtomic(path: string, text: string): void {
 function hasOurs(value: Record<string, unknown>): boolean {
   const hooks = value['hooks'];
   if (!isObject(hooks)) return false;
-  return Object.values(hooks).some((groups) => Array.isArray(groups) && groups.some((g) => isObject(g) && Array.isArray(g['hooks']) && g['hooks'].some(isOurHandler)));
+  return Object.values(hooks).some(
+    (groups) => Array.isArray(groups) && groups.some((g) => isObject(g) && Array.isArray(g['hooks']) && g['hooks'].some(isOurHandler)),
+  );
 }
 
 /** Removes our handlers; returns the settings object without them (empty containers we emptied are removed). */
@@ -178,13 +200,22 @@ export function stripOurs(value: Record<string, unknown>): Record<string, unknow
   if (!isObject(hooks)) return value;
   const outHooks: Record<string, unknown> = {};
   for (const [event, groups] of Object.entries(hooks)) {
-    if (!Array.isArray(groups)) { outHooks[event] = groups; continue; }
+    if (!Array.isArray(groups)) {
+      outHooks[event] = groups;
+      continue;
+    }
     const kept: unknown[] = [];
     let touched = false;
     for (const g of groups) {
-      if (!isObject(g) || !Array.isArray(g['hooks'])) { kept.push(g); continue; }
+      if (!isObject(g) || !Array.isArray(g['hooks'])) {
+        kept.push(g);
+        continue;
+      }
       const hs = g['hooks'].filter((h) => !isOurHandler(h));
-      if (hs.length === g['hooks'].length) { kept.push(g); continue; }
+      if (hs.length === g['hooks'].length) {
+        kept.push(g);
+        continue;
+      }
       touched = true;
       if (hs.length > 0) kept.push({ ...g, hooks: hs });
     }
@@ -232,7 +263,9 @@ export function uninstall(opts: InstallOptions = {}): InstallResult {
       if (isObject(b) && b['aep'] === 'claude-code-install' && typeof b['original'] === 'string' && typeof b['existed'] === 'boolean') {
         backup = { existed: b['existed'], original: b['original'] };
       }
-    } catch { backup = undefined; }
+    } catch {
+      backup = undefined;
+    }
   }
   if (!hasOurs(value)) {
     if (backup) unlinkSync(backupPath);
@@ -241,7 +274,11 @@ export function uninstall(opts: InstallOptions = {}): InstallResult {
   const stripped = stripOurs(value);
   if (backup) {
     let originalValue: unknown = {};
-    try { originalValue = backup.original.trim() === '' ? {} : JSON.parse(backup.original); } catch { originalValue = undefined; }
+    try {
+      originalValue = backup.original.trim() === '' ? {} : JSON.parse(backup.original);
+    } catch {
+      originalValue = undefined;
+    }
     if (isDeepStrictEqual(stripped, originalValue)) {
       if (backup.existed) writeAtomic(path, backup.original);
       else unlinkSync(path);

@@ -37,7 +37,11 @@ export function ensurePrivateDir(dir: string, code: string): void {
   }
   let problem = privatePathProblem(dir, 'dir');
   if (problem && /accessible to group or other/.test(problem)) {
-    try { chmodSync(dir, 0o700); } catch { /* reported below */ }
+    try {
+      chmodSync(dir, 0o700);
+    } catch {
+      /* reported below */
+    }
     problem = privatePathProblem(dir, 'dir');
   }
   if (problem) throw new AdapterError(code, problem);
@@ -50,7 +54,11 @@ export function readSecret(path: string): string {
   const problem = privatePathProblem(path, 'file') ?? privatePathProblem(dirname(path), 'dir');
   if (problem) throw new AdapterError(ADAPTER_ERRORS.SECRET_UNSAFE, `hook secret: ${problem}`);
   const text = readFileSync(path, 'utf8').trim();
-  if (!SECRET_RE.test(text)) throw new AdapterError(ADAPTER_ERRORS.SECRET_UNSAFE, `hook secret ${path} is not a 43-character base64url secret (delete it; install or serve makes a new one)`);
+  if (!SECRET_RE.test(text))
+    throw new AdapterError(
+      ADAPTER_ERRORS.SECRET_UNSAFE,
+      `hook secret ${path} is not a 43-character base64url secret (delete it; install or serve makes a new one)`,
+    );
   return text;
 }
 

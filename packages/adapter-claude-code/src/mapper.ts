@@ -18,9 +18,15 @@ export type { EventDraft, AttentionSpec, AttentionHookKind, DismissRule, MapResu
 export { safeId, structuralPrompt } from './mapping/state.js';
 
 /** Every mapped hook, by `hook_event_name` (SessionStart is handled before dispatch). */
-const HOOKS: ReadonlyMap<string, HookMapping> = new Map(Object.entries({
-  ...SESSION_HOOKS, ...TOOL_HOOKS, ...PERMISSION_HOOKS, ...ELICITATION_HOOKS, ...NOTIFICATION_HOOKS,
-}));
+const HOOKS: ReadonlyMap<string, HookMapping> = new Map(
+  Object.entries({
+    ...SESSION_HOOKS,
+    ...TOOL_HOOKS,
+    ...PERMISSION_HOOKS,
+    ...ELICITATION_HOOKS,
+    ...NOTIFICATION_HOOKS,
+  }),
+);
 
 /** Unknown hooks still resolve their session and close activity-closed informational requests. */
 const UNKNOWN: HookMapping = { scope: 'own', closes: 'activity', map: () => undefined };
@@ -42,8 +48,12 @@ export class ClaudeCodeMapper {
    * Tells the mapper whether a controllable (answerable) request is pending in a session, so a
    * Notification about the same dialog does not open a duplicate informational request.
    */
-  get pendingProbe(): (session: string) => boolean { return this.state.pendingProbe; }
-  set pendingProbe(probe: (session: string) => boolean) { this.state.pendingProbe = probe; }
+  get pendingProbe(): (session: string) => boolean {
+    return this.state.pendingProbe;
+  }
+  set pendingProbe(probe: (session: string) => boolean) {
+    this.state.pendingProbe = probe;
+  }
 
   /** Whether the Claude Code session (its sanitized id, or a child key) is started and not ended. */
   isOpen(key: string): boolean {
@@ -79,7 +89,10 @@ export class ClaudeCodeMapper {
     const r = reason !== undefined ? gatedText(this.config, this.state.cap('run.cancelled'), reason) : undefined;
     if (r !== undefined) extra['reason'] = r;
     this.state.endRun(s, out, now, 'run.cancelled', extra);
-    for (const d of out) { delete d.causeRef; d.cause = commandId; }
+    for (const d of out) {
+      delete d.causeRef;
+      d.cause = commandId;
+    }
     return out;
   }
 
@@ -114,7 +127,13 @@ export class ClaudeCodeMapper {
     const toolName = str(hook.tool_name) ?? '';
     const toolUseId = str(hook.tool_use_id);
     const c: HookContext = {
-      hook, now, s, out, dismiss, toolName, toolUseId,
+      hook,
+      now,
+      s,
+      out,
+      dismiss,
+      toolName,
+      toolUseId,
       tool: toolUseId ? { name: toolName, call_id: toolUseId } : { name: toolName },
     };
     const attention = h.map(m, c);

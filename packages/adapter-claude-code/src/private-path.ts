@@ -22,6 +22,7 @@ export function privatePathProblem(path: string, kind: PrivateKind): string | un
   if (!isKind) return `${path} is not a ${kind === 'dir' ? 'directory' : kind} (a symbolic link is never followed)`;
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   if (uid !== undefined && st.uid !== uid) return `${path} belongs to uid ${st.uid}, not to this user (uid ${uid})`;
-  if ((st.mode & 0o077) !== 0) return `${path} is accessible to group or other (mode ${(st.mode & 0o777).toString(8).padStart(3, '0')}; want ${kind === 'dir' ? '700' : '600'})`;
+  if ((st.mode & 0o077) !== 0)
+    return `${path} is accessible to group or other (mode ${(st.mode & 0o777).toString(8).padStart(3, '0')}; want ${kind === 'dir' ? '700' : '600'})`;
   return undefined;
 }

@@ -5,7 +5,11 @@
 export class RefusalLog {
   private readonly last = new Map<string, { at: number; held: number }>();
 
-  constructor(private readonly log: (line: string) => void, private readonly now: () => number = Date.now, private readonly everyMs = 1_000) {}
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly now: () => number = Date.now,
+    private readonly everyMs = 1_000,
+  ) {}
 
   /**
    * Logs `aep claude-code: CODE: message`, unless the same code (on the same channel) was logged
@@ -15,7 +19,10 @@ export class RefusalLog {
     const t = this.now();
     const key = `${channel}\n${code}`;
     const prev = this.last.get(key);
-    if (prev && t - prev.at < this.everyMs) { prev.held += 1; return; }
+    if (prev && t - prev.at < this.everyMs) {
+      prev.held += 1;
+      return;
+    }
     const more = prev && prev.held > 0 ? ` (${prev.held} more since the last line)` : '';
     this.last.set(key, { at: t, held: 0 });
     this.log(`aep claude-code: ${code}: ${message}${more}`);

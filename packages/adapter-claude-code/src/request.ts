@@ -25,7 +25,10 @@ export interface EngineRequestExtras {
 export function engineRequest(spec: AttentionSpec, extras: EngineRequestExtras = {}): AttentionRequestInput {
   const r = spec.request;
   const input: AttentionRequestInput = {
-    session: r.session, kind: KIND[spec.hook], data: r.data ?? {}, capture: r.capture,
+    session: r.session,
+    kind: KIND[spec.hook],
+    data: r.data ?? {},
+    capture: r.capture,
     validate: (answer: HookAnswer) => translateAnswer(spec, answer),
   };
   if (r.severity) input.severity = r.severity;

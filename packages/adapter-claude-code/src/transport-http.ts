@@ -48,10 +48,15 @@ function refuse(res: ServerResponse, status: number, code: string, message: stri
 /** Binds the endpoint; rejects with the listen error (EADDRINUSE, EACCES, ...). */
 export async function listenHttp(o: HttpTransportOptions): Promise<HttpTransport> {
   const server: Server = createServer((req, res) => onRequest(o, req, res));
-  server.on('clientError', (_err, socket) => { socket.destroy(); });
+  server.on('clientError', (_err, socket) => {
+    socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.host, () => { server.off('error', reject); resolve(); });
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const addr = server.address() as AddressInfo;
   const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${addr.port}`;
@@ -73,7 +78,10 @@ const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '
 function hostName(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
   const h = header.trim().toLowerCase();
-  if (h.startsWith('[')) { const end = h.indexOf(']'); return end > 0 ? h.slice(0, end + 1) : undefined; }
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    return end > 0 ? h.slice(0, end + 1) : undefined;
+  }
   const colon = h.indexOf(':');
   return colon >= 0 ? h.slice(0, colon) : h;
 }
@@ -101,16 +109,24 @@ function admitted(o: HttpTransportOptions, req: IncomingMessage, res: ServerResp
   const given = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
   if (!sameSecret(given, o.secret)) {
     o.refusals.note(ADAPTER_ERRORS.UNAUTHORIZED, 'refused a request without the hook secret (Authorization: Bearer)');
-    refuse(res, 401, ADAPTER_ERRORS.UNAUTHORIZED, 'present the hook secret: Authorization: Bearer <secret> (aep claude-code install)', { 'www-authenticate': 'Bearer' });
+    refuse(res, 401, ADAPTER_ERRORS.UNAUTHORIZED, 'present the hook secret: Authorization: Bearer <secret> (aep claude-code install)', {
+      'www-authenticate': 'Bearer',
+    });
     return false;
   }
   return true;
 }
 
 function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerResponse): void {
-  if (!admitted(o, req, res)) { req.resume(); return; }
+  if (!admitted(o, req, res)) {
+    req.resume();
+    return;
+  }
   const path = (req.url ?? '/').split('?')[0] ?? '/';
-  if (req.method === 'GET' && path === '/health') { json(res, 200, o.health()); return; }
+  if (req.method === 'GET' && path === '/health') {
+    json(res, 200, o.health());
+    return;
+  }
   if (req.method !== 'POST' || !(path === '/' || path === '/hook' || path.startsWith('/hooks/'))) {
     refuse(res, 404, ADAPTER_ERRORS.NOT_FOUND, 'POST hook input to /hooks/{Event}');
     return;
@@ -134,20 +150,42 @@ function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerRes
   req.on('data', (c: Buffer) => {
     if (over) return;
     size += c.length;
-    if (size > o.maxHookBytes) { over = true; chunks.length = 0; tooLarge(o, res); return; }
+    if (size > o.maxHookBytes) {
+      over = true;
+      chunks.length = 0;
+      tooLarge(o, res);
+      return;
+    }
     chunks.push(c);
   });
-  req.on('error', () => { /* client went away; nothing to answer */ });
+  req.on('error', () => {
+    /* client went away; nothing to answer */
+  });
   req.on('end', () => {
     if (over) return;
     let answered = false;
     const abandon: (() => void)[] = [];
-    res.on('close', () => { if (!answered) { answered = true; for (const cb of abandon) cb(); } });
+    res.on('close', () => {
+      if (!answered) {
+        answered = true;
+        for (const cb of abandon) cb();
+      }
+    });
     o.handle({
       body: Buffer.concat(chunks).toString('utf8'),
-      reply: (output) => { if (answered) return; answered = true; json(res, 200, output); },
-      refuse: (err: AdapterError) => { if (answered) return; answered = true; refuse(res, 400, err.code, err.message); },
-      onAbandon: (cb) => { abandon.push(cb); },
+      reply: (output) => {
+        if (answered) return;
+        answered = true;
+        json(res, 200, output);
+      },
+      refuse: (err: AdapterError) => {
+        if (answered) return;
+        answered = true;
+        refuse(res, 400, err.code, err.message);
+      },
+      onAbandon: (cb) => {
+        abandon.push(cb);
+      },
     });
   });
 }

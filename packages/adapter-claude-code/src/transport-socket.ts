@@ -34,7 +34,10 @@ const HANDSHAKE_MS = 10_000;
 function alive(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const c = createConnection(path);
-    const done = (v: boolean) => { c.destroy(); resolve(v); };
+    const done = (v: boolean) => {
+      c.destroy();
+      resolve(v);
+    };
     c.once('connect', () => done(true));
     c.once('error', () => done(false));
     setTimeout(() => done(false), 1_000).unref();
@@ -49,7 +52,11 @@ function alive(path: string): Promise<boolean> {
 export async function listenSocket(o: SocketTransportOptions): Promise<SocketTransport> {
   ensurePrivateDir(dirname(o.path), ADAPTER_ERRORS.SOCKET_UNSAFE);
   let existing;
-  try { existing = lstatSync(o.path); } catch { existing = undefined; }
+  try {
+    existing = lstatSync(o.path);
+  } catch {
+    existing = undefined;
+  }
   if (existing) {
     if (!existing.isSocket()) throw new AdapterError(ADAPTER_ERRORS.SOCKET_UNSAFE, `${o.path} exists and is not a socket; remove it or pick --socket`);
     if (await alive(o.path)) throw new AdapterError(ADAPTER_ERRORS.ADDRESS_IN_USE, `another daemon answers on ${o.path} (stop it, or pick --socket)`);
@@ -62,14 +69,22 @@ export async function listenSocket(o: SocketTransportOptions): Promise<SocketTra
   });
   chmodSync(o.path, 0o600);
   const open = new Set<Socket>();
-  server.on('connection', (s) => { open.add(s); s.once('close', () => open.delete(s)); });
+  server.on('connection', (s) => {
+    open.add(s);
+    s.once('close', () => open.delete(s));
+  });
   return {
     path: o.path,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const s of open) s.destroy();
-      try { unlinkSync(o.path); } catch { /* already gone */ }
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of open) s.destroy();
+        try {
+          unlinkSync(o.path);
+        } catch {
+          /* already gone */
+        }
+      }),
   };
 }
 
@@ -79,7 +94,10 @@ function onConnection(o: SocketTransportOptions, sock: Socket): void {
   sock.on('error', () => reader.end());
   sock.on('close', () => reader.end());
   const cut = setTimeout(() => sock.destroy(), HANDSHAKE_MS);
-  void exchange(o, sock, reader, cut).catch(() => { clearTimeout(cut); sock.destroy(); });
+  void exchange(o, sock, reader, cut).catch(() => {
+    clearTimeout(cut);
+    sock.destroy();
+  });
 }
 
 async function exchange(o: SocketTransportOptions, sock: Socket, reader: FrameReader, cut: NodeJS.Timeout): Promise<void> {
@@ -112,11 +130,18 @@ async function exchange(o: SocketTransportOptions, sock: Socket, reader: FrameRe
   const body = await reader.bytes(length);
   clearTimeout(cut);
   const abandon: (() => void)[] = [];
-  sock.once('close', () => { if (!answered) { answered = true; for (const cb of abandon) cb(); } });
+  sock.once('close', () => {
+    if (!answered) {
+      answered = true;
+      for (const cb of abandon) cb();
+    }
+  });
   o.handle({
     body: body.toString('utf8'),
     reply: send,
     refuse: () => send({}),
-    onAbandon: (cb) => { abandon.push(cb); },
+    onAbandon: (cb) => {
+      abandon.push(cb);
+    },
   });
 }

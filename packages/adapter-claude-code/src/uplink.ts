@@ -46,9 +46,15 @@ export function relayUplink(o: RelayUplinkOptions): Uplink {
   return {
     emit: (session, type, data, attrs) => conn.emit(session, type, data, attrs),
     connected: () => conn.stats().connected,
-    onState: (l) => { conn.onState(l); },
-    onCommand: (type, h) => { conn.onCommand(type, h); },
+    onState: (l) => {
+      conn.onState(l);
+    },
+    onCommand: (type, h) => {
+      conn.onCommand(type, h);
+    },
     flush: (ms) => conn.flush(ms),
-    close: async () => { await conn.close(); },
+    close: async () => {
+      await conn.close();
+    },
   };
 }

@@ -29,12 +29,19 @@ function outputOf(spec: AttentionSpec, o: AttentionOutcome): Record<string, unkn
 }
 
 /** One answer through the engine as the daemon raises the request. */
-async function answer(spec: AttentionSpec, a: unknown, attrs?: Record<string, unknown>): Promise<{ decision: CommandDecision; output?: Record<string, unknown>; recorded?: unknown }> {
+async function answer(
+  spec: AttentionSpec,
+  a: unknown,
+  attrs?: Record<string, unknown>,
+): Promise<{ decision: CommandDecision; output?: Record<string, unknown>; recorded?: unknown }> {
   const { port, respond, emitted } = recordingPort('redacted');
   const engine = new AttentionEngine(port);
   const p = engine.requestAttention(engineRequest(spec));
   const decision = await respond(p.id, a, { session: spec.request.session, ...(attrs ? { attrs } : {}) });
-  if (decision.status !== 'accepted') { await engine.shutdown(); return { decision }; }
+  if (decision.status !== 'accepted') {
+    await engine.shutdown();
+    return { decision };
+  }
   decision.after?.();
   const o = await p;
   const recorded = emitted.find((e) => e.type === 'attention.answered')?.data;
@@ -81,9 +88,13 @@ test('AskUserQuestion: a missing required answer, text alone, an unknown option 
 
 test('AskUserQuestion: decline (deny with a reason Claude reads) and cancel (no decision), contract C2', async () => {
   const decline = await answer(ask, { option: 'decline', text: 'Ask me tomorrow' });
-  assert.deepEqual(decline.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Ask me tomorrow' } });
+  assert.deepEqual(decline.output, {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Ask me tomorrow' },
+  });
   const bare = await answer(ask, { option: 'decline' });
-  assert.deepEqual(bare.output, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The user declined to answer these questions.' } });
+  assert.deepEqual(bare.output, {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'The user declined to answer these questions.' },
+  });
   const cancel = await answer(ask, { option: 'cancel' });
   assert.equal(cancel.decision.status, 'accepted');
   assert.deepEqual(cancel.output, {}, 'no decision: Claude Code asks in its own dialog');
@@ -101,9 +112,13 @@ test('PermissionRequest: allow (with the approval proof), deny with the reason a
   assert.deepEqual(outputOf(perm, await p), { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
   await engine.shutdown();
   const deny = await answer(perm, { option: 'deny', text: 'never force-push main' });
-  assert.deepEqual(deny.output, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'never force-push main', interrupt: false } } });
+  assert.deepEqual(deny.output, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'never force-push main', interrupt: false } },
+  });
   const word = await answer(perm, { text: '  DENY ' });
-  assert.deepEqual(word.output, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
+  assert.deepEqual(word.output, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } },
+  });
   const yes = await answer(perm, { text: 'Allow' });
   assert.equal(yes.decision.status === 'rejected' && yes.decision.reason, 'invalid', 'text that maps to allow needs the proof too');
   // Unmatched text never grants (AEP-0008 §1 step 4).
@@ -146,31 +161,38 @@ test('property: any valid AskUserQuestion answer maps to labels/free text keyed 
     options: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 10 }), { minLength: 2, maxLength: 4 }).map((ls) => ls.map((label) => ({ label }))),
   });
   const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 200);
-  await fc.assert(fc.asyncProperty(
-    fc.uniqueArray(question, { minLength: 1, maxLength: 4, selector: (q) => q.question }),
-    fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
-    fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !/^[1-9][0-9]*$/.test(s)),
-    async (questions, picks, freeText) => {
-      const spec = specOf({ hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'AskUserQuestion', tool_use_id: 't', tool_input: { questions } });
-      const values: Record<string, unknown> = {};
-      const expected: Record<string, string> = {};
-      questions.forEach((q, i) => {
-        const pick = picks[i]! % (q.options.length + 1);
-        if (pick === q.options.length) { values[String(i + 1)] = q.multiSelect ? [freeText] : freeText; expected[q.question] = freeText; return; }
-        if (q.multiSelect) {
-          const ids = [...new Set([pick, 0])].sort().map((n) => String(n + 1));
-          values[String(i + 1)] = ids;
-          expected[q.question] = ids.map((id) => q.options[Number(id) - 1]!.label).join(', ');
-        } else {
-          values[String(i + 1)] = String(pick + 1);
-          expected[q.question] = q.options[pick]!.label;
-        }
-      });
-      const r = await answer(spec, { values });
-      assert.equal(r.decision.status, 'accepted', JSON.stringify(r.decision));
-      const upd = (r.output!['hookSpecificOutput'] as Record<string, unknown>)['updatedInput'] as Record<string, unknown>;
-      assert.deepEqual(upd['answers'], expected);
-      assert.deepEqual(upd['questions'], questions);
-    },
-  ), { numRuns: runs });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.uniqueArray(question, { minLength: 1, maxLength: 4, selector: (q) => q.question }),
+      fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
+      fc.string({ minLength: 1, maxLength: 12 }).filter((s) => !/^[1-9][0-9]*$/.test(s)),
+      async (questions, picks, freeText) => {
+        const spec = specOf({ hook_event_name: 'PreToolUse', session_id: 's1', tool_name: 'AskUserQuestion', tool_use_id: 't', tool_input: { questions } });
+        const values: Record<string, unknown> = {};
+        const expected: Record<string, string> = {};
+        questions.forEach((q, i) => {
+          const pick = picks[i]! % (q.options.length + 1);
+          if (pick === q.options.length) {
+            values[String(i + 1)] = q.multiSelect ? [freeText] : freeText;
+            expected[q.question] = freeText;
+            return;
+          }
+          if (q.multiSelect) {
+            const ids = [...new Set([pick, 0])].sort().map((n) => String(n + 1));
+            values[String(i + 1)] = ids;
+            expected[q.question] = ids.map((id) => q.options[Number(id) - 1]!.label).join(', ');
+          } else {
+            values[String(i + 1)] = String(pick + 1);
+            expected[q.question] = q.options[pick]!.label;
+          }
+        });
+        const r = await answer(spec, { values });
+        assert.equal(r.decision.status, 'accepted', JSON.stringify(r.decision));
+        const upd = (r.output!['hookSpecificOutput'] as Record<string, unknown>)['updatedInput'] as Record<string, unknown>;
+        assert.deepEqual(upd['answers'], expected);
+        assert.deepEqual(upd['questions'], questions);
+      },
+    ),
+    { numRuns: runs },
+  );
 });

@@ -40,7 +40,14 @@ test('mapping: the prompt is the approval text at full and redacted, synthesized
   assert.ok(approvalView(red).complete);
   const meta = at('metadata');
   assert.equal((meta['data'] as Record<string, unknown>)['prompt'], 'claude-code requests permission: Bash');
-  assert.deepEqual((meta['data'] as Record<string, unknown>)['options'], [{ id: 'allow', label: 'allow' }, { id: 'deny', label: 'deny' }], 'structural ids, placeholder labels');
+  assert.deepEqual(
+    (meta['data'] as Record<string, unknown>)['options'],
+    [
+      { id: 'allow', label: 'allow' },
+      { id: 'deny', label: 'deny' },
+    ],
+    'structural ids, placeholder labels',
+  );
   assert.equal(meta['approvaldigest'], approvalDigest(LONG_TAIL));
   assert.equal(approvalView(meta).complete, false, 'no Allow at metadata');
 });
@@ -55,7 +62,9 @@ let metaDaemon: DaemonProcess;
 
 before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
-  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   sender = await CommandSender.connect({ url: relay.url, token: TOKEN, agent: 'answerer', ackWindowMs: 5_000, retries: 0 });
   daemon = await startDaemonProcess(['--relay', relay.url, '--token', TOKEN, '--wait-ms', '30000', '--agent', 'cc-approve']);
@@ -74,10 +83,18 @@ after(async () => {
 });
 
 let n = 0;
-async function held(d: DaemonProcess, agent: string, toolInput: Record<string, unknown>, tool = 'Bash'): Promise<{ reply: ReturnType<typeof hook>; request: WireEvent }> {
+async function held(
+  d: DaemonProcess,
+  agent: string,
+  toolInput: Record<string, unknown>,
+  tool = 'Bash',
+): Promise<{ reply: ReturnType<typeof hook>; request: WireEvent }> {
   const session = `approve-${++n}`;
   const reply = hook(d, 'PermissionRequest', { hook_event_name: 'PermissionRequest', session_id: session, tool_name: tool, tool_input: toolInput }, 60_000);
-  const request = await waitFor(() => events.find((e) => e.type === 'attention.requested' && e.session === session && e.agent === agent), 'the permission request');
+  const request = await waitFor(
+    () => events.find((e) => e.type === 'attention.requested' && e.session === session && e.agent === agent),
+    'the permission request',
+  );
   return { reply, request };
 }
 
@@ -92,13 +109,22 @@ test('newline attack: the whole command arrives with its newline; an allow for t
   assert.equal(request['approvaldigest'], approvalDigest(NEWLINE_ATTACK));
   const view = approvalView(request);
   assert.ok(view.complete);
-  assert.deepEqual(view.options.map((o) => [o.id, o.effect]), [['allow', 'allow'], ['deny', 'deny']]);
+  assert.deepEqual(
+    view.options.map((o) => [o.id, o.effect]),
+    [
+      ['allow', 'allow'],
+      ['deny', 'deny'],
+    ],
+  );
   const folded = NEWLINE_ATTACK.replace(/\s+/g, ' ');
   const r1 = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, folded) });
   assert.equal(r1.status, 'rejected');
   assert.equal(r1.reason, 'invalid');
   assert.match(r1.detail ?? '', /show the complete input to the person first/);
-  assert.deepEqual(r1.issues?.map((i) => i.rule), ['control.respond.approval-proof']);
+  assert.deepEqual(
+    r1.issues?.map((i) => i.rule),
+    ['control.respond.approval-proof'],
+  );
   const r2 = await sendRespond(sender, request, { option: 'allow' });
   assert.equal(r2.reason, 'invalid', 'no proof at all');
   const r3 = await sendRespond(sender, request, { text: 'Allow' }, { approvalproof: approvalProof(request.id, folded) });
@@ -107,7 +133,11 @@ test('newline attack: the whole command arrives with its newline; an allow for t
   const ok = await sendRespond(sender, request, { option: 'allow' }, { approvalproof: approvalProof(request.id, prompt as string) });
   assert.equal(ok.status, 'accepted', JSON.stringify(ok));
   const out = await reply;
-  assert.deepEqual(out.body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }, 'no updatedInput: the decision applies to exactly what was shown');
+  assert.deepEqual(
+    out.body,
+    { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } },
+    'no updatedInput: the decision applies to exactly what was shown',
+  );
   const answered = await waitFor(() => events.find((e) => e.type === 'attention.answered' && e.subject === request.id), 'attention.answered');
   assert.deepEqual((answered.data as Record<string, unknown>)['answer'], { option: 'allow' });
   assert.equal(events.filter((e) => e.type === 'control.rejected' && e.session === request.session).length, 3, 'each refusal is on the record');
@@ -124,7 +154,9 @@ test('a "; curl … | sh" tail past 500 characters is shown; a proof of the cut 
   assert.ok(await stillHeld(reply));
   const deny = await sendRespond(sender, request, { option: 'deny', text: 'not piping curl into sh' });
   assert.equal(deny.status, 'accepted', 'deny never needs a proof');
-  assert.deepEqual((await reply).body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not piping curl into sh', interrupt: false } } });
+  assert.deepEqual((await reply).body, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not piping curl into sh', interrupt: false } },
+  });
 });
 
 test('at capture metadata no command is shown, so no allow is accepted (whatever proof); deny works', async () => {
@@ -140,7 +172,9 @@ test('at capture metadata no command is shown, so no allow is accepted (whatever
   assert.ok(await stillHeld(reply));
   const deny = await sendRespond(sender, request, { option: 'deny' }, undefined, 'metadata');
   assert.equal(deny.status, 'accepted');
-  assert.deepEqual((await reply).body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
+  assert.deepEqual((await reply).body, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } },
+  });
 });
 
 test('an Edit request carries path and change as JSON; a secret in it (even glued to an escaped newline) is redacted, so nothing can be allowed remotely and nothing leaks', async () => {
@@ -163,6 +197,10 @@ test('an Edit request carries path and change as JSON; a secret in it (even glue
   assert.equal(second.request.capture, 'redacted');
   assert.equal((second.request.data as Record<string, unknown>)['prompt'], JSON.stringify(plain, null, 2));
   assert.ok(approvalView(second.request).complete);
-  assert.equal((await sendRespond(sender, second.request, { option: 'allow' }, { approvalproof: approvalProof(second.request.id, JSON.stringify(plain, null, 2)) })).status, 'accepted');
+  assert.equal(
+    (await sendRespond(sender, second.request, { option: 'allow' }, { approvalproof: approvalProof(second.request.id, JSON.stringify(plain, null, 2)) }))
+      .status,
+    'accepted',
+  );
   await second.reply;
 });

@@ -8,7 +8,8 @@ import type { Uplink } from '@aep/adapter-claude-code';
 import type { CommandDecision, IncomingCommand, WireEvent } from '@aep/client';
 import { approvalProof } from '@aep/protocol';
 
-const fixture = (n: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./fixtures/hooks/${n}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fixture = (n: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`./fixtures/hooks/${n}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 function recorder(connected = true): Uplink & { events: WireEvent[]; respond?: (c: IncomingCommand) => CommandDecision | Promise<CommandDecision> } {
   const events: WireEvent[] = [];
@@ -16,13 +17,26 @@ function recorder(connected = true): Uplink & { events: WireEvent[]; respond?: (
   const u: Uplink & { events: WireEvent[]; respond?: (c: IncomingCommand) => CommandDecision | Promise<CommandDecision> } = {
     events,
     emit: (session, type, data, attrs) => {
-      const e = { aep: '0.1', id: `ev${++n}`, type, time: new Date().toISOString(), source: `aep://t/agent/claude-code/session/${session}`, agent: 'claude-code', session, seq: n, ...attrs, ...(data ? { data } : {}) } as WireEvent;
+      const e = {
+        aep: '0.1',
+        id: `ev${++n}`,
+        type,
+        time: new Date().toISOString(),
+        source: `aep://t/agent/claude-code/session/${session}`,
+        agent: 'claude-code',
+        session,
+        seq: n,
+        ...attrs,
+        ...(data ? { data } : {}),
+      } as WireEvent;
       events.push(e);
       return e;
     },
     connected: () => connected,
     onState: () => {},
-    onCommand: (type, h) => { if (type === 'control.attention.respond') u.respond = h; },
+    onCommand: (type, h) => {
+      if (type === 'control.attention.respond') u.respond = h;
+    },
     flush: async () => true,
     close: async () => {},
   };
@@ -37,7 +51,12 @@ function start(opts: Parameters<typeof startDaemon>[0]): ReturnType<typeof start
 }
 
 async function post(url: string, body: string): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` }, body, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
@@ -76,7 +95,17 @@ test('an answer nacked invalid keeps the request pending; a valid one releases t
     const [id] = d.pending();
     assert.ok(id);
     const cmd = (answer: unknown, cid: string): IncomingCommand => {
-      const event = { aep: '0.1', id: cid, type: 'control.attention.respond', time: new Date().toISOString(), source: 'aep://x/agent/ui', agent: 'ui', session: u.events[0]!.session!, subject: id, data: { answer } } as WireEvent;
+      const event = {
+        aep: '0.1',
+        id: cid,
+        type: 'control.attention.respond',
+        time: new Date().toISOString(),
+        source: 'aep://x/agent/ui',
+        agent: 'ui',
+        session: u.events[0]!.session!,
+        subject: id,
+        data: { answer },
+      } as WireEvent;
       return { event, raw: JSON.stringify(event) };
     };
     const nack = await u.respond!(cmd({ option: 'maybe' }, 'c1'));
@@ -145,7 +174,10 @@ test('a PostToolUse for the held AskUserQuestion call dismisses it (answered els
     while (d.pending().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     const [id] = d.pending();
     assert.ok(id);
-    const other = await post(`${d.url}/hooks/PostToolUse`, JSON.stringify({ ...ask, hook_event_name: 'PostToolUse', tool_input: { other: 'input' }, tool_response: { answers: {} } }));
+    const other = await post(
+      `${d.url}/hooks/PostToolUse`,
+      JSON.stringify({ ...ask, hook_event_name: 'PostToolUse', tool_input: { other: 'input' }, tool_response: { answers: {} } }),
+    );
     assert.deepEqual(other.json, {});
     assert.deepEqual((await held).json, {});
     assert.deepEqual(d.pending(), []);

@@ -15,7 +15,8 @@ import type { DaemonProcess } from './support/daemon.js';
 import { hook, logged, startDaemonProcess, stopProcess, waitConnected } from './support/daemon.js';
 
 const TOKEN = 'driver-test-token-4f1a9c';
-const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`./fixtures/hooks/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 let relay: { url: string; child: ChildProcess; stop: () => Promise<void> };
 let sub: Subscription;
@@ -32,20 +33,28 @@ async function waitFor<T>(find: () => T | undefined, what: string, timeoutMs = 1
   }
 }
 
-const newRequest = (session: string, seen: Set<string>) => () => events.find((e) => e.type === 'attention.requested' && e.session === session && !seen.has(e.id));
+const newRequest = (session: string, seen: Set<string>) => () =>
+  events.find((e) => e.type === 'attention.requested' && e.session === session && !seen.has(e.id));
 
 function respond(id: string, args: string[]) {
   return runAep(['respond', id, '--relay', relay.url, '--token', TOKEN, '--ack-window', '5000', ...args], undefined, { timeoutMs: 30_000 });
 }
 
-const base = (sid: string) => ({ session_id: sid, transcript_path: `/home/dev/.claude/projects/x/${sid}.jsonl`, cwd: '/home/dev/shop', permission_mode: 'default' });
+const base = (sid: string) => ({
+  session_id: sid,
+  transcript_path: `/home/dev/.claude/projects/x/${sid}.jsonl`,
+  cwd: '/home/dev/shop',
+  permission_mode: 'default',
+});
 const A = 'a1b2c3d4-0000-4000-8000-00000000000a';
 const B = 'a1b2c3d4-0000-4000-8000-00000000000b';
 let daemon: DaemonProcess;
 
 before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
-  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   daemon = await startDaemonProcess(['--relay', relay.url, '--token', TOKEN, '--wait-ms', '20000']);
   daemons.push(daemon.child);
@@ -65,8 +74,31 @@ test('two concurrent sessions with a subagent: lifecycle events, a held form ans
     ['SessionStart', { ...base(A), hook_event_name: 'SessionStart', source: 'startup' }],
     ['UserPromptSubmit', { ...base(A), hook_event_name: 'UserPromptSubmit', prompt: 'Build the checkout page' }],
     ['SubagentStart', { ...base(A), hook_event_name: 'SubagentStart', agent_id: 'agent-77', agent_type: 'Explore' }],
-    ['PreToolUse', { ...base(A), hook_event_name: 'PreToolUse', agent_id: 'agent-77', agent_type: 'Explore', tool_name: 'Grep', tool_input: { pattern: 'cart' }, tool_use_id: 'toolu_sub1' }],
-    ['PostToolUse', { ...base(A), hook_event_name: 'PostToolUse', agent_id: 'agent-77', agent_type: 'Explore', tool_name: 'Grep', tool_input: { pattern: 'cart' }, tool_response: { matches: 3 }, tool_use_id: 'toolu_sub1' }],
+    [
+      'PreToolUse',
+      {
+        ...base(A),
+        hook_event_name: 'PreToolUse',
+        agent_id: 'agent-77',
+        agent_type: 'Explore',
+        tool_name: 'Grep',
+        tool_input: { pattern: 'cart' },
+        tool_use_id: 'toolu_sub1',
+      },
+    ],
+    [
+      'PostToolUse',
+      {
+        ...base(A),
+        hook_event_name: 'PostToolUse',
+        agent_id: 'agent-77',
+        agent_type: 'Explore',
+        tool_name: 'Grep',
+        tool_input: { pattern: 'cart' },
+        tool_response: { matches: 3 },
+        tool_use_id: 'toolu_sub1',
+      },
+    ],
     ['SubagentStop', { ...base(A), hook_event_name: 'SubagentStop', agent_id: 'agent-77', agent_type: 'Explore', stop_hook_active: false }],
     ['SessionStart', { ...base(B), hook_event_name: 'SessionStart', source: 'startup' }],
     ['UserPromptSubmit', { ...base(B), hook_event_name: 'UserPromptSubmit', prompt: 'Deploy it' }],
@@ -78,10 +110,20 @@ test('two concurrent sessions with a subagent: lifecycle events, a held form ans
   const ask = fixture('AskUserQuestion');
   const askInput = ask['tool_input'] as { questions: unknown[] };
   const seenA = new Set<string>();
-  const heldAsk = hook(daemon, 'PreToolUse', { ...base(A), hook_event_name: 'PreToolUse', tool_name: 'AskUserQuestion', tool_input: askInput, tool_use_id: 'toolu_ask1' }, 60_000);
+  const heldAsk = hook(
+    daemon,
+    'PreToolUse',
+    { ...base(A), hook_event_name: 'PreToolUse', tool_name: 'AskUserQuestion', tool_input: askInput, tool_use_id: 'toolu_ask1' },
+    60_000,
+  );
   // Session B concurrently: a permission prompt, held open too.
   const seenB = new Set<string>();
-  const heldPerm = hook(daemon, 'PermissionRequest', { ...base(B), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'kubectl apply -f prod.yaml' } }, 60_000);
+  const heldPerm = hook(
+    daemon,
+    'PermissionRequest',
+    { ...base(B), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'kubectl apply -f prod.yaml' } },
+    60_000,
+  );
 
   const formReq = await waitFor(newRequest(A, seenA), 'the AskUserQuestion form request');
   seenA.add(formReq.id);
@@ -113,14 +155,22 @@ test('two concurrent sessions with a subagent: lifecycle events, a held form ans
   });
   const answered = await waitFor(() => events.find((e) => e.type === 'attention.answered' && e.subject === formReq.id), 'attention.answered');
   assert.equal((answered.data as Record<string, unknown>)['via'], 'control');
-  await waitFor(() => events.find((e) => e.type === 'attention.resolved' && e.subject === formReq.id && (e.data as Record<string, unknown>)['resolution'] === 'answered'), 'attention.resolved');
-  assert.ok(events.some((e) => e.type === 'control.rejected' && e.session === A), 'the nack is on the record');
+  await waitFor(
+    () => events.find((e) => e.type === 'attention.resolved' && e.subject === formReq.id && (e.data as Record<string, unknown>)['resolution'] === 'answered'),
+    'attention.resolved',
+  );
+  assert.ok(
+    events.some((e) => e.type === 'control.rejected' && e.session === A),
+    'the nack is on the record',
+  );
 
   // The permission in B answered deny with a reason reaches Claude as deny with that message.
   const deny = await respond(permReq.id, ['--option', 'deny', '--text', 'not on a Friday']);
   assert.equal(deny.code, 0, deny.stderr);
   const permReply = await heldPerm;
-  assert.deepEqual(permReply.body, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not on a Friday', interrupt: false } } });
+  assert.deepEqual(permReply.body, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not on a Friday', interrupt: false } },
+  });
 
   // Subagent: its own child session with lineage, and delegation events in A.
   const child = events.find((e) => e.type === 'session.started' && (e.data as Record<string, unknown> | undefined)?.['parent']);
@@ -139,8 +189,14 @@ test('an MCP elicitation round trip restores types (integers, arrays, booleans)'
   const r = await respond(req.id, ['--values', JSON.stringify({ env: 'prod', replicas: 4, ratio: 0.5, features: ['cdn'], notify: true })]);
   assert.equal(r.code, 0, r.stderr);
   const reply = await held;
-  assert.deepEqual(reply.body, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { env: 'prod', region: 'eu', replicas: 4, ratio: 0.5, features: ['cdn'], notify: true } } });
-  const content = ((reply.body as Record<string, Record<string, Record<string, unknown>>>)['hookSpecificOutput']!['content'])!;
+  assert.deepEqual(reply.body, {
+    hookSpecificOutput: {
+      hookEventName: 'Elicitation',
+      action: 'accept',
+      content: { env: 'prod', region: 'eu', replicas: 4, ratio: 0.5, features: ['cdn'], notify: true },
+    },
+  });
+  const content = (reply.body as Record<string, Record<string, Record<string, unknown>>>)['hookSpecificOutput']!['content']!;
   assert.ok(Number.isInteger(content['replicas']));
   const declineHeld = hook(daemon, 'Elicitation', { ...p, ...base(B) }, 60_000);
   seen.add(req.id);
@@ -155,18 +211,37 @@ test('a question answered elsewhere is dismissed; malformed input is refused wit
   const held = hook(daemon, 'PermissionRequest', { ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: input }, 60_000);
   const req = await waitFor(newRequest(A, seen), 'the permission request');
   // The user answered in the terminal: the tool ran, PostToolUse arrives for the same call.
-  const post = await hook(daemon, 'PostToolUse', { ...base(A), hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: input, tool_response: { stdout: 'ok' }, tool_use_id: 'toolu_pub' });
+  const post = await hook(daemon, 'PostToolUse', {
+    ...base(A),
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: input,
+    tool_response: { stdout: 'ok' },
+    tool_use_id: 'toolu_pub',
+  });
   assert.deepEqual(post.body, {});
   assert.deepEqual((await held).body, {}, 'the held hook gets no decision');
-  await waitFor(() => events.find((e) => e.type === 'attention.resolved' && e.subject === req.id && (e.data as Record<string, unknown>)['resolution'] === 'dismissed'), 'dismissed');
+  await waitFor(
+    () => events.find((e) => e.type === 'attention.resolved' && e.subject === req.id && (e.data as Record<string, unknown>)['resolution'] === 'dismissed'),
+    'dismissed',
+  );
   // (deny: allowing from the CLI also needs --digest, and the point here is the late answer)
   const late = await respond(req.id, ['--option', 'deny']);
   assert.equal(late.code, 3, `a late answer is refused: ${late.stdout}${late.stderr}`);
 
-  for (const body of ['{not json', '[]', '{"hook_event_name":"Stop"}', JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'x', tool_name: 'AskUserQuestion', tool_input: { questions: 'nope' } })]) {
-    const res = await fetch(`${daemon.url}/hook`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}` }, body });
+  for (const body of [
+    '{not json',
+    '[]',
+    '{"hook_event_name":"Stop"}',
+    JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'x', tool_name: 'AskUserQuestion', tool_input: { questions: 'nope' } }),
+  ]) {
+    const res = await fetch(`${daemon.url}/hook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}` },
+      body,
+    });
     assert.equal(res.status, 400, body);
-    const j = await res.json() as { error: string; message: string };
+    const j = (await res.json()) as { error: string; message: string };
     assert.equal(j.error, 'AEP_CC_HOOK_INVALID');
     assert.ok(j.message.length > 0);
   }
@@ -180,7 +255,13 @@ test('the wait timeout returns no decision within budget and records attention.t
   daemons.push(short.child);
   await waitConnected(short);
   const sid = 'timeout-session-1';
-  const r = await hook(short, 'PreToolUse', { ...base(sid), hook_event_name: 'PreToolUse', tool_name: 'AskUserQuestion', tool_input: fixture('AskUserQuestion')['tool_input'], tool_use_id: 'toolu_to' });
+  const r = await hook(short, 'PreToolUse', {
+    ...base(sid),
+    hook_event_name: 'PreToolUse',
+    tool_name: 'AskUserQuestion',
+    tool_input: fixture('AskUserQuestion')['tool_input'],
+    tool_use_id: 'toolu_to',
+  });
   assert.deepEqual(r.body, {}, 'no decision: Claude Code shows its own dialog');
   // Bounds far from the budgets, not timings: after the 1.5 s wait, long before the 20 s one.
   assert.ok(r.ms >= 1400 && r.ms < 15_000, `returned after the wait, well within a hook timeout (${r.ms} ms)`);
@@ -194,12 +275,24 @@ test('relay unreachable: a blocking hook returns no decision within 1 s', async 
   // A port nobody listens on.
   const port = await new Promise<number>((resolve) => {
     const s = createServer();
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
   });
   const lonely = await startDaemonProcess(['--relay', `http://127.0.0.1:${port}`, '--token', TOKEN, '--quiet']);
   daemons.push(lonely.child);
   for (const [ev, payload] of [
-    ['PreToolUse', { ...base('lonely-1'), hook_event_name: 'PreToolUse', tool_name: 'AskUserQuestion', tool_input: fixture('AskUserQuestion')['tool_input'], tool_use_id: 'toolu_l' }],
+    [
+      'PreToolUse',
+      {
+        ...base('lonely-1'),
+        hook_event_name: 'PreToolUse',
+        tool_name: 'AskUserQuestion',
+        tool_input: fixture('AskUserQuestion')['tool_input'],
+        tool_use_id: 'toolu_l',
+      },
+    ],
     ['PermissionRequest', { ...base('lonely-1'), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'ls' } }],
     ['Elicitation', { ...fixture('Elicitation'), ...base('lonely-1') }],
   ] as const) {
@@ -214,7 +307,12 @@ test('relay unreachable: a blocking hook returns no decision within 1 s', async 
 test('sessions end cleanly; the whole recorded stream passes the cross-event rules', async () => {
   const seen = new Set(events.filter((e) => e.type === 'attention.requested').map((e) => e.id));
   // A question pending when the session ends is dismissed before session.ended (AEP-0002 §7.2).
-  const held = hook(daemon, 'PreToolUse', { ...base(B), hook_event_name: 'PreToolUse', tool_name: 'AskUserQuestion', tool_input: fixture('AskUserQuestion')['tool_input'], tool_use_id: 'toolu_end' }, 60_000);
+  const held = hook(
+    daemon,
+    'PreToolUse',
+    { ...base(B), hook_event_name: 'PreToolUse', tool_name: 'AskUserQuestion', tool_input: fixture('AskUserQuestion')['tool_input'], tool_use_id: 'toolu_end' },
+    60_000,
+  );
   const req = await waitFor(newRequest(B, seen), 'request');
   await hook(daemon, 'SessionEnd', { ...base(B), hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' });
   assert.deepEqual((await held).body, {});
@@ -229,15 +327,31 @@ test('sessions end cleanly; the whole recorded stream passes the cross-event rul
   // Claude Code gives up on a held hook (Esc / its own timeout): the request is dismissed.
   const seen2 = new Set(events.filter((e) => e.type === 'attention.requested').map((e) => e.id));
   const ac = new AbortController();
-  const abandoned = fetch(`${daemon.url}/hooks/PermissionRequest`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}` }, body: JSON.stringify({ ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make' } }), signal: ac.signal }).catch(() => 'aborted');
+  const abandoned = fetch(`${daemon.url}/hooks/PermissionRequest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}` },
+    body: JSON.stringify({ ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make' } }),
+    signal: ac.signal,
+  }).catch(() => 'aborted');
   const areq = await waitFor(newRequest(A, seen2), 'request to abandon');
   ac.abort();
   assert.equal(await abandoned, 'aborted');
-  await waitFor(() => events.find((e) => e.type === 'attention.resolved' && e.subject === areq.id && (e.data as Record<string, unknown>)['resolution'] === 'dismissed'), 'dismissed after the hook was cancelled');
+  await waitFor(
+    () => events.find((e) => e.type === 'attention.resolved' && e.subject === areq.id && (e.data as Record<string, unknown>)['resolution'] === 'dismissed'),
+    'dismissed after the hook was cancelled',
+  );
 
   // Relay goes down while a question is held: no decision within about a second.
-  const held2 = hook(daemon, 'PermissionRequest', { ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make install' } }, 60_000);
-  await waitFor(() => events.find((e) => e.type === 'attention.requested' && ((e.data as Record<string, unknown>)['prompt'] as string).includes('make install')), 'held request');
+  const held2 = hook(
+    daemon,
+    'PermissionRequest',
+    { ...base(A), hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'make install' } },
+    60_000,
+  );
+  await waitFor(
+    () => events.find((e) => e.type === 'attention.requested' && ((e.data as Record<string, unknown>)['prompt'] as string).includes('make install')),
+    'held request',
+  );
   const t0 = performance.now();
   await relay.stop();
   assert.deepEqual((await held2).body, {});

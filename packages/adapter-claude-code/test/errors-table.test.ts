@@ -31,5 +31,8 @@ test('every adapter error code has its docs/errors.md row, with the same surface
 test('the adapter section of docs/errors.md names no code outside the table', () => {
   const codes = new Set(Object.values(ADAPTER_ERROR_TABLE).map((v) => v.code));
   assert.ok(rows.size > 0);
-  assert.deepEqual([...rows.keys()].filter((c) => !codes.has(c)), []);
+  assert.deepEqual(
+    [...rows.keys()].filter((c) => !codes.has(c)),
+    [],
+  );
 });

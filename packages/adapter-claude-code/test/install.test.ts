@@ -10,7 +10,8 @@ import { runAep } from '../../../test/support/cli.js';
 import { hookSnippet, install, isOurHandler, uninstall, BLOCKING_HOOKS, LIFECYCLE_HOOKS } from '@aep/adapter-claude-code';
 
 // Existing hooks and odd formatting: tabs, a key order of its own, unicode, no final newline.
-const ODD = '{\n\t"model":   "opus",\n\t"hooks": {\n\t\t"PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "~/bin/guard.sh", "timeout": 5 } ] } ],\n\t\t"Stop": [{"hooks":[{"type":"command","command":"say done"}]}]\n\t},\n\t"env": { "GREETING": "héllo ✓" }\n}';
+const ODD =
+  '{\n\t"model":   "opus",\n\t"hooks": {\n\t\t"PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "~/bin/guard.sh", "timeout": 5 } ] } ],\n\t\t"Stop": [{"hooks":[{"type":"command","command":"say done"}]}]\n\t},\n\t"env": { "GREETING": "héllo ✓" }\n}';
 
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), 'aep-cc-install-'));
@@ -41,9 +42,16 @@ test('install then uninstall leaves an existing settings file byte-identical (CL
     assert.deepEqual(parsed.hooks['PreToolUse']![0], { matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/guard.sh', timeout: 5 }] });
     // Command hooks running the compiled shim over the daemon's private socket.
     const socket = join(dir, 'run', 'aep', 'claude-code.sock');
-    assert.deepEqual(parsed.hooks['PreToolUse']![1], { matcher: '*', hooks: [{ type: 'command', command: `node ${shim} --socket ${socket} --secret-file ${secretFile} --timeout-ms 330000`, timeout: 330 }] });
+    assert.deepEqual(parsed.hooks['PreToolUse']![1], {
+      matcher: '*',
+      hooks: [{ type: 'command', command: `node ${shim} --socket ${socket} --secret-file ${secretFile} --timeout-ms 330000`, timeout: 330 }],
+    });
     assert.deepEqual(parsed.hooks['Stop']![0], { hooks: [{ type: 'command', command: 'say done' }] });
-    for (const ev of [...BLOCKING_HOOKS, ...LIFECYCLE_HOOKS]) assert.ok(parsed.hooks[ev]!.some((g) => g.hooks.some(isOurHandler)), ev);
+    for (const ev of [...BLOCKING_HOOKS, ...LIFECYCLE_HOOKS])
+      assert.ok(
+        parsed.hooks[ev]!.some((g) => g.hooks.some(isOurHandler)),
+        ev,
+      );
     assert.ok(installed.includes('\n\t"model"'), 'keeps the tab indentation');
     // Idempotent.
     const secretBefore = readFileSync(secretFile, 'utf8');
@@ -90,13 +98,20 @@ test('uninstall removes only our entries when the user edited the file meanwhile
 test('scopes, --print, command handlers and a broken settings file', async () => {
   const dir = tmp();
   try {
-    const p = await runAep(['claude-code', 'install', '--print', '--handler', 'http', '--url', 'http://127.0.0.1:9999', '--timeout', '120'], undefined, envIn(dir));
+    const p = await runAep(
+      ['claude-code', 'install', '--print', '--handler', 'http', '--url', 'http://127.0.0.1:9999', '--timeout', '120'],
+      undefined,
+      envIn(dir),
+    );
     assert.equal(p.code, 0);
     const snippet = JSON.parse(p.stdout) as { hooks: Record<string, { hooks: Record<string, unknown>[] }[]> };
     // HTTP hooks present the secret from the environment (Claude Code headers + allowedEnvVars).
     assert.deepEqual(snippet.hooks['PermissionRequest']![0]!.hooks[0], {
-      type: 'http', url: 'http://127.0.0.1:9999/hooks/PermissionRequest', timeout: 120,
-      headers: { Authorization: 'Bearer $AEP_CC_HOOK_SECRET' }, allowedEnvVars: ['AEP_CC_HOOK_SECRET'],
+      type: 'http',
+      url: 'http://127.0.0.1:9999/hooks/PermissionRequest',
+      timeout: 120,
+      headers: { Authorization: 'Bearer $AEP_CC_HOOK_SECRET' },
+      allowedEnvVars: ['AEP_CC_HOOK_SECRET'],
     });
     assert.equal(snippet.hooks['SessionStart']![0]!.hooks[0]!['timeout'], 10);
     assert.equal(existsSync(join(dir, 'config')), false, '--print writes nothing, not even the secret');
@@ -119,10 +134,19 @@ test('scopes, --print, command handlers and a broken settings file', async () =>
     assert.equal(b.code, 2);
     assert.match(b.stderr, /AEP_CC_SETTINGS_INVALID/);
     assert.equal(readFileSync(broken, 'utf8'), '{"hooks": [oops', 'left untouched');
-    const cmd = hookSnippet({ handler: 'command', hookCommand: 'node /opt/aep/packages/adapter-claude-code/dist/hook.js', socketPath: '/run/user/1000/aep/claude-code.sock', secretPath: "/home/o'neil/.config/aep/claude-code/hook-secret" });
+    const cmd = hookSnippet({
+      handler: 'command',
+      hookCommand: 'node /opt/aep/packages/adapter-claude-code/dist/hook.js',
+      socketPath: '/run/user/1000/aep/claude-code.sock',
+      secretPath: "/home/o'neil/.config/aep/claude-code/hook-secret",
+    });
     const h = cmd.hooks['PreToolUse']![0]!['hooks'] as Record<string, unknown>[];
     assert.equal(h[0]!['type'], 'command');
-    assert.equal(h[0]!['command'], "node /opt/aep/packages/adapter-claude-code/dist/hook.js --socket /run/user/1000/aep/claude-code.sock --secret-file '/home/o'\\''neil/.config/aep/claude-code/hook-secret' --timeout-ms 330000", 'paths are shell-quoted');
+    assert.equal(
+      h[0]!['command'],
+      "node /opt/aep/packages/adapter-claude-code/dist/hook.js --socket /run/user/1000/aep/claude-code.sock --secret-file '/home/o'\\''neil/.config/aep/claude-code/hook-secret' --timeout-ms 330000",
+      'paths are shell-quoted',
+    );
     assert.ok(isOurHandler(h[0]));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,9 @@ let daemon: DaemonProcess;
 
 before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
-  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   // Default limits: what a user gets.
   daemon = await startDaemonProcess(['--relay', relay.url, '--token', TOKEN, '--wait-ms', '120000', '--agent', 'cc-limits']);
@@ -42,7 +44,7 @@ function rssMb(pid: number): number {
 }
 
 async function health(): Promise<{ pending: number }> {
-  return await (await fetch(`${daemon.url}/health`, { headers: { authorization: `Bearer ${daemon.secret}` } })).json() as { pending: number };
+  return (await (await fetch(`${daemon.url}/health`, { headers: { authorization: `Bearer ${daemon.secret}` } })).json()) as { pending: number };
 }
 
 test('1,000 concurrent blocking hooks: --max-held are held, the rest get no decision at once, and memory stays bounded', async (t) => {
@@ -52,23 +54,45 @@ test('1,000 concurrent blocking hooks: --max-held are held, the rest get no deci
   const N = 1_000;
   const replies: Promise<{ status: number; body: string }>[] = [];
   for (let i = 0; i < N; i++) {
-    const body = JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: `flood-${i % 10}`, tool_name: 'Bash', tool_input: { command: `make target-${i}`, description: 'x'.repeat(2_000) } });
-    replies.push(new Promise((resolve, reject) => {
-      const u = new URL(daemon.url);
-      const req = request({ host: u.hostname, port: u.port, path: '/hooks/PermissionRequest', method: 'POST', agent, headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}`, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-        let text = '';
-        res.on('data', (b: Buffer) => { text += b.toString('utf8'); });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    }));
+    const body = JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: `flood-${i % 10}`,
+      tool_name: 'Bash',
+      tool_input: { command: `make target-${i}`, description: 'x'.repeat(2_000) },
+    });
+    replies.push(
+      new Promise((resolve, reject) => {
+        const u = new URL(daemon.url);
+        const req = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            path: '/hooks/PermissionRequest',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${daemon.secret}`, 'content-length': String(Buffer.byteLength(body)) },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (b: Buffer) => {
+              text += b.toString('utf8');
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+    );
   }
   // Everything over the limit is answered (no decision) without waiting for any person.
   const settled: { status: number; body: string }[] = [];
   for (const r of replies) void r.then((v) => settled.push(v));
   await waitFor(() => (settled.length >= N - DEFAULT_LIMITS.maxHeld ? true : undefined), `${N - DEFAULT_LIMITS.maxHeld} immediate answers`, 60_000);
-  assert.ok(settled.every((r) => r.status === 200 && r.body === '{}'), 'no decision: Claude Code asks in its own dialog');
+  assert.ok(
+    settled.every((r) => r.status === 200 && r.body === '{}'),
+    'no decision: Claude Code asks in its own dialog',
+  );
   assert.equal((await health()).pending, DEFAULT_LIMITS.maxHeld, 'exactly --max-held requests are pending');
   const requested = events.filter((e) => e.type === 'attention.requested' && e.agent === 'cc-limits').length;
   assert.ok(requested <= DEFAULT_LIMITS.maxHeld, `only held requests were forwarded (${requested})`);
@@ -86,25 +110,65 @@ test('1,000 concurrent blocking hooks: --max-held are held, the rest get no deci
 
 test('a 4,000-question AskUserQuestion and a 500-field elicitation are not forwarded; the hook gets no decision at once', async () => {
   const questions = Array.from({ length: 4_000 }, (_, i) => ({ question: `Question ${i}?`, header: `Q${i}`, options: [{ label: 'yes' }, { label: 'no' }] }));
-  const r = await hook(daemon, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: 'huge-form', tool_name: 'AskUserQuestion', tool_use_id: 'toolu_huge', tool_input: { questions } });
+  const r = await hook(daemon, 'PreToolUse', {
+    hook_event_name: 'PreToolUse',
+    session_id: 'huge-form',
+    tool_name: 'AskUserQuestion',
+    tool_use_id: 'toolu_huge',
+    tool_input: { questions },
+  });
   assert.deepEqual([r.status, r.body], [200, {}]);
   const properties = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`f${i}`, { type: 'string', title: `Field ${i}` }]));
-  const e = await hook(daemon, 'Elicitation', { hook_event_name: 'Elicitation', session_id: 'huge-form', mcp_server_name: 'big', mode: 'form', message: 'Fill', requested_schema: { type: 'object', properties } });
+  const e = await hook(daemon, 'Elicitation', {
+    hook_event_name: 'Elicitation',
+    session_id: 'huge-form',
+    mcp_server_name: 'big',
+    mode: 'form',
+    message: 'Fill',
+    requested_schema: { type: 'object', properties },
+  });
   assert.deepEqual([e.status, e.body], [200, {}]);
   await waitFor(() => events.find((ev) => ev.type === 'tool.requested' && ev.session === 'huge-form'), 'the tool.requested (lifecycle is still recorded)');
   await hook(daemon, 'Stop', { hook_event_name: 'Stop', session_id: 'huge-form' });
-  assert.equal(events.some((ev) => ev.type === 'attention.requested' && ev.session === 'huge-form'), false, 'no form was forwarded');
+  assert.equal(
+    events.some((ev) => ev.type === 'attention.requested' && ev.session === 'huge-form'),
+    false,
+    'no form was forwarded',
+  );
   await logged(daemon, /AEP_CC_TOO_MANY_QUESTIONS: AskUserQuestion with 4000 questions \(--max-questions 16\)/);
   await logged(daemon, /AEP_CC_TOO_MANY_FIELDS: elicitation with 500 fields \(--max-fields 64\)/);
   // A normal form in the same session is still forwarded.
-  const small = hook(daemon, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: 'huge-form', tool_name: 'AskUserQuestion', tool_use_id: 'toolu_small', tool_input: { questions: questions.slice(0, 2) } }, 60_000);
+  const small = hook(
+    daemon,
+    'PreToolUse',
+    {
+      hook_event_name: 'PreToolUse',
+      session_id: 'huge-form',
+      tool_name: 'AskUserQuestion',
+      tool_use_id: 'toolu_small',
+      tool_input: { questions: questions.slice(0, 2) },
+    },
+    60_000,
+  );
   await waitFor(() => events.find((ev) => ev.type === 'attention.requested' && ev.session === 'huge-form'), 'the small form');
-  await hook(daemon, 'PostToolUse', { hook_event_name: 'PostToolUse', session_id: 'huge-form', tool_name: 'AskUserQuestion', tool_use_id: 'toolu_small', tool_input: {}, tool_response: {} });
+  await hook(daemon, 'PostToolUse', {
+    hook_event_name: 'PostToolUse',
+    session_id: 'huge-form',
+    tool_name: 'AskUserQuestion',
+    tool_use_id: 'toolu_small',
+    tool_input: {},
+    tool_response: {},
+  });
   assert.deepEqual((await small).body, {});
 });
 
 test('a hook over --max-hook-bytes gets 413 with its code (no decision)', async () => {
-  const big = await hook(daemon, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: 'big-body', tool_name: 'Write', tool_input: { file_path: '/tmp/x', content: 'x'.repeat(DEFAULT_LIMITS.maxHookBytes) } });
+  const big = await hook(daemon, 'PreToolUse', {
+    hook_event_name: 'PreToolUse',
+    session_id: 'big-body',
+    tool_name: 'Write',
+    tool_input: { file_path: '/tmp/x', content: 'x'.repeat(DEFAULT_LIMITS.maxHookBytes) },
+  });
   assert.equal(big.status, 413);
   assert.deepEqual(big.body, { error: 'AEP_CC_HOOK_TOO_LARGE', message: `hook body exceeds ${DEFAULT_LIMITS.maxHookBytes} bytes (--max-hook-bytes)` });
   await logged(daemon, /AEP_CC_HOOK_TOO_LARGE: hook body over 1048576 bytes/);

@@ -9,13 +9,36 @@ import { ClaudeCodeMapper, dryRun, mappingConfig, parseCaptureOverride, parseHoo
 import type { EventDraft } from '@aep/adapter-claude-code';
 
 const dir = fileURLToPath(new URL('./fixtures/hooks/', import.meta.url));
-const fixtures = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => [f.replace(/\.json$/, ''), JSON.parse(readFileSync(dir + f, 'utf8')) as Record<string, unknown>]));
+const fixtures = Object.fromEntries(
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => [f.replace(/\.json$/, ''), JSON.parse(readFileSync(dir + f, 'utf8')) as Record<string, unknown>]),
+);
 const T0 = Date.parse('2026-08-01T09:00:00Z');
 const meta = mappingConfig({ capture: 'metadata', home: '/home/dev' });
 const red = mappingConfig({ capture: 'redacted', home: '/home/dev' });
 
 // Free text from the fixtures that must never appear at `metadata` (AEP-0002 §5.1, §8).
-const CONTENT = ['checkout page', 'sk-live', 'dev@example.com', '/home/dev', 'hunter2', 'API_KEY', 'git push', 'Which framework', 'React', 'Stripe', 'Configure the deployment', 'Staging', 'Europe', 'Sign in', 'oauth', 'waiting for your input', 'exit code 1', 'Framework'];
+const CONTENT = [
+  'checkout page',
+  'sk-live',
+  'dev@example.com',
+  '/home/dev',
+  'hunter2',
+  'API_KEY',
+  'git push',
+  'Which framework',
+  'React',
+  'Stripe',
+  'Configure the deployment',
+  'Staging',
+  'Europe',
+  'Sign in',
+  'oauth',
+  'waiting for your input',
+  'exit code 1',
+  'Framework',
+];
 
 function typesOf(name: string, cfg = meta): string[] {
   return dryRun(fixtures[name], cfg, { now: () => T0 }).map((e) => e['type'] as string);
@@ -103,8 +126,30 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
     kind: 'form',
     prompt: 'claude-code asks 2 questions',
     fields: [
-      { id: '1', type: 'select', label: '1', required: true, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }] },
-      { id: '2', type: 'select', label: '2', required: true, multi: true, other: true, choices: [{ id: '1', label: '1' }, { id: '2', label: '2' }, { id: '3', label: '3' }] },
+      {
+        id: '1',
+        type: 'select',
+        label: '1',
+        required: true,
+        other: true,
+        choices: [
+          { id: '1', label: '1' },
+          { id: '2', label: '2' },
+        ],
+      },
+      {
+        id: '2',
+        type: 'select',
+        label: '2',
+        required: true,
+        multi: true,
+        other: true,
+        choices: [
+          { id: '1', label: '1' },
+          { id: '2', label: '2' },
+          { id: '3', label: '3' },
+        ],
+      },
     ],
     respond_via: ['control'],
   });
@@ -112,8 +157,30 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
     kind: 'form',
     prompt: 'claude-code asks 2 questions',
     fields: [
-      { id: '1', type: 'select', label: 'Framework: Which framework should the checkout page use?', required: true, other: true, choices: [{ id: '1', label: 'React' }, { id: '2', label: 'Vue' }] },
-      { id: '2', type: 'select', label: 'Payments: Which payment providers do we support?', required: true, multi: true, other: true, choices: [{ id: '1', label: 'Stripe' }, { id: '2', label: 'PayPal' }, { id: '3', label: 'Adyen' }] },
+      {
+        id: '1',
+        type: 'select',
+        label: 'Framework: Which framework should the checkout page use?',
+        required: true,
+        other: true,
+        choices: [
+          { id: '1', label: 'React' },
+          { id: '2', label: 'Vue' },
+        ],
+      },
+      {
+        id: '2',
+        type: 'select',
+        label: 'Payments: Which payment providers do we support?',
+        required: true,
+        multi: true,
+        other: true,
+        choices: [
+          { id: '1', label: 'Stripe' },
+          { id: '2', label: 'PayPal' },
+          { id: '3', label: 'Adyen' },
+        ],
+      },
     ],
     respond_via: ['control'],
   });
@@ -125,15 +192,38 @@ test('AskUserQuestion -> one kind:"form" event, pinned at metadata and redacted 
 test('PermissionRequest -> kind:"permission" with allow/deny; metadata prompt is structural', () => {
   const m = dryRun(fixtures['PermissionRequest'], meta, { now: () => T0 }).at(-1)!;
   assert.equal(m['subject'], 'Bash');
-  assert.deepEqual(m['data'], { kind: 'permission', prompt: 'claude-code requests permission: Bash', options: [{ id: 'allow', label: 'allow' }, { id: 'deny', label: 'deny' }], respond_via: ['control'] });
+  assert.deepEqual(m['data'], {
+    kind: 'permission',
+    prompt: 'claude-code requests permission: Bash',
+    options: [
+      { id: 'allow', label: 'allow' },
+      { id: 'deny', label: 'deny' },
+    ],
+    respond_via: ['control'],
+  });
   const r = dryRun(fixtures['PermissionRequest'], red, { now: () => T0 }).at(-1)!;
   // Contract C1: the prompt is the approval text (the whole command), with its digest attribute.
-  assert.deepEqual(r['data'], { kind: 'permission', prompt: 'git push origin main --force', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] });
+  assert.deepEqual(r['data'], {
+    kind: 'permission',
+    prompt: 'git push origin main --force',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
+    respond_via: ['control'],
+  });
   assert.equal(r['approvaldigest'], approvalDigest('git push origin main --force'));
   assert.equal(m['approvaldigest'], r['approvaldigest'], 'the digest is structural: the same at metadata');
   // AskUserQuestion is answered through PreToolUse, never PermissionRequest (docs/integrations.md §1).
-  const ask = { ...fixtures['PermissionRequest'], tool_name: 'AskUserQuestion', tool_input: (fixtures['AskUserQuestion'] as Record<string, unknown>)['tool_input'] };
-  assert.deepEqual(dryRun(ask, meta, { now: () => T0 }).map((e) => e['type']), ['session.started']);
+  const ask = {
+    ...fixtures['PermissionRequest'],
+    tool_name: 'AskUserQuestion',
+    tool_input: (fixtures['AskUserQuestion'] as Record<string, unknown>)['tool_input'],
+  };
+  assert.deepEqual(
+    dryRun(ask, meta, { now: () => T0 }).map((e) => e['type']),
+    ['session.started'],
+  );
 });
 
 test('Elicitation (form) -> kind:"form" per the shared mapping; URL mode is informational (oob)', () => {
@@ -142,19 +232,41 @@ test('Elicitation (form) -> kind:"form" per the shared mapping; URL mode is info
   assert.equal(d['prompt'], 'claude-code requests input (8 fields)');
   assert.equal(m['subject'], 'deploy');
   const fields = d['fields'] as Record<string, unknown>[];
-  assert.deepEqual(fields.map((f) => [f['id'], f['type'], f['label'], f['required']]), [
-    ['env', 'select', 'env', true], ['region', 'select', 'region', false], ['replicas', 'number', 'replicas', true], ['ratio', 'number', 'ratio', false],
-    ['features', 'select', 'features', false], ['tags', 'select', 'tags', false], ['notify', 'boolean', 'notify', false], ['note', 'string', 'note', false],
-  ]);
+  assert.deepEqual(
+    fields.map((f) => [f['id'], f['type'], f['label'], f['required']]),
+    [
+      ['env', 'select', 'env', true],
+      ['region', 'select', 'region', false],
+      ['replicas', 'number', 'replicas', true],
+      ['ratio', 'number', 'ratio', false],
+      ['features', 'select', 'features', false],
+      ['tags', 'select', 'tags', false],
+      ['notify', 'boolean', 'notify', false],
+      ['note', 'string', 'note', false],
+    ],
+  );
   assert.deepEqual(fields[2], { id: 'replicas', type: 'number', label: 'replicas', required: true, min: 1, max: 10 });
-  assert.ok(fields.every((f) => f['other'] === undefined), 'MCP enums are closed: no other');
-  assert.deepEqual(Object.keys(d).sort(), ['fields', 'kind', 'prompt', 'respond_via'], 'exactly the Annex A members: no options (decline/cancel per contract C2)');
+  assert.ok(
+    fields.every((f) => f['other'] === undefined),
+    'MCP enums are closed: no other',
+  );
+  assert.deepEqual(
+    Object.keys(d).sort(),
+    ['fields', 'kind', 'prompt', 'respond_via'],
+    'exactly the Annex A members: no options (decline/cancel per contract C2)',
+  );
   assert.deepEqual(d['respond_via'], ['control']);
   const r = dryRun(fixtures['Elicitation'], red, { now: () => T0 }).at(-1)!;
   const rf = (r['data'] as Record<string, unknown>)['fields'] as Record<string, unknown>[];
   assert.equal((r['data'] as Record<string, unknown>)['prompt'], 'Configure the deployment');
-  assert.deepEqual(rf[0]!['choices'], [{ id: 'staging', label: 'Staging' }, { id: 'prod', label: 'Production' }]);
-  assert.deepEqual(rf[1]!['choices'], [{ id: 'eu', label: 'Europe' }, { id: 'us', label: 'United States' }]);
+  assert.deepEqual(rf[0]!['choices'], [
+    { id: 'staging', label: 'Staging' },
+    { id: 'prod', label: 'Production' },
+  ]);
+  assert.deepEqual(rf[1]!['choices'], [
+    { id: 'eu', label: 'Europe' },
+    { id: 'us', label: 'United States' },
+  ]);
   assert.equal(rf[4]!['multi'], true);
   const url = dryRun(fixtures['Elicitation-url'], red, { now: () => T0 }).at(-1)!;
   const ud = url['data'] as Record<string, unknown>;
@@ -180,14 +292,43 @@ test('malformed hook input is rejected with a stable code naming the rule', () =
     [{ hook_event_name: 'Stop' }, /session_id/],
     [{ hook_event_name: 'PreToolUse', session_id: 's', tool_input: {} }, /tool_name/],
     [{ hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'AskUserQuestion', tool_input: { questions: [] } }, /questions/],
-    [{ hook_event_name: 'PreToolUse', session_id: 's', tool_name: 'AskUserQuestion', tool_input: { questions: [{ question: 'a', options: [{ label: 'x' }, { label: 'x' }] }] } }, /repeats/],
+    [
+      {
+        hook_event_name: 'PreToolUse',
+        session_id: 's',
+        tool_name: 'AskUserQuestion',
+        tool_input: { questions: [{ question: 'a', options: [{ label: 'x' }, { label: 'x' }] }] },
+      },
+      /repeats/,
+    ],
   ];
-  for (const [input, re] of cases) assert.throws(() => parseHookInput(input), (err: Error & { code?: string }) => err.code === 'AEP_CC_HOOK_INVALID' && re.test(err.message));
+  for (const [input, re] of cases)
+    assert.throws(
+      () => parseHookInput(input),
+      (err: Error & { code?: string }) => err.code === 'AEP_CC_HOOK_INVALID' && re.test(err.message),
+    );
 });
 
 test('a realistic session through one mapper is a valid stream (pairs, lineage, terminals)', () => {
   const mapper = new ClaudeCodeMapper(meta);
-  const order = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'SubagentStart', 'SubagentToolUse', 'SubagentStop', 'Notification-idle', 'UserPromptSubmit', 'PostToolUseFailure', 'PreCompact', 'PostCompact', 'Elicitation-url', 'ElicitationResult', 'Stop', 'SessionEnd'];
+  const order = [
+    'SessionStart',
+    'UserPromptSubmit',
+    'PreToolUse',
+    'PostToolUse',
+    'SubagentStart',
+    'SubagentToolUse',
+    'SubagentStop',
+    'Notification-idle',
+    'UserPromptSubmit',
+    'PostToolUseFailure',
+    'PreCompact',
+    'PostCompact',
+    'Elicitation-url',
+    'ElicitationResult',
+    'Stop',
+    'SessionEnd',
+  ];
   const drafts: EventDraft[] = [];
   order.forEach((n, i) => {
     const r = mapper.map(parseHookInput(fixtures[n]), T0 + i * 1000);
@@ -196,12 +337,30 @@ test('a realistic session through one mapper is a valid stream (pairs, lineage, 
   });
   const types = drafts.map((d) => `${d.session.length > 40 ? 'child' : 'main'}:${d.type}`);
   assert.deepEqual(types, [
-    'main:session.started', 'main:run.started', 'main:tool.requested', 'main:tool.completed',
-    'main:delegation.subagent.started', 'child:session.started', 'child:run.started', 'child:tool.requested',
-    'child:run.finished', 'child:session.ended', 'main:delegation.subagent.stopped',
-    'main:attention.requested', 'main:attention.answered', 'main:attention.resolved', 'main:run.cancelled', 'main:run.started', 'main:tool.failed',
-    'main:progress.status', 'main:session.compacted', 'main:attention.requested', 'main:attention.answered', 'main:attention.resolved',
-    'main:run.finished', 'main:session.ended',
+    'main:session.started',
+    'main:run.started',
+    'main:tool.requested',
+    'main:tool.completed',
+    'main:delegation.subagent.started',
+    'child:session.started',
+    'child:run.started',
+    'child:tool.requested',
+    'child:run.finished',
+    'child:session.ended',
+    'main:delegation.subagent.stopped',
+    'main:attention.requested',
+    'main:attention.answered',
+    'main:attention.resolved',
+    'main:run.cancelled',
+    'main:run.started',
+    'main:tool.failed',
+    'main:progress.status',
+    'main:session.compacted',
+    'main:attention.requested',
+    'main:attention.answered',
+    'main:attention.resolved',
+    'main:run.finished',
+    'main:session.ended',
   ]);
   // Envelope them like the daemon would and run the cross-event rules.
   const ids = new Map<string, string>();
@@ -211,7 +370,17 @@ test('a realistic session through one mapper is a valid stream (pairs, lineage, 
     if (d.ref) ids.set(d.ref, id);
     const seq = seqs.get(d.session) ?? 0;
     seqs.set(d.session, seq + 1);
-    const e: Record<string, unknown> = { aep: '0.1', id, type: d.type, time: new Date(T0 + i).toISOString(), source: `aep://h/agent/claude-code/session/${d.session}`, agent: 'claude-code', session: d.session, seq, capture: d.capture };
+    const e: Record<string, unknown> = {
+      aep: '0.1',
+      id,
+      type: d.type,
+      time: new Date(T0 + i).toISOString(),
+      source: `aep://h/agent/claude-code/session/${d.session}`,
+      agent: 'claude-code',
+      session: d.session,
+      seq,
+      capture: d.capture,
+    };
     if (d.run) e['run'] = d.run;
     const subject = d.subjectRef ? ids.get(d.subjectRef) : d.subject;
     if (subject) e['subject'] = subject;
@@ -234,12 +403,21 @@ test('a late hook after SessionEnd stays in the ended session; a resumed session
   const h = (o: Record<string, unknown>) => mapper.map(parseHookInput({ session_id: sid, ...o }), T0);
   h({ hook_event_name: 'SessionStart', source: 'startup' });
   const end = h({ hook_event_name: 'SessionEnd', reason: 'other' });
-  assert.deepEqual(end.events.map((e) => e.type), ['session.ended']);
+  assert.deepEqual(
+    end.events.map((e) => e.type),
+    ['session.ended'],
+  );
   const late = h({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'x' });
-  assert.deepEqual(late.events.map((e) => [e.session, e.type]), [[sid, 'tool.completed']]);
+  assert.deepEqual(
+    late.events.map((e) => [e.session, e.type]),
+    [[sid, 'tool.completed']],
+  );
   assert.deepEqual(h({ hook_event_name: 'SessionEnd', reason: 'other' }).events, [], 'never a second session.ended');
   const again = h({ hook_event_name: 'SessionStart', source: 'resume' });
-  assert.deepEqual(again.events.map((e) => [e.session, e.type]), [[`${sid}.r1`, 'session.started']]);
+  assert.deepEqual(
+    again.events.map((e) => [e.session, e.type]),
+    [[`${sid}.r1`, 'session.started']],
+  );
   assert.equal(h({ hook_event_name: 'Stop' }).session, `${sid}.r1`);
 });
 
@@ -247,6 +425,9 @@ test('a Notification about a dialog we already hold open does not open a duplica
   const mapper = new ClaudeCodeMapper(meta);
   mapper.pendingProbe = () => true;
   const r = mapper.map(parseHookInput(fixtures['Notification-permission']), T0);
-  assert.deepEqual(r.events.map((e) => e.type), ['session.started', 'progress.status']);
+  assert.deepEqual(
+    r.events.map((e) => e.type),
+    ['session.started', 'progress.status'],
+  );
   assert.deepEqual(r.events[1]!.data, { phase: 'permission_prompt' });
 });

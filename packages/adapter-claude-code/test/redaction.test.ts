@@ -26,10 +26,23 @@ function hooks(text: string): Record<string, unknown>[] {
     { hook_event_name: 'PostToolUseFailure', session_id: sid, tool_name: 'Bash', tool_use_id: 't2', tool_input: { command: text }, error: text },
     { hook_event_name: 'PermissionRequest', session_id: sid, tool_name: 'Bash', tool_input: { command: text } },
     { hook_event_name: 'PermissionRequest', session_id: sid, tool_name: 'Write', tool_input: { file_path: '/tmp/a', content: text } },
-    { hook_event_name: 'PreToolUse', session_id: sid, tool_name: 'AskUserQuestion', tool_use_id: 't3', tool_input: { questions: [{ question: text, header: 'H', options: [{ label: text }, { label: 'other' }] }] } },
+    {
+      hook_event_name: 'PreToolUse',
+      session_id: sid,
+      tool_name: 'AskUserQuestion',
+      tool_use_id: 't3',
+      tool_input: { questions: [{ question: text, header: 'H', options: [{ label: text }, { label: 'other' }] }] },
+    },
     { hook_event_name: 'Notification', session_id: sid, notification_type: 'auth_success', message: text },
     { hook_event_name: 'Notification', session_id: sid, notification_type: 'idle_prompt', message: text },
-    { hook_event_name: 'Elicitation', session_id: sid, mcp_server_name: 'srv', mode: 'form', message: text, requested_schema: { type: 'object', properties: { a: { type: 'string', title: text }, b: { type: 'string', enum: ['x', 'y'], enumNames: [text, 'Y'] } } } },
+    {
+      hook_event_name: 'Elicitation',
+      session_id: sid,
+      mcp_server_name: 'srv',
+      mode: 'form',
+      message: text,
+      requested_schema: { type: 'object', properties: { a: { type: 'string', title: text }, b: { type: 'string', enum: ['x', 'y'], enumNames: [text, 'Y'] } } },
+    },
     { hook_event_name: 'Elicitation', session_id: sid, mcp_server_name: 'srv', mode: 'url', message: text, url: `https://x/${text}` },
     { hook_event_name: 'Stop', session_id: sid, last_assistant_message: text },
     { hook_event_name: 'SubagentStart', session_id: sid, agent_id: 'a1', agent_type: text },
@@ -49,12 +62,15 @@ function mapAll(capture: 'metadata' | 'redacted' | 'full', text: string): string
 
 test('property: a key planted anywhere in any free-text member never leaves the mapping at redacted (and never at metadata)', () => {
   const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 100);
-  fc.assert(fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), fc.constantFrom(' ', '\n', '=', ': ', '"'), (before, afterText, sep) => {
-    const text = `${before}${sep}${KEY}${sep}${afterText}`;
-    const red = mapAll('redacted', text);
-    assert.ok(!red.includes(KEY), 'no key at redacted');
-    assert.ok(!mapAll('metadata', text).includes(KEY), 'no key at metadata');
-  }), { numRuns: runs });
+  fc.assert(
+    fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), fc.constantFrom(' ', '\n', '=', ': ', '"'), (before, afterText, sep) => {
+      const text = `${before}${sep}${KEY}${sep}${afterText}`;
+      const red = mapAll('redacted', text);
+      assert.ok(!red.includes(KEY), 'no key at redacted');
+      assert.ok(!mapAll('metadata', text).includes(KEY), 'no key at metadata');
+    }),
+    { numRuns: runs },
+  );
   // The planted key is really there to find: at full (verbatim by definition) it is present.
   assert.ok(mapAll('full', `run with ${KEY}`).includes(KEY));
 });
@@ -68,7 +84,9 @@ let daemon: DaemonProcess;
 
 before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
-  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   sender = await CommandSender.connect({ url: relay.url, token: TOKEN, agent: 'answerer', ackWindowMs: 5_000, retries: 0 });
   daemon = await startDaemonProcess(['--relay', relay.url, '--token', TOKEN, '--wait-ms', '60000', '--agent', 'cc-redact', '--capture', 'redacted']);
@@ -85,18 +103,46 @@ after(async () => {
 test('end to end at capture redacted: an sk-proj key in a prompt, a tool input, a question, an answer and a cancel reason never reaches the relay', async () => {
   const S = 'redact-e2e';
   await hook(daemon, 'UserPromptSubmit', { hook_event_name: 'UserPromptSubmit', session_id: S, prompt: `Deploy with OPENAI_API_KEY=${KEY} please` });
-  await hook(daemon, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: S, tool_name: 'Bash', tool_use_id: 'toolu_k1', tool_input: { command: `curl -H "Authorization: Bearer ${KEY}" https://api.example` } });
-  const ask = hook(daemon, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: S, tool_name: 'AskUserQuestion', tool_use_id: 'toolu_k2', tool_input: { questions: [{ question: `Use the key ${KEY}?`, header: 'Key', options: [{ label: 'yes' }, { label: 'no' }] }] } }, 60_000);
+  await hook(daemon, 'PreToolUse', {
+    hook_event_name: 'PreToolUse',
+    session_id: S,
+    tool_name: 'Bash',
+    tool_use_id: 'toolu_k1',
+    tool_input: { command: `curl -H "Authorization: Bearer ${KEY}" https://api.example` },
+  });
+  const ask = hook(
+    daemon,
+    'PreToolUse',
+    {
+      hook_event_name: 'PreToolUse',
+      session_id: S,
+      tool_name: 'AskUserQuestion',
+      tool_use_id: 'toolu_k2',
+      tool_input: { questions: [{ question: `Use the key ${KEY}?`, header: 'Key', options: [{ label: 'yes' }, { label: 'no' }] }] },
+    },
+    60_000,
+  );
   const form = await waitFor(() => events.find((e) => e.type === 'attention.requested' && e.session === S), 'the form');
   // The person answers with free text containing the key ("other"); Claude gets it verbatim.
   const r = await sendRespond(sender, form, { values: { '1': `rotate ${KEY} first` } });
   assert.equal(r.status, 'accepted', JSON.stringify(r));
   const out = (await ask).body as { hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } };
   assert.equal(out.hookSpecificOutput.updatedInput.answers[`Use the key ${KEY}?`], `rotate ${KEY} first`, 'the agent gets the real answer');
-  const perm = hook(daemon, 'PermissionRequest', { hook_event_name: 'PermissionRequest', session_id: S, tool_name: 'Bash', tool_input: { command: `echo ${KEY} > ~/.key` } }, 60_000);
-  await waitFor(() => events.find((e) => e.type === 'attention.requested' && e.session === S && (e.data as Record<string, unknown>)['kind'] === 'permission'), 'the permission request');
+  const perm = hook(
+    daemon,
+    'PermissionRequest',
+    { hook_event_name: 'PermissionRequest', session_id: S, tool_name: 'Bash', tool_input: { command: `echo ${KEY} > ~/.key` } },
+    60_000,
+  );
+  await waitFor(
+    () => events.find((e) => e.type === 'attention.requested' && e.session === S && (e.data as Record<string, unknown>)['kind'] === 'permission'),
+    'the permission request',
+  );
   const run = events.find((e) => e.type === 'run.started' && e.session === S)!.run!;
-  assert.equal((await sendCommand(sender, 'control.cancel', S, { scope: 'run', reason: `leaked ${KEY}, stop` }, { run, capture: 'redacted' })).status, 'accepted');
+  assert.equal(
+    (await sendCommand(sender, 'control.cancel', S, { scope: 'run', reason: `leaked ${KEY}, stop` }, { run, capture: 'redacted' })).status,
+    'accepted',
+  );
   await perm;
   const cancelled = await waitFor(() => events.find((e) => e.type === 'run.cancelled' && e.session === S), 'run.cancelled');
   await waitFor(() => events.find((e) => e.type === 'attention.answered' && e.session === S), 'attention.answered');

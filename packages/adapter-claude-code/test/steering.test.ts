@@ -21,7 +21,9 @@ let brief: DaemonProcess;
 
 before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
-  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   sender = await CommandSender.connect({ url: relay.url, token: TOKEN, agent: 'steerer', ackWindowMs: 5_000, retries: 0 });
   daemon = await startDaemonProcess(['--relay', relay.url, '--token', TOKEN, '--wait-ms', '60000', '--agent', 'cc-steer']);
@@ -38,8 +40,10 @@ after(async () => {
   await relay?.stop();
 });
 
-const prompt = (d: DaemonProcess, session: string) => hook(d, 'UserPromptSubmit', { hook_event_name: 'UserPromptSubmit', session_id: session, prompt: 'Refactor the billing module' });
-const bash = (d: DaemonProcess, session: string, command: string, id: string, timeoutMs?: number) => hook(d, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: session, tool_name: 'Bash', tool_use_id: id, tool_input: { command } }, timeoutMs);
+const prompt = (d: DaemonProcess, session: string) =>
+  hook(d, 'UserPromptSubmit', { hook_event_name: 'UserPromptSubmit', session_id: session, prompt: 'Refactor the billing module' });
+const bash = (d: DaemonProcess, session: string, command: string, id: string, timeoutMs?: number) =>
+  hook(d, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: session, tool_name: 'Bash', tool_use_id: id, tool_input: { command } }, timeoutMs);
 const runOf = (session: string) => events.find((e) => e.type === 'run.started' && e.session === session)?.run;
 
 async function held<T>(p: Promise<T>): Promise<boolean> {
@@ -67,17 +71,43 @@ test('control.cancel: ack, held question dismissed and denied, run.cancelled cau
   assert.equal((dismissed.data as Record<string, unknown>)['resolution'], 'dismissed');
   // The next tool calls of the turn are denied with the person's reason.
   assert.deepEqual((await bash(daemon, S, 'git push --force', 'toolu_b1')).body, deny);
-  assert.deepEqual((await hook(daemon, 'PermissionRequest', { hook_event_name: 'PermissionRequest', session_id: S, tool_name: 'Bash', tool_input: { command: 'rm -rf build' } })).body,
-    { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason, interrupt: true } } });
+  assert.deepEqual(
+    (
+      await hook(daemon, 'PermissionRequest', {
+        hook_event_name: 'PermissionRequest',
+        session_id: S,
+        tool_name: 'Bash',
+        tool_input: { command: 'rm -rf build' },
+      })
+    ).body,
+    { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: reason, interrupt: true } } },
+  );
   // A subagent of the cancelled session is stopped too.
-  assert.deepEqual((await hook(daemon, 'PreToolUse', { hook_event_name: 'PreToolUse', session_id: S, agent_id: 'agent-9', agent_type: 'Explore', tool_name: 'Grep', tool_use_id: 'toolu_sub', tool_input: { pattern: 'x' } })).body, deny);
+  assert.deepEqual(
+    (
+      await hook(daemon, 'PreToolUse', {
+        hook_event_name: 'PreToolUse',
+        session_id: S,
+        agent_id: 'agent-9',
+        agent_type: 'Explore',
+        tool_name: 'Grep',
+        tool_use_id: 'toolu_sub',
+        tool_input: { pattern: 'x' },
+      })
+    ).body,
+    deny,
+  );
   // The Stop of the cancelled turn emits no second terminal.
   await hook(daemon, 'Stop', { hook_event_name: 'Stop', session_id: S });
   // The person starts a new turn in Claude Code: tools run again.
   await prompt(daemon, S);
   assert.deepEqual((await bash(daemon, S, 'git status', 'toolu_b2')).body, {});
-  await waitFor(() => events.filter((e) => e.type === 'run.started' && e.session === S).length === 2 ? true : undefined, 'the second run');
-  assert.equal(events.filter((e) => e.session === S && e.type.startsWith('run.') && e.type !== 'run.started' && e.run === run).length, 1, 'one terminal for the cancelled run');
+  await waitFor(() => (events.filter((e) => e.type === 'run.started' && e.session === S).length === 2 ? true : undefined), 'the second run');
+  assert.equal(
+    events.filter((e) => e.session === S && e.type.startsWith('run.') && e.type !== 'run.started' && e.run === run).length,
+    1,
+    'one terminal for the cancelled run',
+  );
 });
 
 test('control.cancel refusals: a bad scope is invalid, another run or no turn is refused, an ended session is refused', async () => {
@@ -92,9 +122,21 @@ test('control.cancel refusals: a bad scope is invalid, another run or no turn is
   await prompt(daemon, S);
   const run = await waitFor(() => runOf(S), 'run.started');
   // Built by hand: our own builder refuses to emit a bad scope; another sender might not.
-  const bad = await sender.send({ aep: '0.1', id: `01BADSCOPE${Date.now()}`, type: 'control.cancel', time: new Date().toISOString(), source: 'aep://test/agent/steerer', agent: 'steerer', session: S, data: { scope: 'everything' } } as WireEvent);
+  const bad = await sender.send({
+    aep: '0.1',
+    id: `01BADSCOPE${Date.now()}`,
+    type: 'control.cancel',
+    time: new Date().toISOString(),
+    source: 'aep://test/agent/steerer',
+    agent: 'steerer',
+    session: S,
+    data: { scope: 'everything' },
+  } as WireEvent);
   assert.deepEqual([bad.status, bad.reason], ['rejected', 'invalid']);
-  assert.deepEqual(bad.issues?.map((i) => i.rule), ['control.cancel.scope']);
+  assert.deepEqual(
+    bad.issues?.map((i) => i.rule),
+    ['control.cancel.scope'],
+  );
   const other = await sendCommand(sender, 'control.cancel', S, { scope: 'run' }, { run: `${run}-not` });
   assert.deepEqual([other.status, other.reason], ['rejected', 'refused']);
   assert.deepEqual((await bash(daemon, S, 'ls', 'toolu_r1')).body, {}, 'nothing was armed by the refusals');
@@ -133,7 +175,11 @@ test('control.pause holds the next tool call until control.resume; progress.stat
   await sendCommand(sender, 'control.pause', S, undefined);
   const ask = hook(daemon, 'PreToolUse', { ...fixture('AskUserQuestion'), session_id: S, tool_use_id: 'toolu_p3' }, 60_000);
   assert.ok(await held(ask));
-  assert.equal(events.some((e) => e.type === 'attention.requested' && e.session === S), false, 'not raised while paused');
+  assert.equal(
+    events.some((e) => e.type === 'attention.requested' && e.session === S),
+    false,
+    'not raised while paused',
+  );
   await sendCommand(sender, 'control.resume', S, undefined);
   await waitFor(() => events.find((e) => e.type === 'attention.requested' && e.session === S), 'the form after resume');
   await sendCommand(sender, 'control.cancel', S, { scope: 'session', reason: 'enough' }, { capture: 'redacted' });
@@ -150,7 +196,9 @@ test('a pause cannot outlast the hook budget (the tool call falls back); a cance
   const heldTool = bash(brief, S, 'make deploy', 'toolu_t2', 60_000);
   assert.ok(await held(heldTool));
   assert.equal((await sendCommand(sender, 'control.cancel', S, { scope: 'session', reason: 'not now' }, { capture: 'redacted' })).status, 'accepted');
-  assert.deepEqual((await heldTool).body, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not now' } });
+  assert.deepEqual((await heldTool).body, {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'not now' },
+  });
 });
 
 test('commands the daemon does not declare are nacked unsupported', async () => {

@@ -34,7 +34,12 @@ function aboveDeclared(value: unknown, tree: CaptureTree, rank: number): boolean
  * survives, else `undefined` (with a diagnostic saying why when data was present). `capture`
  * must already be known to be a level (absent = `metadata`).
  */
-export function survivingPayload(event: Record<string, unknown>, capture: CaptureLevel, max: CaptureLevel, out: BridgeDiagnostic[]): Record<string, unknown> | undefined {
+export function survivingPayload(
+  event: Record<string, unknown>,
+  capture: CaptureLevel,
+  max: CaptureLevel,
+  out: BridgeDiagnostic[],
+): Record<string, unknown> | undefined {
   const data = event['data'];
   if (!isPlainObject(data)) return undefined;
   const rank = captureRank(capture);

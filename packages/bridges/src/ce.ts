@@ -48,7 +48,12 @@ const HANDLED: ReadonlySet<string> = new Set(['specversion', 'datacontenttype', 
  * pass "verbatim under its own name" (B4) without clashing, and a CE attribute of that name on
  * the way in has no AEP counterpart: both directions drop it with a diagnostic (`ce.reserved-name`).
  */
-export const CE_RESERVED_NAMES: ReadonlySet<string> = new Set(['specversion', 'datacontenttype', 'dataschema', ...CE_ATTRIBUTE_MAP.map(([, c]) => c).filter((c) => c !== 'traceparent')]);
+export const CE_RESERVED_NAMES: ReadonlySet<string> = new Set([
+  'specversion',
+  'datacontenttype',
+  'dataschema',
+  ...CE_ATTRIBUTE_MAP.map(([, c]) => c).filter((c) => c !== 'traceparent'),
+]);
 
 const CORE = new Set<string>(CORE_ATTRIBUTES);
 const NAME = /^[a-z0-9]{1,20}$/;
@@ -100,9 +105,18 @@ export function encodeCloudEvent(event: unknown): BridgeResult<CloudEvent> {
   for (const k of Object.keys(event)) {
     if (CORE.has(k)) continue;
     const v = event[k];
-    if (!NAME.test(k)) { diagnostics.push(diag('ce.illegal-name', k, 'an extension attribute whose name is not [a-z0-9]{1,20} cannot be a CloudEvents attribute: dropped')); continue; }
-    if (CE_RESERVED_NAMES.has(k)) { diagnostics.push(diag('ce.reserved-name', k, `the extension attribute ${k} is named like an attribute the CloudEvents mapping writes: dropped`)); continue; }
-    if (!isScalar(v)) { diagnostics.push(diag('ce.extension-value', k, `the extension attribute ${k} is not a string, integer or boolean: dropped`)); continue; }
+    if (!NAME.test(k)) {
+      diagnostics.push(diag('ce.illegal-name', k, 'an extension attribute whose name is not [a-z0-9]{1,20} cannot be a CloudEvents attribute: dropped'));
+      continue;
+    }
+    if (CE_RESERVED_NAMES.has(k)) {
+      diagnostics.push(diag('ce.reserved-name', k, `the extension attribute ${k} is named like an attribute the CloudEvents mapping writes: dropped`));
+      continue;
+    }
+    if (!isScalar(v)) {
+      diagnostics.push(diag('ce.extension-value', k, `the extension attribute ${k} is not a string, integer or boolean: dropped`));
+      continue;
+    }
     ce[k] = v;
   }
   if (data !== undefined) ce['data'] = data;
@@ -136,11 +150,17 @@ export function decodeCloudEvent(ce: unknown): BridgeResult<AepEventObject | nul
   }
   const type = ce['type'] as string;
   if (!type.startsWith(CE_TYPE_PREFIX)) {
-    return { ok: true, value: null, diagnostics: [diag('ce.foreign-type', 'type', 'the type does not start with dev.aep.: out of scope for the bridge, no event')] };
+    return {
+      ok: true,
+      value: null,
+      diagnostics: [diag('ce.foreign-type', 'type', 'the type does not start with dev.aep.: out of scope for the bridge, no event')],
+    };
   }
-  if (Object.prototype.hasOwnProperty.call(ce, 'data_base64')) return fail('AEP_BRIDGE_CE_INVALID', 'ce.data-base64', 'the event carries data_base64', 'data_base64');
+  if (Object.prototype.hasOwnProperty.call(ce, 'data_base64'))
+    return fail('AEP_BRIDGE_CE_INVALID', 'ce.data-base64', 'the event carries data_base64', 'data_base64');
   const dct = ce['datacontenttype'];
-  if (dct !== undefined && (typeof dct !== 'string' || !isJsonMediaType(dct))) return fail('AEP_BRIDGE_CE_INVALID', 'ce.datacontenttype', 'datacontenttype is not a JSON media type', 'datacontenttype');
+  if (dct !== undefined && (typeof dct !== 'string' || !isJsonMediaType(dct)))
+    return fail('AEP_BRIDGE_CE_INVALID', 'ce.datacontenttype', 'datacontenttype is not a JSON media type', 'datacontenttype');
   const data = ce['data'];
   if (data !== undefined && !isPlainObject(data)) return fail('AEP_BRIDGE_CE_INVALID', 'ce.data-not-object', 'data is not a JSON object', 'data');
 
@@ -164,10 +184,28 @@ export function decodeCloudEvent(ce: unknown): BridgeResult<AepEventObject | nul
   for (const k of Object.keys(ce)) {
     if (HANDLED.has(k)) continue;
     const v = ce[k];
-    if (!NAME.test(k)) { diagnostics.push(diag('ce.illegal-name', k, 'not a legal AEP extension name ([a-z0-9]{1,20}): dropped, the rest still maps')); continue; }
-    if (CORE.has(k)) { diagnostics.push(diag('ce.core-collision', k, `a CloudEvents extension spelled like the core AEP attribute ${k} is not a legal extension name: dropped, the core attribute comes from the mapping only`)); continue; }
-    if (CE_RESERVED_NAMES.has(k)) { diagnostics.push(diag('ce.reserved-name', k, `${k} has no AEP counterpart: dropped`)); continue; }
-    if (!isScalar(v)) { diagnostics.push(diag('ce.extension-value', k, `the extension ${k} is not a string, integer or boolean: dropped`)); continue; }
+    if (!NAME.test(k)) {
+      diagnostics.push(diag('ce.illegal-name', k, 'not a legal AEP extension name ([a-z0-9]{1,20}): dropped, the rest still maps'));
+      continue;
+    }
+    if (CORE.has(k)) {
+      diagnostics.push(
+        diag(
+          'ce.core-collision',
+          k,
+          `a CloudEvents extension spelled like the core AEP attribute ${k} is not a legal extension name: dropped, the core attribute comes from the mapping only`,
+        ),
+      );
+      continue;
+    }
+    if (CE_RESERVED_NAMES.has(k)) {
+      diagnostics.push(diag('ce.reserved-name', k, `${k} has no AEP counterpart: dropped`));
+      continue;
+    }
+    if (!isScalar(v)) {
+      diagnostics.push(diag('ce.extension-value', k, `the extension ${k} is not a string, integer or boolean: dropped`));
+      continue;
+    }
     setOwn(e, k, v);
   }
   if (data !== undefined) e['data'] = data;

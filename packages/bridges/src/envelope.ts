@@ -44,8 +44,15 @@ export function readEnvelope(event: unknown): BridgeResult<EnvelopeFacts> {
     ok: true,
     diagnostics: [],
     value: {
-      event, id: event['id'] as string, type: event['type'] as string, time, source: event['source'] as string, agent: event['agent'] as string,
-      instant, severity: (sev ?? 'info') as Severity, capture: (cap ?? 'metadata') as CaptureLevel,
+      event,
+      id: event['id'] as string,
+      type: event['type'] as string,
+      time,
+      source: event['source'] as string,
+      agent: event['agent'] as string,
+      instant,
+      severity: (sev ?? 'info') as Severity,
+      capture: (cap ?? 'metadata') as CaptureLevel,
     },
   };
 }

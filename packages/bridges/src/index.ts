@@ -1,7 +1,16 @@
 // Public API of @aep/bridges (root entry): the pure AEP-0005 mappings. No I/O and no `node:`
 // import, so it loads in a browser (pinned by test/browser-safe.test.ts). The live exporters and
 // the CloudEvents receiver are Node-only: `@aep/bridges/node`. Named exports only.
-export { encodeCloudEvent, decodeCloudEvent, CE_TYPE_PREFIX, CE_SPECVERSION, CE_STRUCTURED_MEDIA_TYPE, CE_BATCH_MEDIA_TYPE, CE_ATTRIBUTE_MAP, CE_RESERVED_NAMES } from './ce.js';
+export {
+  encodeCloudEvent,
+  decodeCloudEvent,
+  CE_TYPE_PREFIX,
+  CE_SPECVERSION,
+  CE_STRUCTURED_MEDIA_TYPE,
+  CE_BATCH_MEDIA_TYPE,
+  CE_ATTRIBUTE_MAP,
+  CE_RESERVED_NAMES,
+} from './ce.js';
 export type { CloudEvent, AepEventObject } from './ce.js';
 export { toOtlpLogRecord, otlpAnyValue, otlpKeyValues, otlpJsonLogRecord, otlpExportRequest, checkMaxCapture, OTLP_SCOPE } from './otlp.js';
 export type { OtlpOptions, OtlpLogRecord, JsonValue, OtlpAnyValue, OtlpKeyValue, OtlpJsonLogRecord, OtlpExportLogsRequest } from './otlp.js';

@@ -128,7 +128,7 @@ export function toOtlpLogRecord(event: unknown, options: OtlpOptions = {}): Brid
       for (const k of keys) {
         const v = data[k] as JsonValue;
         if (k.startsWith('gen_ai.')) setOwn(attributes, k, v);
-        else setOwn(body ??= {}, k, v);
+        else setOwn((body ??= {}), k, v);
       }
       if (body !== undefined) rec.body = body;
     }
@@ -149,7 +149,10 @@ export type OtlpAnyValue =
   | Record<string, never>;
 
 /** An OTLP `KeyValue`. */
-export interface OtlpKeyValue { key: string; value: OtlpAnyValue }
+export interface OtlpKeyValue {
+  key: string;
+  value: OtlpAnyValue;
+}
 
 /** A LogRecord in the OTLP/HTTP JSON encoding. */
 export interface OtlpJsonLogRecord {
@@ -185,8 +188,10 @@ export const OTLP_SCOPE = { name: '@aep/bridges', version: '0.1.0' } as const;
  */
 export function otlpAnyValue(v: unknown): OtlpAnyValue {
   switch (typeof v) {
-    case 'string': return { stringValue: v };
-    case 'boolean': return { boolValue: v };
+    case 'string':
+      return { stringValue: v };
+    case 'boolean':
+      return { boolValue: v };
     case 'number':
       // Integers within int64 as intValue; everything else (fractions, |v| >= 2^63) as a double.
       if (Number.isSafeInteger(v)) return { intValue: String(v === 0 ? 0 : v) }; // exact digits, no exponent

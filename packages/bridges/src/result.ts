@@ -26,15 +26,16 @@ export interface BridgeDiagnostic {
 }
 
 /** Outcome of one mapping: a value (possibly `null` = "no record", by design) or an issue. */
-export type BridgeResult<T> =
-  | { ok: true; value: T; diagnostics: BridgeDiagnostic[] }
-  | { ok: false; issue: BridgeIssue };
+export type BridgeResult<T> = { ok: true; value: T; diagnostics: BridgeDiagnostic[] } | { ok: false; issue: BridgeIssue };
 
 /** Rule vocabulary of the bridges: section of AEP-0005 or of the source spec, and meaning. */
 export const BRIDGE_RULES = {
   'event.not-object': { section: 'AEP-0001 §5', meaning: 'an AEP event is a JSON object' },
   'event.required': { section: 'AEP-0001 §5.1', meaning: 'id, type, time, source and agent are non-empty strings' },
-  'event.time': { section: 'AEP-0001 §5.1; AEP-0005 §3.2', meaning: 'time is an RFC 3339 date-time with a zone offset (the bridges derive epoch times from it)' },
+  'event.time': {
+    section: 'AEP-0001 §5.1; AEP-0005 §3.2',
+    meaning: 'time is an RFC 3339 date-time with a zone offset (the bridges derive epoch times from it)',
+  },
   'event.severity': { section: 'AEP-0001 §8.1', meaning: 'severity is one of debug, info, notice, warning, error, critical' },
   'event.capture': { section: 'AEP-0001 §8.2', meaning: 'capture is one of none, metadata, redacted, full' },
   'event.data': { section: 'AEP-0001 §5.1', meaning: 'data, when present, is a JSON object' },
@@ -46,14 +47,33 @@ export const BRIDGE_RULES = {
   'ce.datacontenttype': { section: 'AEP-0005 §1 B1', meaning: 'datacontenttype of an AEP-typed CloudEvent is a JSON media type' },
   'ce.foreign-type': { section: 'AEP-0005 §2', meaning: 'only CloudEvents whose type starts with dev.aep. are in scope; others give no event' },
   'ce.illegal-name': { section: 'AEP-0005 §2; AEP-0001 §5.4', meaning: 'an attribute name that is not [a-z0-9]{1,20} is dropped, the rest still maps' },
-  'ce.core-collision': { section: 'AEP-0005 §2; AEP-0001 §5.4', meaning: 'a CloudEvents extension spelled like a core AEP attribute is dropped; it never sets or overwrites the core attribute' },
-  'ce.reserved-name': { section: 'AEP-0005 §1 B1/B4 (project choice)', meaning: 'an attribute named like one the mapping itself writes (specversion, datacontenttype, dataschema, the aep* table) is dropped: carrying it would make the inverse ambiguous' },
-  'ce.extension-value': { section: 'AEP-0001 §5.4; CloudEvents 1.0 §3.1.2', meaning: 'an extension value is a string, an integer or a boolean; others are dropped' },
+  'ce.core-collision': {
+    section: 'AEP-0005 §2; AEP-0001 §5.4',
+    meaning: 'a CloudEvents extension spelled like a core AEP attribute is dropped; it never sets or overwrites the core attribute',
+  },
+  'ce.reserved-name': {
+    section: 'AEP-0005 §1 B1/B4 (project choice)',
+    meaning:
+      'an attribute named like one the mapping itself writes (specversion, datacontenttype, dataschema, the aep* table) is dropped: carrying it would make the inverse ambiguous',
+  },
+  'ce.extension-value': {
+    section: 'AEP-0001 §5.4; CloudEvents 1.0 §3.1.2',
+    meaning: 'an extension value is a string, an integer or a boolean; others are dropped',
+  },
   'capture.above-max': { section: 'AEP-0005 §3.3, §4.4 [pin]', meaning: 'an event whose capture is above max_capture exports no payload (dropped wholesale)' },
-  'capture.dishonest': { section: 'AEP-0001 §8.2(a); AEP-0002 §5.1', meaning: 'a payload member annotated above the event\'s declared capture: the payload is dropped wholesale (fail closed)' },
-  'otlp.traceparent': { section: 'AEP-0005 §3.2; W3C Trace Context', meaning: 'a traceparent that is not 00-<32 hex>-<16 hex>-<2 hex> gives no trace_id/span_id/flags' },
+  'capture.dishonest': {
+    section: 'AEP-0001 §8.2(a); AEP-0002 §5.1',
+    meaning: "a payload member annotated above the event's declared capture: the payload is dropped wholesale (fail closed)",
+  },
+  'otlp.traceparent': {
+    section: 'AEP-0005 §3.2; W3C Trace Context',
+    meaning: 'a traceparent that is not 00-<32 hex>-<16 hex>-<2 hex> gives no trace_id/span_id/flags',
+  },
   'option.max-capture': { section: 'AEP-0005 §3.3, §4.4', meaning: 'max_capture is one of none, metadata, redacted, full' },
-  'otlp.time-range': { section: 'AEP-0005 §3.2; OTLP time_unix_nano (fixed64)', meaning: 'a time before 1970 or after 2554 cannot be a uint64 of nanoseconds: time_unix_nano is "0" (unknown)' },
+  'otlp.time-range': {
+    section: 'AEP-0005 §3.2; OTLP time_unix_nano (fixed64)',
+    meaning: 'a time before 1970 or after 2554 cannot be a uint64 of nanoseconds: time_unix_nano is "0" (unknown)',
+  },
 } as const;
 
 /** A rule id of {@link BRIDGE_RULES}. */

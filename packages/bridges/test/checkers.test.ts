@@ -23,8 +23,22 @@ test('CloudEvents 1.0 checker: a good event passes, each planted violation is ca
   for (const [v, re] of bad) assert.match(checkCloudEvent10(v).join('\n'), re, JSON.stringify(v));
 });
 
-const rec = { timeUnixNano: '1783073704221000000', severityNumber: 9, severityText: 'INFO', eventName: 'dev.aep.x', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1, attributes: [{ key: 'a', value: { intValue: '3' } }], body: { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'v' } }] } } };
-const req = (r: Record<string, unknown>) => ({ resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeLogs: [{ scope: { name: 'x', version: '1' }, logRecords: [r] }] }] });
+const rec = {
+  timeUnixNano: '1783073704221000000',
+  severityNumber: 9,
+  severityText: 'INFO',
+  eventName: 'dev.aep.x',
+  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  spanId: '00f067aa0ba902b7',
+  flags: 1,
+  attributes: [{ key: 'a', value: { intValue: '3' } }],
+  body: { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'v' } }] } },
+};
+const req = (r: Record<string, unknown>) => ({
+  resourceLogs: [
+    { resource: { attributes: [{ key: 'service.name', value: { stringValue: 's' } }] }, scopeLogs: [{ scope: { name: 'x', version: '1' }, logRecords: [r] }] },
+  ],
+});
 
 test('OTLP JSON checker: a good request passes, each planted encoding violation is caught', () => {
   assert.deepEqual(checkOtlpExportLogsRequest(req(rec)), []);
@@ -48,8 +62,22 @@ test('OTLP JSON checker: a good request passes, each planted encoding violation 
 });
 
 test('OCSF subset checker: derived type_uid, enums, profile-gated disposition, unknown members', () => {
-  const subset = JSON.parse(readFileSync(new URL('../../../conformance/bridges/ocsf-classes.json', import.meta.url), 'utf8')) as Parameters<typeof checkOcsfRecord>[1];
-  const good = { class_uid: 2004, category_uid: 2, activity_id: 3, type_uid: 200403, severity_id: 1, time: 1, message: 'attention.timeout', disposition_id: 16, metadata: { version: '1.8.0', uid: 'x', product: { name: 'a' }, profiles: ['security_control'] }, finding_info: { uid: 'r', title: 't' }, unmapped: { aep: {} } };
+  const subset = JSON.parse(readFileSync(new URL('../../../conformance/bridges/ocsf-classes.json', import.meta.url), 'utf8')) as Parameters<
+    typeof checkOcsfRecord
+  >[1];
+  const good = {
+    class_uid: 2004,
+    category_uid: 2,
+    activity_id: 3,
+    type_uid: 200403,
+    severity_id: 1,
+    time: 1,
+    message: 'attention.timeout',
+    disposition_id: 16,
+    metadata: { version: '1.8.0', uid: 'x', product: { name: 'a' }, profiles: ['security_control'] },
+    finding_info: { uid: 'r', title: 't' },
+    unmapped: { aep: {} },
+  };
   assert.deepEqual(checkOcsfRecord(good, subset), []);
   const bad: [Record<string, unknown>, RegExp][] = [
     [{ ...good, type_uid: 200401 }, /type_uid/],

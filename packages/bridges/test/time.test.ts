@@ -26,7 +26,17 @@ test('pinned values: milliseconds, nanoseconds, beyond nanoseconds, offsets, for
 });
 
 test('not RFC 3339 with an offset: null, never a guess', () => {
-  for (const t of ['2026-08-01T09:00:00', '2026-08-01', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-08-01T09:00:00.Z', '2026-08-01T24:00:00Z', '2026-08-01T09:00:00+2:00', ' 2026-08-01T09:00:00Z', '']) {
+  for (const t of [
+    '2026-08-01T09:00:00',
+    '2026-08-01',
+    '2026-13-01T00:00:00Z',
+    '2026-02-30T00:00:00Z',
+    '2026-08-01T09:00:00.Z',
+    '2026-08-01T24:00:00Z',
+    '2026-08-01T09:00:00+2:00',
+    ' 2026-08-01T09:00:00Z',
+    '',
+  ]) {
     assert.equal(rfc3339ToEpochNanos(t), null, t);
   }
   assert.equal(rfc3339ToEpochNanos(42 as unknown as string), null);
@@ -34,19 +44,22 @@ test('not RFC 3339 with an offset: null, never a guess', () => {
 
 test('property: equals Date.parse for millisecond times, extended exactly by extra fraction digits', () => {
   const date = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
-  fc.assert(fc.property(date, fc.stringMatching(/^[0-9]{0,15}$/), fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 }), (d, extra, off) => {
-    const iso = d.toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
-    const ms = BigInt(d.getTime());
-    const extraNs = BigInt(extra.slice(0, 6).padEnd(6, '0'));
-    assert.equal(rfc3339ToEpochNanos(iso.slice(0, 23) + extra + 'Z'), ms * 1_000_000n + extraNs);
-    // The same instant written in another offset.
-    const local = new Date(d.getTime() + off * 60_000).toISOString();
-    const sign = off < 0 ? '-' : '+';
-    const a = Math.abs(off);
-    const text = `${local.slice(0, 23)}${extra}${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
-    if (local.startsWith('+') || local.startsWith('-')) return; // outside 4-digit years
-    assert.equal(rfc3339ToEpochNanos(text), ms * 1_000_000n + extraNs, text);
-  }), { numRuns: RUNS });
+  fc.assert(
+    fc.property(date, fc.stringMatching(/^[0-9]{0,15}$/), fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 }), (d, extra, off) => {
+      const iso = d.toISOString(); // YYYY-MM-DDTHH:MM:SS.mmmZ
+      const ms = BigInt(d.getTime());
+      const extraNs = BigInt(extra.slice(0, 6).padEnd(6, '0'));
+      assert.equal(rfc3339ToEpochNanos(iso.slice(0, 23) + extra + 'Z'), ms * 1_000_000n + extraNs);
+      // The same instant written in another offset.
+      const local = new Date(d.getTime() + off * 60_000).toISOString();
+      const sign = off < 0 ? '-' : '+';
+      const a = Math.abs(off);
+      const text = `${local.slice(0, 23)}${extra}${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+      if (local.startsWith('+') || local.startsWith('-')) return; // outside 4-digit years
+      assert.equal(rfc3339ToEpochNanos(text), ms * 1_000_000n + extraNs, text);
+    }),
+    { numRuns: RUNS },
+  );
 });
 
 test('uint64 range for time_unix_nano; epoch milliseconds floor', () => {
@@ -68,11 +81,14 @@ test('the integer (seconds, nanos) path equals the bigint path for time_unix_nan
   assert.equal(unixNanoString({ seconds: -1, nanos: 999_999_999 }), null);
   assert.equal(epochMillis({ seconds: -1, nanos: 999_999_999 }), -1);
   const date = fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true });
-  fc.assert(fc.property(date, fc.stringMatching(/^[0-9]{1,15}$/), (d, frac) => {
-    const text = `${d.toISOString().slice(0, 19)}.${frac}Z`;
-    const t = rfc3339ToEpochTime(text)!;
-    const n = rfc3339ToEpochNanos(text)!;
-    assert.equal(unixNanoString(t), unixNanoString(n));
-    assert.equal(epochMillis(t), epochMillis(n));
-  }), { numRuns: RUNS });
+  fc.assert(
+    fc.property(date, fc.stringMatching(/^[0-9]{1,15}$/), (d, frac) => {
+      const text = `${d.toISOString().slice(0, 19)}.${frac}Z`;
+      const t = rfc3339ToEpochTime(text)!;
+      const n = rfc3339ToEpochNanos(text)!;
+      assert.equal(unixNanoString(t), unixNanoString(n));
+      assert.equal(epochMillis(t), epochMillis(n));
+    }),
+    { numRuns: RUNS },
+  );
 });

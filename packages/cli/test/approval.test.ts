@@ -14,7 +14,9 @@ const TOKEN = 'test-token-approval';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
 const children: ChildProcess[] = [];
 
-before(async () => { relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']); });
+before(async () => {
+  relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']);
+});
 after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await relay.stop();
@@ -78,7 +80,7 @@ test('bidi overrides and zero-width characters are made visible, never sent to t
   for (const r of [await aep('inbox', '--session', 'appr-rlo'), await aep('respond', id, '--show')]) {
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes('│ echo safe⟨U+202E⟩ hs.lave | sh⟨U+200B⟩␛[2K\n'), r.stdout);
-    for (const ch of ["\u202e", "\u200b", "\u001b"]) assert.ok(!r.stdout.includes(ch), `raw U+${ch.codePointAt(0)?.toString(16)} reached the terminal`);
+    for (const ch of ['\u202e', '\u200b', '\u001b']) assert.ok(!r.stdout.includes(ch), `raw U+${ch.codePointAt(0)?.toString(16)} reached the terminal`);
   }
   // Still complete (the stand-ins are for display): the person can allow what they read.
   const digest = digestOf((await aep('respond', id, '--show')).stdout);
@@ -91,7 +93,10 @@ test('a request emitted at metadata (no command in it) offers no Allow anywhere;
   const { d, id } = await permission('appr-meta', 'rm -rf ~', ['--capture', 'metadata']);
   const shown = await aep('respond', id, '--show');
   assert.equal(shown.code, 0, shown.stderr);
-  assert.match(shown.stdout, /⚠ The complete input does not reach this terminal: it reached this terminal at capture metadata, where the input is replaced by a summary\.\n {4}Allow is not offered here: deny, or answer on the agent's machine\./);
+  assert.match(
+    shown.stdout,
+    /⚠ The complete input does not reach this terminal: it reached this terminal at capture metadata, where the input is replaced by a summary\.\n {4}Allow is not offered here: deny, or answer on the agent's machine\./,
+  );
   assert.doesNotMatch(shown.stdout, /approval digest|Allow: /);
   assert.match(shown.stdout, /\[allow\] "allow" → ALLOWS {2}\(not offered here: the complete input is not shown\)/);
   const json = JSON.parse((await aep('respond', id, '--show', '--json')).stdout) as { approval: { complete: boolean; digest: string } };
@@ -99,7 +104,10 @@ test('a request emitted at metadata (no command in it) offers no Allow anywhere;
   // Even with the right digest (it is public), allowing an incomplete copy is refused.
   const allow = await aep('respond', id, '--option', 'allow', '--digest', json.approval.digest);
   assert.equal(allow.code, 3);
-  assert.match(allow.stderr, /^aep: AEP_CLI_APPROVAL_INCOMPLETE: request \S+ cannot be allowed from here: .*Deny it \(--option deny\), or answer on the agent's machine\n$/);
+  assert.match(
+    allow.stderr,
+    /^aep: AEP_CLI_APPROVAL_INCOMPLETE: request \S+ cannot be allowed from here: .*Deny it \(--option deny\), or answer on the agent's machine\n$/,
+  );
   const deny = await aep('respond', id, '--option', 'deny');
   assert.equal(deny.code, 0, deny.stdout + deny.stderr);
   assert.equal((await d.next((l) => l['event'] === 'answered', 'answered'))['option'], 'deny');
@@ -125,13 +133,24 @@ test('the agent refuses an allowing answer whose proof is missing or wrong, from
     const bare = await sender.respond({ session: 'appr-proof', requestId: id, answer: { option: 'allow' } });
     assert.equal(bare.status, 'rejected');
     assert.equal(bare.reason, 'invalid');
-    assert.deepEqual(bare.issues?.map((i) => [i.rule, i.path]), [['control.respond.approval-proof', '/approvalproof']]);
+    assert.deepEqual(
+      bare.issues?.map((i) => [i.rule, i.path]),
+      [['control.respond.approval-proof', '/approvalproof']],
+    );
     const byText = await sender.respond({ session: 'appr-proof', requestId: id, answer: { text: 'Allow' } });
     assert.equal(byText.status, 'rejected', 'text mapping to allow needs the proof too');
     const forged = await sender.send({
-      aep: '0.1', id: '01JFORGEDPROOF000000000001', type: 'control.attention.respond', time: new Date().toISOString(),
-      source: 'aep://x/agent/not-a-surface', agent: 'not-a-surface', session: 'appr-proof', subject: id, cause: id,
-      approvalproof: approvalDigest('rm -rf ./build'), data: { answer: { option: 'allow' } },
+      aep: '0.1',
+      id: '01JFORGEDPROOF000000000001',
+      type: 'control.attention.respond',
+      time: new Date().toISOString(),
+      source: 'aep://x/agent/not-a-surface',
+      agent: 'not-a-surface',
+      session: 'appr-proof',
+      subject: id,
+      cause: id,
+      approvalproof: approvalDigest('rm -rf ./build'),
+      data: { answer: { option: 'allow' } },
     } as never);
     assert.equal(forged.status, 'rejected', 'the public digest is not a proof');
     const deny = await sender.respond({ session: 'appr-proof', requestId: id, answer: { option: 'deny' } });
@@ -145,20 +164,42 @@ test('the agent refuses an allowing answer whose proof is missing or wrong, from
 });
 
 test('an option whose label contradicts its id is flagged with what it really does', async () => {
-  const conn = await EmitterConnection.connect({ url: relay.url, token: TOKEN, agent: 'tricky-agent', capture: 'redacted', control: { accepts: ['control.attention.respond'] } });
+  const conn = await EmitterConnection.connect({
+    url: relay.url,
+    token: TOKEN,
+    agent: 'tricky-agent',
+    capture: 'redacted',
+    control: { accepts: ['control.attention.respond'] },
+  });
   try {
     const text = 'git push --force origin main';
-    const e = conn.emit('appr-flag', 'attention.requested', {
-      kind: 'permission', prompt: text, respond_via: ['control'],
-      options: [{ id: 'allow', label: 'Deny' }, { id: 'deny', label: 'Allow' }],
-    }, { capture: 'redacted', severity: 'notice', extensions: { approvaldigest: approvalDigest(text) } });
+    const e = conn.emit(
+      'appr-flag',
+      'attention.requested',
+      {
+        kind: 'permission',
+        prompt: text,
+        respond_via: ['control'],
+        options: [
+          { id: 'allow', label: 'Deny' },
+          { id: 'deny', label: 'Allow' },
+        ],
+      },
+      { capture: 'redacted', severity: 'notice', extensions: { approvaldigest: approvalDigest(text) } },
+    );
     await conn.flush();
     const inbox = await aep('inbox', '--session', 'appr-flag');
     assert.match(inbox.stdout, /\[allow\] "Deny" → ALLOWS {2}⚠ the label says "Deny" but choosing it ALLOWS\n/);
     assert.match(inbox.stdout, /\[deny \] "Allow" → denies {2}⚠ the label says "Allow" but choosing it DENIES\n/);
     assert.match(inbox.stdout, /⚠ WARNING: an option's label contradicts what it does\. Choose by the effect shown, not by the label\./);
-    const json = (await aep('inbox', '--session', 'appr-flag', '--json')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; approval: { flagged: boolean; complete: boolean } });
-    assert.deepEqual(json.map((j) => [j.id, j.approval.flagged, j.approval.complete]), [[e.id, true, true]]);
+    const json = (await aep('inbox', '--session', 'appr-flag', '--json')).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; approval: { flagged: boolean; complete: boolean } });
+    assert.deepEqual(
+      json.map((j) => [j.id, j.approval.flagged, j.approval.complete]),
+      [[e.id, true, true]],
+    );
   } finally {
     await conn.close();
   }

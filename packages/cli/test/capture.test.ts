@@ -13,7 +13,9 @@ const KEY = 'sk-proj-4f9aT3kQ8zLmN2pRv7XwYb1cDe5FgHiJkLmNoPq';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
 const children: ChildProcess[] = [];
 
-before(async () => { relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']); });
+before(async () => {
+  relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']);
+});
 after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await relay.stop();
@@ -23,9 +25,25 @@ const aep = (...args: string[]) => runAep([...args, '--relay', relay.url, '--tok
 
 /** The commands of a session as a reader at `ceiling` receives them. */
 async function commands(session: string, ceiling: string, count: number): Promise<Record<string, unknown>[]> {
-  const r = await aep('tail', '--session', session, '--type', 'control.attention.respond', '--from-start', '--no-resume', '--json', '--capture', ceiling, '--count', String(count));
+  const r = await aep(
+    'tail',
+    '--session',
+    session,
+    '--type',
+    'control.attention.respond',
+    '--from-start',
+    '--no-resume',
+    '--json',
+    '--capture',
+    ceiling,
+    '--count',
+    String(count),
+  );
   assert.equal(r.code, 0, r.stderr);
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 test('form values: a key goes at full and reaches the agent exact; redacted and metadata readers never see it; structural values go at metadata', async () => {
@@ -39,11 +57,17 @@ test('form values: a key goes at full and reaches the agent exact; redacted and 
   assert.equal(plain.code, 3, 'an object for a number field is nacked');
   const secret = await aep('respond', id, '--values', JSON.stringify({ '1': KEY }));
   assert.equal(secret.code, 0, secret.stdout + secret.stderr);
-  assert.match(secret.stderr, /^aep: note: the command carries text the redaction pipeline would change \(\/data\/answer\/values\/1\): sent at capture full, so readers below full never see it\n$/);
+  assert.match(
+    secret.stderr,
+    /^aep: note: the command carries text the redaction pipeline would change \(\/data\/answer\/values\/1\): sent at capture full, so readers below full never see it\n$/,
+  );
   assert.deepEqual((await d.next((l) => l['event'] === 'answered', 'answered'))['values'], { '1': KEY }, 'the agent gets the exact value');
 
   const full = await commands('cap-form', 'full', 3);
-  assert.deepEqual(full.map((c) => c['capture'] ?? 'metadata'), ['metadata', 'redacted', 'full']);
+  assert.deepEqual(
+    full.map((c) => c['capture'] ?? 'metadata'),
+    ['metadata', 'redacted', 'full'],
+  );
   for (const ceiling of ['redacted', 'metadata']) {
     const seen = await commands('cap-form', ceiling, 3);
     assert.ok(!JSON.stringify(seen).includes(KEY), `the key reached a ${ceiling} reader`);

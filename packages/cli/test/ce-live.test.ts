@@ -28,15 +28,28 @@ before(async () => {
   await waitFor('the receiver listening line', () => /AEP CloudEvents receiver listening on (http:\/\/\S+)/.test(serve.stdout()));
   serveUrl = /listening on (http:\/\/\S+)/.exec(serve.stdout())![1]!;
 });
-after(async () => { await stop(serve); await relay.stop(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await stop(serve);
+  await relay.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-interface Proc { child: ChildProcess; stderr: () => string; stdout: () => string; exited: Promise<number | null> }
+interface Proc {
+  child: ChildProcess;
+  stderr: () => string;
+  stdout: () => string;
+  exited: Promise<number | null>;
+}
 function start(args: string[]): Proc {
   const child = spawnAep(args, { env: { ...process.env, AEP_TOKEN: TOKEN } });
   let err = '';
   let out = '';
-  child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
-  child.stdout?.on('data', (b: Buffer) => { out += b.toString('utf8'); });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
+  child.stdout?.on('data', (b: Buffer) => {
+    out += b.toString('utf8');
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stderr: () => err, stdout: () => out, exited };
 }
@@ -44,14 +57,42 @@ async function stop(p: Proc): Promise<number | null> {
   if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
   return p.exited;
 }
-const forwarder = (sink: string, state: string, session: string, extra: string[] = []) => start(['ce', '--relay', relay.url, '--sink', sink, '--state', state, '--filter', JSON.stringify({ session }), '--batch-size', '4', '--flush-ms', '20', '--max-queue', '8', '--retry-max-ms', '300', ...extra]);
+const forwarder = (sink: string, state: string, session: string, extra: string[] = []) =>
+  start([
+    'ce',
+    '--relay',
+    relay.url,
+    '--sink',
+    sink,
+    '--state',
+    state,
+    '--filter',
+    JSON.stringify({ session }),
+    '--batch-size',
+    '4',
+    '--flush-ms',
+    '20',
+    '--max-queue',
+    '8',
+    '--retry-max-ms',
+    '300',
+    ...extra,
+  ]);
 
 function assertOnce(items: Record<string, unknown>[], emitted: Record<string, unknown>[]): void {
   const ids = items.map((c) => String(c['id']));
-  assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'no duplicates');
+  assert.deepEqual(
+    ids.filter((id, i) => ids.indexOf(id) !== i),
+    [],
+    'no duplicates',
+  );
   assert.deepEqual([...ids].sort(), emitted.map((e) => String(e['id'])).sort(), 'no gaps');
   const seqs = items.map((c) => c['aepsequence'] as number);
-  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'in order');
+  assert.deepEqual(
+    seqs,
+    [...seqs].sort((a, b) => a - b),
+    'in order',
+  );
 }
 
 test('forwards every event as a structured-mode CloudEvent, once, in order, nothing above the ceiling; sink down and back; restart resumes', async (t) => {
@@ -111,7 +152,11 @@ test('a sink that refuses the forwarder (403) stops it: exit 5, named cause, not
   const session = `r-${randomBytes(3).toString('hex')}`;
   const f = forwarder(sink.url, join(dir, 'refused.json'), session);
   t.after(() => stop(f));
-  await postEvents(relay.url, TOKEN, makeEvents('ref', session, 0, 3).filter((e) => e['session'] === session));
+  await postEvents(
+    relay.url,
+    TOKEN,
+    makeEvents('ref', session, 0, 3).filter((e) => e['session'] === session),
+  );
   assert.equal(await f.exited, 5);
   assert.match(f.stderr(), /aep: AEP_BRIDGE_REFUSED: http:\/\/127\.0\.0\.1:\d+\/ answered HTTP 403 \(not retried: .*nothing was dropped\)/);
 });
@@ -121,21 +166,28 @@ test('a sink that refuses the forwarder (403) stops it: exit 5, named cause, not
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const post = (body: string, headers: Record<string, string>, path = '/') => fetch(serveUrl + path, { method: 'POST', headers, body });
 /** node:http, not fetch: fetch does not let a caller set Host (the DNS-rebinding probe needs it). */
-const rawPost = (body: string, headers: Record<string, string>) => new Promise<Response>((resolve, reject) => {
-  const u = new URL(serveUrl);
-  const req = request({ host: u.hostname, port: u.port, path: '/', method: 'POST', headers }, (res) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0 })));
+const rawPost = (body: string, headers: Record<string, string>) =>
+  new Promise<Response>((resolve, reject) => {
+    const u = new URL(serveUrl);
+    const req = request({ host: u.hostname, port: u.port, path: '/', method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0 })));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
-  req.on('error', reject);
-  req.end(body);
-});
-const ceOf = (e: Record<string, unknown>) => { const r = encodeCloudEvent(e); assert.ok(r.ok); return r.value; };
+const ceOf = (e: Record<string, unknown>) => {
+  const r = encodeCloudEvent(e);
+  assert.ok(r.ok);
+  return r.value;
+};
 
 async function relayHolds(session: string): Promise<Record<string, unknown>[]> {
   const got: Record<string, unknown>[] = [];
-  const sub = subscribe({ url: relay.url, token: TOKEN, filter: { session }, from: 'all', live: false }, (e) => { got.push(e as unknown as Record<string, unknown>); });
+  const sub = subscribe({ url: relay.url, token: TOKEN, filter: { session }, from: 'all', live: false }, (e) => {
+    got.push(e as unknown as Record<string, unknown>);
+  });
   await sub.done;
   return got;
 }
@@ -150,7 +202,10 @@ test('ce serve: a structured CloudEvent and a batch are ingested into the relay,
   assert.equal(batch.status, 202);
   assert.deepEqual(await batch.json(), { accepted: events.length - 1 });
   const held = await relayHolds(session);
-  assert.deepEqual(held.map((e) => e['id']), events.map((e) => e['id']));
+  assert.deepEqual(
+    held.map((e) => e['id']),
+    events.map((e) => e['id']),
+  );
   assert.deepEqual(held[1], events[1], 'the very event (full capture as sent: ingest is not a ceiling)');
 });
 
@@ -160,34 +215,93 @@ test('ce serve: extensions kept, illegal and core-colliding names dropped with d
   const ce = { ...ceOf(e), acmeregion: 'eu1', aep_bad: 'x', session: 'evil', capture: 'full' };
   const r = await post(JSON.stringify(ce), { ...auth, 'Content-Type': 'application/cloudevents+json' });
   assert.equal(r.status, 202);
-  const body = await r.json() as { accepted: number; diagnostics: { rule: string; attribute: string; index: number }[] };
+  const body = (await r.json()) as { accepted: number; diagnostics: { rule: string; attribute: string; index: number }[] };
   assert.equal(body.accepted, 1);
-  assert.deepEqual(body.diagnostics.map((d) => [d.rule, d.attribute]), [['ce.illegal-name', 'aep_bad'], ['ce.core-collision', 'session'], ['ce.core-collision', 'capture']]);
+  assert.deepEqual(
+    body.diagnostics.map((d) => [d.rule, d.attribute]),
+    [
+      ['ce.illegal-name', 'aep_bad'],
+      ['ce.core-collision', 'session'],
+      ['ce.core-collision', 'capture'],
+    ],
+  );
   const [held] = await relayHolds(session);
   assert.deepEqual(held, { ...e, acmeregion: 'eu1' });
 });
 
 test('ce serve: every refusal has a stable code; nothing of a bad batch is ingested', async () => {
   const session = `bad-${randomBytes(3).toString('hex')}`;
-  const good = makeEvents('bad', session, 0, 3).filter((e) => e['session'] === session).map(ceOf);
+  const good = makeEvents('bad', session, 0, 3)
+    .filter((e) => e['session'] === session)
+    .map(ceOf);
   const cases: [Promise<Response>, number, string, RegExp?][] = [
-    [post(JSON.stringify(good[0]), { ...auth, 'Content-Type': 'application/json', 'ce-specversion': '1.0', 'ce-id': 'x' }), 415, 'AEP_CE_UNSUPPORTED_MODE', /binary content mode/],
+    [
+      post(JSON.stringify(good[0]), { ...auth, 'Content-Type': 'application/json', 'ce-specversion': '1.0', 'ce-id': 'x' }),
+      415,
+      'AEP_CE_UNSUPPORTED_MODE',
+      /binary content mode/,
+    ],
     [post(JSON.stringify(good[0]), { ...auth, 'Content-Type': 'text/plain' }), 415, 'AEP_CE_UNSUPPORTED_MODE'],
     [post('{not json', { ...auth, 'Content-Type': 'application/cloudevents+json' }), 400, 'AEP_CE_BAD_JSON'],
-    [post(JSON.stringify({ ...good[0], specversion: '0.3' }), { ...auth, 'Content-Type': 'application/cloudevents+json' }), 400, 'AEP_CE_INVALID', /ce\.specversion/],
-    [post(JSON.stringify({ specversion: '1.0', id: 'g', source: 'https://github.com/x', type: 'com.github.push' }), { ...auth, 'Content-Type': 'application/cloudevents+json' }), 400, 'AEP_CE_OUT_OF_SCOPE'],
-    [post(JSON.stringify([good[0], { ...good[1], aepsequence: -1 }, good[2]]), { ...auth, 'Content-Type': 'application/cloudevents-batch+json' }), 400, 'AEP_CE_INVALID', /envelope\.seq/],
-    [post(JSON.stringify(Array.from({ length: 6 }, () => good[0])), { ...auth, 'Content-Type': 'application/cloudevents-batch+json' }), 413, 'AEP_CE_TOO_LARGE'],
-    [post(JSON.stringify({ ...good[0], data: { big: 'x'.repeat(70_000) } }), { ...auth, 'Content-Type': 'application/cloudevents+json' }), 413, 'AEP_CE_TOO_LARGE'],
+    [
+      post(JSON.stringify({ ...good[0], specversion: '0.3' }), { ...auth, 'Content-Type': 'application/cloudevents+json' }),
+      400,
+      'AEP_CE_INVALID',
+      /ce\.specversion/,
+    ],
+    [
+      post(JSON.stringify({ specversion: '1.0', id: 'g', source: 'https://github.com/x', type: 'com.github.push' }), {
+        ...auth,
+        'Content-Type': 'application/cloudevents+json',
+      }),
+      400,
+      'AEP_CE_OUT_OF_SCOPE',
+    ],
+    [
+      post(JSON.stringify([good[0], { ...good[1], aepsequence: -1 }, good[2]]), { ...auth, 'Content-Type': 'application/cloudevents-batch+json' }),
+      400,
+      'AEP_CE_INVALID',
+      /envelope\.seq/,
+    ],
+    [
+      post(JSON.stringify(Array.from({ length: 6 }, () => good[0])), { ...auth, 'Content-Type': 'application/cloudevents-batch+json' }),
+      413,
+      'AEP_CE_TOO_LARGE',
+    ],
+    [
+      post(JSON.stringify({ ...good[0], data: { big: 'x'.repeat(70_000) } }), { ...auth, 'Content-Type': 'application/cloudevents+json' }),
+      413,
+      'AEP_CE_TOO_LARGE',
+    ],
     [post(JSON.stringify(good[0]), { 'Content-Type': 'application/cloudevents+json' }), 401, 'AEP_CE_RELAY_REFUSED'],
-    [post(JSON.stringify(ceOf({ aep: '0.1', id: 'cmd', type: 'control.cancel', subject: session, time: '2026-08-01T09:00:00Z', source: 'aep://x/agent/y', agent: 'y', session, data: { scope: 'session' } })), { ...auth, 'Content-Type': 'application/cloudevents+json' }), 403, 'AEP_CE_RELAY_REFUSED', /HTTP 403/],
+    [
+      post(
+        JSON.stringify(
+          ceOf({
+            aep: '0.1',
+            id: 'cmd',
+            type: 'control.cancel',
+            subject: session,
+            time: '2026-08-01T09:00:00Z',
+            source: 'aep://x/agent/y',
+            agent: 'y',
+            session,
+            data: { scope: 'session' },
+          }),
+        ),
+        { ...auth, 'Content-Type': 'application/cloudevents+json' },
+      ),
+      403,
+      'AEP_CE_RELAY_REFUSED',
+      /HTTP 403/,
+    ],
     [fetch(serveUrl + '/', { headers: auth }), 405, 'AEP_CE_METHOD'],
     [post('{}', { ...auth, 'Content-Type': 'application/cloudevents+json' }, '/other'), 404, 'AEP_CE_NOT_FOUND'],
     [rawPost(JSON.stringify(good[0]), { ...auth, 'Content-Type': 'application/cloudevents+json', Host: 'evil.example' }), 403, 'AEP_CE_FORBIDDEN_HOST'],
   ];
   for (const [p, status, code, detail] of cases) {
     const r = await p;
-    const body = await r.json() as { error: string; detail: string };
+    const body = (await r.json()) as { error: string; detail: string };
     assert.equal(r.status, status, `${code}: ${JSON.stringify(body)}`);
     assert.equal(body.error, code);
     if (detail) assert.match(JSON.stringify(body), detail);
@@ -206,7 +320,7 @@ test('ce serve: the relay down answers 502 AEP_CE_RELAY_UNAVAILABLE (retryable);
   const e = makeEvents('dn', 'dn', 1, 1)[0]!;
   const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/cloudevents+json' }, body: JSON.stringify(ceOf(e)) });
   assert.equal(r.status, 502);
-  assert.equal((await r.json() as { error: string }).error, 'AEP_CE_RELAY_UNAVAILABLE');
+  assert.equal(((await r.json()) as { error: string }).error, 'AEP_CE_RELAY_UNAVAILABLE');
   const bad = start(['ce', 'serve', '--port', '70000']);
   t.after(() => stop(bad));
   assert.equal(await bad.exited, 2);

@@ -4,7 +4,19 @@ import assert from 'node:assert/strict';
 import { runAep } from '../../../test/support/cli.js';
 import { checkCloudEvent10 } from '../../bridges/test/support/checkers.js';
 
-const ev = { aep: '0.1', id: '01K0CLICE', type: 'tool.requested', subject: 'Read', time: '2026-08-01t09:00:00.1+01:00', source: 'aep://h/agent/bot/session/s', agent: 'bot', session: 's', seq: 3, acmezone: 'z', data: { tool: { name: 'Read' } } };
+const ev = {
+  aep: '0.1',
+  id: '01K0CLICE',
+  type: 'tool.requested',
+  subject: 'Read',
+  time: '2026-08-01t09:00:00.1+01:00',
+  source: 'aep://h/agent/bot/session/s',
+  agent: 'bot',
+  session: 's',
+  seq: 3,
+  acmezone: 'z',
+  data: { tool: { name: 'Read' } },
+};
 
 test('--help of ce and of each subcommand documents it with examples', async () => {
   for (const args of [['ce'], ['ce', 'encode'], ['ce', 'decode'], ['ce', 'serve']]) {
@@ -15,9 +27,11 @@ test('--help of ce and of each subcommand documents it with examples', async () 
     assert.ok(r.stdout.includes('Exit codes'), args.join(' '));
   }
   const top = await runAep(['ce', '--help']);
-  for (const s of ['--sink <url>', '--mode <mode>', '--capture <level>', '--state <path>', '--relay <url>', 'encode', 'decode', 'serve']) assert.ok(top.stdout.includes(s), s);
+  for (const s of ['--sink <url>', '--mode <mode>', '--capture <level>', '--state <path>', '--relay <url>', 'encode', 'decode', 'serve'])
+    assert.ok(top.stdout.includes(s), s);
   const serve = await runAep(['ce', 'serve', '--help']);
-  for (const s of ['--port <n>', '--host <addr>', '--max-body', '--max-batch', '--relay URL', 'application/cloudevents-batch+json', 'AEP_CE_UNSUPPORTED_MODE']) assert.ok(serve.stdout.includes(s), s);
+  for (const s of ['--port <n>', '--host <addr>', '--max-body', '--max-batch', '--relay URL', 'application/cloudevents-batch+json', 'AEP_CE_UNSUPPORTED_MODE'])
+    assert.ok(serve.stdout.includes(s), s);
 });
 
 test('aep ce alone is a usage error (exit 2) naming the choices', async () => {
@@ -41,13 +55,36 @@ test('encode then decode gives the event back; the CloudEvent is CE 1.0 JSON wit
 test('decode: foreign types give null with a warning (exit 0); illegal and core-colliding names are dropped with warnings', async () => {
   const lines = [
     JSON.stringify({ specversion: '1.0', id: 'g', source: 'https://github.com/x', type: 'com.github.push' }),
-    JSON.stringify({ specversion: '1.0', id: 'x', source: 'aep://h/agent/bot/session/s', type: 'dev.aep.tool.requested', time: '2026-08-01T09:00:00Z', aepversion: '0.1', aepagentid: 'bot', aepsessionid: 's', aepsequence: 1, session: 'evil', aep_bad: 1, aepfuture: 'kept' }),
+    JSON.stringify({
+      specversion: '1.0',
+      id: 'x',
+      source: 'aep://h/agent/bot/session/s',
+      type: 'dev.aep.tool.requested',
+      time: '2026-08-01T09:00:00Z',
+      aepversion: '0.1',
+      aepagentid: 'bot',
+      aepsessionid: 's',
+      aepsequence: 1,
+      session: 'evil',
+      aep_bad: 1,
+      aepfuture: 'kept',
+    }),
   ];
   const r = await runAep(['ce', 'decode'], lines.join('\n') + '\n');
   assert.equal(r.code, 0, r.stderr);
   const out = r.stdout.trim().split('\n');
   assert.equal(out[0], 'null');
-  assert.deepEqual(JSON.parse(out[1]!), { aep: '0.1', id: 'x', type: 'tool.requested', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/bot/session/s', agent: 'bot', session: 's', seq: 1, aepfuture: 'kept' });
+  assert.deepEqual(JSON.parse(out[1]!), {
+    aep: '0.1',
+    id: 'x',
+    type: 'tool.requested',
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://h/agent/bot/session/s',
+    agent: 'bot',
+    session: 's',
+    seq: 1,
+    aepfuture: 'kept',
+  });
   assert.match(r.stderr, /stdin:1: warning: ce\.foreign-type: /);
   assert.match(r.stderr, /stdin:2: warning: ce\.core-collision: /);
   assert.match(r.stderr, /stdin:2: warning: ce\.illegal-name: /);

@@ -19,7 +19,9 @@ before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']);
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
 });
-after(async () => { await relay.stop(); });
+after(async () => {
+  await relay.stop();
+});
 
 test('serve --token-file: the daemon reaches the relay with the token from the file (never printed)', async () => {
   const d = await startDaemonProcess(['--relay', relay.url, '--token-file', tokenFile]);
@@ -34,7 +36,10 @@ test('serve --token-file: the daemon reaches the relay with the token from the f
 
 test('serve --token-fd: the token from an inherited descriptor', async () => {
   const ch = channelDir();
-  const child = spawnAep(['claude-code', 'serve', '--port', '0', '--secret-file', ch.secretFile, '--socket', ch.socket, '--relay', relay.url, '--token-fd', '3'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const child = spawnAep(
+    ['claude-code', 'serve', '--port', '0', '--secret-file', ch.secretFile, '--socket', ch.socket, '--relay', relay.url, '--token-fd', '3'],
+    { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] },
+  );
   const fd3 = child.stdio[3] as NodeJS.WritableStream;
   fd3.end(`${TOKEN}\n`);
   try {
@@ -44,9 +49,15 @@ test('serve --token-fd: the token from an inherited descriptor', async () => {
       child.stdout?.on('data', (b: Buffer) => {
         out += b.toString('utf8');
         const m = /listening on (http:\/\/\S+)/.exec(out);
-        if (m?.[1]) { clearTimeout(t); resolve(m[1]); }
+        if (m?.[1]) {
+          clearTimeout(t);
+          resolve(m[1]);
+        }
       });
-      child.on('exit', (code) => { clearTimeout(t); reject(new Error(`daemon exited (${code})`)); });
+      child.on('exit', (code) => {
+        clearTimeout(t);
+        reject(new Error(`daemon exited (${code})`));
+      });
     });
     const { readFileSync } = await import('node:fs');
     await waitConnected({ url, secret: readFileSync(ch.secretFile, 'utf8').trim() });
@@ -57,7 +68,9 @@ test('serve --token-fd: the token from an inherited descriptor', async () => {
 });
 
 test('serve: --token with --token-file is a usage error; --help documents the token sources', async () => {
-  const r = await runAep(['claude-code', 'serve', '--port', '0', '--relay', relay.url, '--token', 'x', '--token-file', tokenFile], undefined, { timeoutMs: 30_000 });
+  const r = await runAep(['claude-code', 'serve', '--port', '0', '--relay', relay.url, '--token', 'x', '--token-file', tokenFile], undefined, {
+    timeoutMs: 30_000,
+  });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /AEP_CLI_USAGE: give one of --token, --token-file and --token-fd/);
   const help = await runAep(['claude-code', 'serve', '--help']);
@@ -67,7 +80,11 @@ test('serve: --token with --token-file is a usage error; --help documents the to
 test('install prints a serve command that runs as printed: this aep, and the token file aep up saves', async () => {
   const home = mkdtempSync(join(tmpdir(), 'aep-serve-home-'));
   const ch = channelDir();
-  const r = await runAep(['claude-code', 'install', '--settings', join(home, 'settings.json'), '--secret-file', ch.secretFile, '--socket', ch.socket], undefined, { env: { ...process.env, XDG_DATA_HOME: join(home, 'data') } });
+  const r = await runAep(
+    ['claude-code', 'install', '--settings', join(home, 'settings.json'), '--secret-file', ch.secretFile, '--socket', ch.socket],
+    undefined,
+    { env: { ...process.env, XDG_DATA_HOME: join(home, 'data') } },
+  );
   assert.equal(r.code, 0, r.stderr);
   const m = /\(run: (.+) claude-code serve --token-file (\S+), the token aep up saved\)/.exec(r.stdout);
   assert.ok(m, r.stdout);

@@ -31,7 +31,8 @@ function demo(args: string[]) {
   return d;
 }
 
-const respond = (id: string, ...args: string[]) => runAep(['respond', id, '--relay', relay.url, '--token', TOKEN, '--ack-window', '5000', ...args], undefined, { timeoutMs: 60_000 });
+const respond = (id: string, ...args: string[]) =>
+  runAep(['respond', id, '--relay', relay.url, '--token', TOKEN, '--ack-window', '5000', ...args], undefined, { timeoutMs: 60_000 });
 
 test('demo agent: invalid answers are nacked (exit 3, request pending), a corrected form and a permission are accepted with exact typed values', async () => {
   const d = demo(['--session', 'cli-demo-1']);
@@ -46,7 +47,7 @@ test('demo agent: invalid answers are nacked (exit 3, request pending), a correc
   assert.equal(missing.code, 3, missing.stderr + missing.stdout);
   assert.match(missing.stdout, /rejected: invalid/);
   assert.match(missing.stdout, /form\.required-missing at \/data\/answer\/values\/1/);
-  assert.doesNotMatch(missing.stdout, /form\.required-missing at \S+: form\.required-missing:/, "the rule id is not repeated in the message");
+  assert.doesNotMatch(missing.stdout, /form\.required-missing at \S+: form\.required-missing:/, 'the rule id is not repeated in the message');
   const rej = await d.next((l) => l['event'] === 'rejected', 'rejected line');
   assert.equal(rej['id'], id);
   assert.equal((rej['issues'] as { rule: string }[])[0]?.rule, 'form.required-missing');
@@ -59,7 +60,11 @@ test('demo agent: invalid answers are nacked (exit 3, request pending), a correc
   // Still pending in the inbox, with provenance.
   const inbox = await runAep(['inbox', '--relay', relay.url, '--token', TOKEN, '--json'], undefined, { timeoutMs: 60_000 });
   assert.equal(inbox.code, 0, inbox.stderr);
-  const pending = inbox.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+  const pending = inbox.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
   const mine = pending.find((p) => p['id'] === id);
   assert.ok(mine, inbox.stdout);
   assert.equal(mine['agent'], 'demo-agent');
@@ -86,12 +91,32 @@ test('demo agent: invalid answers are nacked (exit 3, request pending), a correc
   assert.match(late.stdout, /refused by the relay: no-route/);
 
   // The whole loop is an ordered, replayable stream.
-  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-demo-1', '--from-start', '--no-resume', '--json', '--count', '18'], undefined, { timeoutMs: 60_000 });
+  const tail = await runAep(
+    ['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-demo-1', '--from-start', '--no-resume', '--json', '--count', '18'],
+    undefined,
+    { timeoutMs: 60_000 },
+  );
   assert.equal(tail.code, 0, tail.stderr);
-  const types = tail.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type).filter((t) => t !== 'control.attention.respond');
+  const types = tail.stdout
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { type: string }).type)
+    .filter((t) => t !== 'control.attention.respond');
   assert.deepEqual(types, [
-    'session.started', 'run.started', 'attention.requested', 'control.rejected', 'control.rejected', 'control.accepted', 'attention.answered', 'attention.resolved',
-    'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended',
+    'session.started',
+    'run.started',
+    'attention.requested',
+    'control.rejected',
+    'control.rejected',
+    'control.accepted',
+    'attention.answered',
+    'attention.resolved',
+    'attention.requested',
+    'control.accepted',
+    'attention.answered',
+    'attention.resolved',
+    'run.finished',
+    'session.ended',
   ]);
 });
 
@@ -127,10 +152,44 @@ test('respond: usage errors exit 2; unreachable relay exits 5; no ack in the win
   const { default: WebSocket } = await import('ws');
   const ws = new WebSocket(relay.url.replace('http', 'ws') + '/socket', { headers: { Authorization: `Bearer ${TOKEN}` } });
   await new Promise((r) => ws.once('open', r));
-  ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'silent' }, capabilities: { control: { accepts: ['control.attention.respond'], ack_window_ms: 10000 } } }));
-  ws.send(JSON.stringify({ aep: '0.1', id: '01JSILENT00000000000000001', type: 'session.started', time: new Date().toISOString(), source: 'aep://t/agent/silent', agent: 'silent', session: 's-silent', seq: 0 }));
+  ws.send(
+    JSON.stringify({
+      type: 'hello',
+      versions: ['0.1'],
+      role: 'emitter',
+      identity: { agent: 'silent' },
+      capabilities: { control: { accepts: ['control.attention.respond'], ack_window_ms: 10000 } },
+    }),
+  );
+  ws.send(
+    JSON.stringify({
+      aep: '0.1',
+      id: '01JSILENT00000000000000001',
+      type: 'session.started',
+      time: new Date().toISOString(),
+      source: 'aep://t/agent/silent',
+      agent: 'silent',
+      session: 's-silent',
+      seq: 0,
+    }),
+  );
   await new Promise((r) => setTimeout(r, 300));
-  const silent = await runAep(['respond', 'R', '--option', 'allow', '--session', 's-silent', '--relay', relay.url, '--token', TOKEN, '--ack-window', '400', '--retries', '1']);
+  const silent = await runAep([
+    'respond',
+    'R',
+    '--option',
+    'allow',
+    '--session',
+    's-silent',
+    '--relay',
+    relay.url,
+    '--token',
+    TOKEN,
+    '--ack-window',
+    '400',
+    '--retries',
+    '1',
+  ]);
   ws.close();
   assert.equal(silent.code, 4, silent.stdout + silent.stderr);
   assert.match(silent.stdout, /no ack within the window/);
@@ -141,7 +200,10 @@ test('tail: readable lines, filters, and resume between runs', async () => {
   const perm = await d.next((l) => l['event'] === 'requested', 'requested');
   const readable = await runAep(['inbox', '--relay', relay.url, '--token', TOKEN, '--agent', 'tail-agent'], undefined, { timeoutMs: 60_000 });
   assert.equal(readable.code, 0, readable.stderr);
-  assert.match(readable.stdout, /^1 pending attention request \(oldest first\)\n● \S+ {2}permission · Bash\n {2}from tail-agent · session cli-demo-3 · \d+s ago · capture redacted\n {2}What will run, complete and verbatim \(1 line, 14 characters; [^\n]*\n {2}│ rm -rf \.\/build\n {2}approval digest: [0-9a-f]{32}\n/);
+  assert.match(
+    readable.stdout,
+    /^1 pending attention request \(oldest first\)\n● \S+ {2}permission · Bash\n {2}from tail-agent · session cli-demo-3 · \d+s ago · capture redacted\n {2}What will run, complete and verbatim \(1 line, 14 characters; [^\n]*\n {2}│ rm -rf \.\/build\n {2}approval digest: [0-9a-f]{32}\n/,
+  );
   assert.match(readable.stdout, /\[allow\] "Allow" → ALLOWS\n {4}\[deny \] "Deny" → denies\n/);
   const stateDir = join(dir, 'tail-state');
   const args = ['tail', '--relay', relay.url, '--token', TOKEN, '--agent', 'tail-agent', '--state-dir', stateDir];
@@ -159,7 +221,10 @@ test('tail: readable lines, filters, and resume between runs', async () => {
   // The next run resumes after what was printed: the ack and the outcome, nothing twice.
   const second = await runAep([...args, '--count', '5'], undefined, { timeoutMs: 60_000 });
   assert.equal(second.code, 0, second.stderr);
-  const kinds = second.stdout.trim().split('\n').map((l) => /(\S+\.\S+)/.exec(l.split(' ').slice(3).join(' '))?.[1]);
+  const kinds = second.stdout
+    .trim()
+    .split('\n')
+    .map((l) => /(\S+\.\S+)/.exec(l.split(' ').slice(3).join(' '))?.[1]);
   assert.deepEqual(kinds, ['control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
   const bad = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--filter', '{"seq":1}']);
   assert.equal(bad.code, 2);
@@ -178,24 +243,47 @@ test('a crashed and restarted demo agent continues its session in a higher epoch
   // Everything held for the session, then the end of the response (replay-only SSE). A restarted
   // agent may also dismiss its predecessor's offline request (contract C4) when the relay's roster
   // reply reaches it before the kill: those dismissals are checked, then set aside.
-  const res = await fetch(`${relay.url}/stream?live=0&from=all&filter=${encodeURIComponent(JSON.stringify({ session: 'cli-restart' }))}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const res = await fetch(`${relay.url}/stream?live=0&from=all&filter=${encodeURIComponent(JSON.stringify({ session: 'cli-restart' }))}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(res.status, 200);
-  const all = (await res.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { id: string; type: string; subject?: string; epoch?: number; seq: number; data?: { resolution?: string } });
+  const all = (await res.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)) as { id: string; type: string; subject?: string; epoch?: number; seq: number; data?: { resolution?: string } });
   const requests = all.filter((e) => e.type === 'attention.requested').map((e) => e.id);
   const dismissals = all.filter((e) => e.type === 'attention.resolved');
   for (const d of dismissals) {
     assert.equal(d.data?.resolution, 'dismissed');
-    assert.ok(requests.slice(0, 2).includes(d.subject ?? ''), 'only an earlier run\'s request is dismissed, never the live one');
+    assert.ok(requests.slice(0, 2).includes(d.subject ?? ''), "only an earlier run's request is dismissed, never the live one");
   }
   assert.equal(new Set(dismissals.map((d) => d.subject)).size, dismissals.length, 'each at most once');
   const evs = all.filter((e) => e.type !== 'attention.resolved');
   for (let i = 0; i < 3; i++) runs.push(evs.slice(i * 3, i * 3 + 3).map((e) => ({ epoch: e.epoch ?? 0, seq: e.seq })));
-  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'run.started', 'attention.requested', 'session.started', 'run.started', 'attention.requested', 'session.started', 'run.started', 'attention.requested']);
+  assert.deepEqual(
+    evs.map((e) => e.type),
+    [
+      'session.started',
+      'run.started',
+      'attention.requested',
+      'session.started',
+      'run.started',
+      'attention.requested',
+      'session.started',
+      'run.started',
+      'attention.requested',
+    ],
+  );
   const [a, b, c] = runs.map((r) => r[0]?.epoch ?? -1);
   assert.equal(a, 0, 'first durable epoch');
   assert.equal(b, 1, 'the durable counter went up by one');
   assert.ok((c ?? 0) > (b ?? 0), 'the clock seed is above the counter');
-  for (const r of runs) assert.deepEqual(r.map((x) => x.seq), [0, 1, 2], 'seq restarts in the new epoch');
+  for (const r of runs)
+    assert.deepEqual(
+      r.map((x) => x.seq),
+      [0, 1, 2],
+      'seq restarts in the new epoch',
+    );
 });
 
 test('SIGTERM: the demo agent dismisses its pending request and cancels its run before ending its session', async () => {
@@ -203,9 +291,19 @@ test('SIGTERM: the demo agent dismisses its pending request and cancels its run 
   await d.next((l) => l['event'] === 'requested', 'requested');
   d.child.kill('SIGTERM');
   assert.equal(await d.exit(), 130);
-  const tail = await runAep(['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-sigterm', '--from-start', '--no-resume', '--json', '--count', '6'], undefined, { timeoutMs: 60_000 });
-  const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: { resolution?: string; reason?: string; by?: string } });
-  assert.deepEqual(evs.map((e) => e.type), ['session.started', 'run.started', 'attention.requested', 'attention.resolved', 'run.cancelled', 'session.ended']);
+  const tail = await runAep(
+    ['tail', '--relay', relay.url, '--token', TOKEN, '--session', 'cli-sigterm', '--from-start', '--no-resume', '--json', '--count', '6'],
+    undefined,
+    { timeoutMs: 60_000 },
+  );
+  const evs = tail.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data?: { resolution?: string; reason?: string; by?: string } });
+  assert.deepEqual(
+    evs.map((e) => e.type),
+    ['session.started', 'run.started', 'attention.requested', 'attention.resolved', 'run.cancelled', 'session.ended'],
+  );
   assert.equal(evs[3]?.data?.resolution, 'dismissed');
   assert.equal(evs[4]?.data?.by, 'shutdown');
   assert.equal(evs[5]?.data?.reason, 'killed');

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAep } from '../../../test/support/cli.js';
 
-const probe = '{"aep":"0.1","id":"01K0","type":"run.started","time":"2026-08-01T09:00:00Z","source":"aep://x","agent":"a","session":"s","seq":0,"capture":"redacted","data":{"trigger":"user","prompt":"CANARY"}}';
+const probe =
+  '{"aep":"0.1","id":"01K0","type":"run.started","time":"2026-08-01T09:00:00Z","source":"aep://x","agent":"a","session":"s","seq":0,"capture":"redacted","data":{"trigger":"user","prompt":"CANARY"}}';
 const passing = '{ "aep": "0.1", "type": "run.started", "capture": "metadata", "data": {"trigger": "user"} }';
 
 test('--help documents the ceiling, the error lines and the exit codes', async () => {
@@ -67,7 +68,12 @@ test('reads files in order; an unreadable file is exit 2 AEP_CLI_UNREADABLE', as
 });
 
 test('huge values and many lines: no crash, one line per line', async () => {
-  const huge = JSON.stringify({ aep: '0.1', type: 'tool.completed', capture: 'full', data: { tool: { name: 'x' }, result: 'r'.repeat(8_000_000), duration_ms: 1 } });
+  const huge = JSON.stringify({
+    aep: '0.1',
+    type: 'tool.completed',
+    capture: 'full',
+    data: { tool: { name: 'x' }, result: 'r'.repeat(8_000_000), duration_ms: 1 },
+  });
   const many = Array.from({ length: 5000 }, () => probe).join('\n');
   const r = await runAep(['downlevel', '--ceiling', 'metadata'], `${huge}\n${many}\n`);
   assert.equal(r.code, 0, r.stderr);

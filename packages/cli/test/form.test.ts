@@ -6,11 +6,25 @@ import { runAep } from '../../../test/support/cli.js';
 const fields = [
   { id: '1', type: 'string', label: 'Bucket', required: true },
   { id: '2', type: 'number', label: 'Days', min: 1, max: 365 },
-  { id: '4', type: 'select', label: 'Days', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '3', label: 'Fri' }] },
+  {
+    id: '4',
+    type: 'select',
+    label: 'Days',
+    multi: true,
+    choices: [
+      { id: '1', label: 'Mon' },
+      { id: '3', label: 'Fri' },
+    ],
+  },
 ];
 
 test('every subcommand has --help with its options and exit codes', async () => {
-  for (const [sub, opts] of [['validate', ['--must-only', 'Exit codes']], ['gate', ['--ceiling <level>', 'Exit codes']], ['map-text', ['--refusing-option', '--permission-unmatched', '--other-unmatched', 'Exit codes']], ['request', ['--capture <level>', '--agent', '--subject', '--placeholder', '--home', 'Exit codes']]] as const) {
+  for (const [sub, opts] of [
+    ['validate', ['--must-only', 'Exit codes']],
+    ['gate', ['--ceiling <level>', 'Exit codes']],
+    ['map-text', ['--refusing-option', '--permission-unmatched', '--other-unmatched', 'Exit codes']],
+    ['request', ['--capture <level>', '--agent', '--subject', '--placeholder', '--home', 'Exit codes']],
+  ] as const) {
     const r = await runAep(['form', sub, '--help']);
     assert.equal(r.code, 0, sub);
     for (const o of opts) assert.ok(r.stdout.includes(o), `${sub} ${o}`);
@@ -40,7 +54,12 @@ test('gate prints the gated values; an unknown ceiling is exit 2', async () => {
 });
 
 test('malformed stdin: not JSON, not an object, fields not an array — exit 2 with a code, no stack', async () => {
-  for (const [input, code] of [['{x', 'AEP_CLI_BAD_JSON'], ['[]', 'AEP_CLI_BAD_INPUT'], ['{"fields":{},"values":{}}', 'AEP_CLI_BAD_INPUT'], ['', 'AEP_CLI_BAD_JSON']] as const) {
+  for (const [input, code] of [
+    ['{x', 'AEP_CLI_BAD_JSON'],
+    ['[]', 'AEP_CLI_BAD_INPUT'],
+    ['{"fields":{},"values":{}}', 'AEP_CLI_BAD_INPUT'],
+    ['', 'AEP_CLI_BAD_JSON'],
+  ] as const) {
     for (const sub of [['validate'], ['gate', '--ceiling', 'full']]) {
       const r = await runAep(['form', ...sub], input);
       assert.equal(r.code, 2, `${sub[0]} ${input}`);
@@ -57,7 +76,14 @@ test('validate: values that are not an object is an invalid answer (exit 1)', as
 });
 
 test('map-text: never permissive; invalid is exit 1; bad options exit 2', async () => {
-  const request = { kind: 'permission', prompt: 'p', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] };
+  const request = {
+    kind: 'permission',
+    prompt: 'p',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
+  };
   const r = await runAep(['form', 'map-text'], JSON.stringify({ request, text: 'sure thing' }));
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { option: 'deny', text: 'sure thing' });
@@ -76,7 +102,10 @@ test('request: metadata synthesizes the prompt; none prints null', async () => {
   assert.equal(r.code, 0, r.stderr);
   const d = JSON.parse(r.stdout) as { prompt: string; fields: { label: string }[] };
   assert.equal(d.prompt, 'ops-bot requests form: cfg');
-  assert.deepEqual(d.fields.map((f) => f.label), ['1', '2', '4']);
+  assert.deepEqual(
+    d.fields.map((f) => f.label),
+    ['1', '2', '4'],
+  );
   const none = await runAep(['form', 'request', '--capture', 'none'], JSON.stringify(input));
   assert.equal(none.stdout, 'null\n');
   const bad = await runAep(['form', 'request', '--capture', 'metadata'], JSON.stringify({ kind: 'form' }));

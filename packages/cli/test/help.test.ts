@@ -5,7 +5,25 @@ import assert from 'node:assert/strict';
 import { runAep } from '../../../test/support/cli.js';
 import { EXIT } from '../src/util/exit.js';
 
-const COMMANDS = ['up', 'relay', 'validate', 'downlevel', 'redact', 'match', 'form', 'tail', 'inbox', 'respond', 'answer', 'cancel', 'pause', 'resume', 'demo', 'claude-code', 'mcp'];
+const COMMANDS = [
+  'up',
+  'relay',
+  'validate',
+  'downlevel',
+  'redact',
+  'match',
+  'form',
+  'tail',
+  'inbox',
+  'respond',
+  'answer',
+  'cancel',
+  'pause',
+  'resume',
+  'demo',
+  'claude-code',
+  'mcp',
+];
 
 test('aep --help lists every command', async () => {
   const r = await runAep(['--help']);
@@ -39,7 +57,9 @@ test('a reader that goes away (aep … | head) ends the command quietly: exit 0,
     const child = spawnAep(args);
     child.stdout?.destroy(); // close the read end before the help text is written: EPIPE
     let stderr = '';
-    child.stderr?.on('data', (b: Buffer) => { stderr += b.toString('utf8'); });
+    child.stderr?.on('data', (b: Buffer) => {
+      stderr += b.toString('utf8');
+    });
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     assert.equal(code, 0, `${args.join(' ')}: ${stderr}`);
     assert.doesNotMatch(stderr, /EPIPE|\n\s+at /, args.join(' '));

@@ -14,36 +14,51 @@ async function collect(chunks: (string | Buffer)[]) {
 
 test('splits on \\n, reports \\r\\n, strips the BOM of line 1 only', async () => {
   assert.deepEqual(await collect(['\ufeffa\r\nb\n\ufeffc']), [
-    { n: 1, text: 'a', crlf: true }, { n: 2, text: 'b', crlf: false }, { n: 3, text: '\ufeffc', crlf: false },
+    { n: 1, text: 'a', crlf: true },
+    { n: 2, text: 'b', crlf: false },
+    { n: 3, text: '\ufeffc', crlf: false },
   ]);
 });
 
 test('an empty input has no lines; a trailing newline adds no empty line; blank lines are kept', async () => {
   assert.deepEqual(await collect([]), []);
   assert.deepEqual(await collect(['x\n']), [{ n: 1, text: 'x', crlf: false }]);
-  assert.deepEqual(await collect(['\n\n']), [{ n: 1, text: '', crlf: false }, { n: 2, text: '', crlf: false }]);
+  assert.deepEqual(await collect(['\n\n']), [
+    { n: 1, text: '', crlf: false },
+    { n: 2, text: '', crlf: false },
+  ]);
 });
 
 test('lines and multi-byte characters split across chunks are reassembled', async () => {
   const euro = Buffer.from('€'); // 3 bytes
   assert.deepEqual(await collect([Buffer.from('ab'), euro.subarray(0, 1), euro.subarray(1), Buffer.from('c\r'), Buffer.from('\nd')]), [
-    { n: 1, text: 'ab€c', crlf: true }, { n: 2, text: 'd', crlf: false },
+    { n: 1, text: 'ab€c', crlf: true },
+    { n: 2, text: 'd', crlf: false },
   ]);
 });
 
 test('any chunking of any text yields the same lines as a plain split', async () => {
-  await fc.assert(fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.array(fc.nat(40), { maxLength: 10 }), async (text, cuts) => {
-    const bytes = Buffer.from(text);
-    const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
-    const chunks: Buffer[] = [];
-    let last = 0;
-    for (const p of points) { chunks.push(bytes.subarray(last, p)); last = p; }
-    chunks.push(bytes.subarray(last));
-    const expected = text.split('\n');
-    if (expected[expected.length - 1] === '') expected.pop();
-    const got = await collect(chunks.filter((c) => c.length > 0));
-    assert.deepEqual(got.map((g) => g.text + (g.crlf ? '\r' : '')), expected.map((e, i) => (i === 0 && e.startsWith('\ufeff') ? e.slice(1) : e)));
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  await fc.assert(
+    fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.array(fc.nat(40), { maxLength: 10 }), async (text, cuts) => {
+      const bytes = Buffer.from(text);
+      const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+      const chunks: Buffer[] = [];
+      let last = 0;
+      for (const p of points) {
+        chunks.push(bytes.subarray(last, p));
+        last = p;
+      }
+      chunks.push(bytes.subarray(last));
+      const expected = text.split('\n');
+      if (expected[expected.length - 1] === '') expected.pop();
+      const got = await collect(chunks.filter((c) => c.length > 0));
+      assert.deepEqual(
+        got.map((g) => g.text + (g.crlf ? '\r' : '')),
+        expected.map((e, i) => (i === 0 && e.startsWith('\ufeff') ? e.slice(1) : e)),
+      );
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });
 
 test('batches: one array per chunk, numbering continues across batches', async () => {
@@ -55,19 +70,25 @@ test('batches: one array per chunk, numbering continues across batches', async (
 // `aep validate` reads byte ranges (issue 19): the same lines, numbers and texts as readLineBatches.
 test('readLineSpans yields exactly the lines of readLineBatches, for any chunking (BOM, CRLF, multi-byte, blank lines)', async () => {
   const piece = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('\n', '\r\n', '\r', '\ufeff', '€', '\n\n', '{"a":1}\n'));
-  await fc.assert(fc.asyncProperty(fc.array(piece, { maxLength: 20 }), fc.array(fc.nat(80), { maxLength: 12 }), async (pieces, cuts) => {
-    const bytes = Buffer.from(pieces.join(''));
-    const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
-    const chunks: Buffer[] = [];
-    let last = 0;
-    for (const p of points) { chunks.push(bytes.subarray(last, p)); last = p; }
-    chunks.push(bytes.subarray(last));
-    const want: [number, string][] = [];
-    for await (const batch of readLineBatches([], Readable.from(chunks.map((c) => Buffer.from(c))))) for (const l of batch) want.push([l.lineNo, l.text]);
-    const got: [number, string][] = [];
-    for await (const s of readLineSpans([], Readable.from(chunks.map((c) => Buffer.from(c))))) {
-      for (let k = 0; k < s.count; k++) got.push([s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
-    }
-    assert.deepEqual(got, want);
-  }), { numRuns: 500 });
+  await fc.assert(
+    fc.asyncProperty(fc.array(piece, { maxLength: 20 }), fc.array(fc.nat(80), { maxLength: 12 }), async (pieces, cuts) => {
+      const bytes = Buffer.from(pieces.join(''));
+      const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+      const chunks: Buffer[] = [];
+      let last = 0;
+      for (const p of points) {
+        chunks.push(bytes.subarray(last, p));
+        last = p;
+      }
+      chunks.push(bytes.subarray(last));
+      const want: [number, string][] = [];
+      for await (const batch of readLineBatches([], Readable.from(chunks.map((c) => Buffer.from(c))))) for (const l of batch) want.push([l.lineNo, l.text]);
+      const got: [number, string][] = [];
+      for await (const s of readLineSpans([], Readable.from(chunks.map((c) => Buffer.from(c))))) {
+        for (let k = 0; k < s.count; k++) got.push([s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
+      }
+      assert.deepEqual(got, want);
+    }),
+    { numRuns: 500 },
+  );
 });

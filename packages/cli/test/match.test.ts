@@ -11,7 +11,14 @@ test('--help documents the filter, the fail-closed rule and the exit codes', asy
 });
 
 test('one verdict per line, defaults applied, non-envelopes allowed', async () => {
-  const lines = ['{"type":"attention.requested","severity":"notice"}', '{"type":"attention.requested"}', '{}', '42', '', '{"type":"error.raised","severity":"error"}'];
+  const lines = [
+    '{"type":"attention.requested","severity":"notice"}',
+    '{"type":"attention.requested"}',
+    '{}',
+    '42',
+    '',
+    '{"type":"error.raised","severity":"error"}',
+  ];
   const r = await runAep(['match', '--filter', '{"type":["attention.*","error.*"],"severity":{"gte":"notice"}}'], lines.join('\n') + '\n');
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.stdout.split('\n'), ['{"match":true}', '{"match":false}', '{"match":false}', '{"match":false}', '', '{"match":true}', '']);
@@ -28,7 +35,14 @@ test('non-JSON lines give AEP_CLI_BAD_JSON lines in place and exit 1', async () 
 });
 
 test('a forbidden key, a glob, or non-JSON filter: exit 2 naming the rule, nothing printed', async () => {
-  for (const [filter, rule] of [['{"seq":5}', 'invalid-filter.forbidden-key'], ['{"data":{}}', 'invalid-filter.forbidden-key'], ['{"agent":"claude*"}', 'invalid-filter.wildcard'], ['{"type":"*"}', 'invalid-filter.bare-star'], ['[]', 'invalid-filter.not-object'], ['{nope', 'AEP_CLI_BAD_FILTER']] as const) {
+  for (const [filter, rule] of [
+    ['{"seq":5}', 'invalid-filter.forbidden-key'],
+    ['{"data":{}}', 'invalid-filter.forbidden-key'],
+    ['{"agent":"claude*"}', 'invalid-filter.wildcard'],
+    ['{"type":"*"}', 'invalid-filter.bare-star'],
+    ['[]', 'invalid-filter.not-object'],
+    ['{nope', 'AEP_CLI_BAD_FILTER'],
+  ] as const) {
     const r = await runAep(['match', '--filter', filter], '{}\n');
     assert.equal(r.code, 2, filter);
     assert.equal(r.stdout, '');

@@ -30,7 +30,35 @@ const env = () => ({ env: { ...process.env, AEP_TOKEN: TOKEN, AEP_RELAY: relay.u
 test('aep notify --help documents every flag', async () => {
   const r = await runAep(['notify', '--help']);
   assert.equal(r.code, 0, r.stderr);
-  for (const f of ['--rules', '--filter', '--capture', '--after', '--repeat', '--max-repeats', '--quiet', '--tz', '--server', '--topic', '--priority', '--ntfy-token-file', '--url', '--secret-file', '--format', '--vapid-file', '--allow-http-loopback', '--actions-listen', '--actions-url', '--action-ttl', '--inbox-url', '--dry-run', '--json', '--verbose', '--relay', '--token', '--token-file']) {
+  for (const f of [
+    '--rules',
+    '--filter',
+    '--capture',
+    '--after',
+    '--repeat',
+    '--max-repeats',
+    '--quiet',
+    '--tz',
+    '--server',
+    '--topic',
+    '--priority',
+    '--ntfy-token-file',
+    '--url',
+    '--secret-file',
+    '--format',
+    '--vapid-file',
+    '--allow-http-loopback',
+    '--actions-listen',
+    '--actions-url',
+    '--action-ttl',
+    '--inbox-url',
+    '--dry-run',
+    '--json',
+    '--verbose',
+    '--relay',
+    '--token',
+    '--token-file',
+  ]) {
     assert.match(r.stdout, new RegExp(`${f}\\b`), `missing ${f}`);
   }
 });
@@ -38,8 +66,41 @@ test('aep notify --help documents every flag', async () => {
 test('--dry-run prints each planned send with its time, text and buttons, and sends nothing', async () => {
   const ntfy = await new Receiver().start();
   closers.push(() => ntfy.close());
-  const req = agent.request('s_dry', { kind: 'permission', prompt: 'rm -rf build/', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] }, { subject: 'Bash', approval: true });
-  const r = await runAep(['notify', 'ntfy', '--topic', 'aep-dry', '--server', ntfy.url, '--filter', '{"session":"s_dry"}', '--after', '0', '--repeat', '10m', '--max-repeats', '1', '--actions-listen', '127.0.0.1:0', '--dry-run'], undefined, env());
+  const req = agent.request(
+    's_dry',
+    {
+      kind: 'permission',
+      prompt: 'rm -rf build/',
+      options: [
+        { id: 'allow', label: 'Allow' },
+        { id: 'deny', label: 'Deny' },
+      ],
+    },
+    { subject: 'Bash', approval: true },
+  );
+  const r = await runAep(
+    [
+      'notify',
+      'ntfy',
+      '--topic',
+      'aep-dry',
+      '--server',
+      ntfy.url,
+      '--filter',
+      '{"session":"s_dry"}',
+      '--after',
+      '0',
+      '--repeat',
+      '10m',
+      '--max-repeats',
+      '1',
+      '--actions-listen',
+      '127.0.0.1:0',
+      '--dry-run',
+    ],
+    undefined,
+    env(),
+  );
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');
   assert.match(lines[0]!, new RegExp(`\\(now\\) ntfy \\[ntfy\\] first s_dry/${req.id}$`));
@@ -48,9 +109,34 @@ test('--dry-run prints each planned send with its time, text and buttons, and se
   assert.match(r.stdout, /\(in \d+ s\) ntfy \[ntfy\] reminder/);
   assert.doesNotMatch(r.stdout, /rm -rf/, 'metadata ceiling: the command is not shown');
   assert.equal(ntfy.got.length, 0, 'a dry run sends nothing');
-  const j = await runAep(['notify', 'ntfy', '--topic', 'aep-dry', '--server', ntfy.url, '--filter', '{"session":"s_dry"}', '--repeat', '10m', '--max-repeats', '1', '--dry-run', '--json'], undefined, env());
-  const items = j.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.deepEqual(items.map((i) => i['reason']), ['first', 'reminder']);
+  const j = await runAep(
+    [
+      'notify',
+      'ntfy',
+      '--topic',
+      'aep-dry',
+      '--server',
+      ntfy.url,
+      '--filter',
+      '{"session":"s_dry"}',
+      '--repeat',
+      '10m',
+      '--max-repeats',
+      '1',
+      '--dry-run',
+      '--json',
+    ],
+    undefined,
+    env(),
+  );
+  const items = j.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(
+    items.map((i) => i['reason']),
+    ['first', 'reminder'],
+  );
   assert.equal(Date.parse(String(items[1]!['at'])) - Date.parse(String(req.time)), 600_000, 'the reminder is planned 10 minutes after the request');
   const first = items[0]!;
   assert.equal(first['request'], req.id);
@@ -94,7 +180,9 @@ test('aep up --notify ntfy:URL runs the notifier in the same process; VAPID keys
   const ntfy = await new Receiver().start();
   closers.push(() => ntfy.close());
   const state = mkdtempSync(join(tmpdir(), 'aep-up-notify-'));
-  const child = spawnAep(['up', '--port', '0', '--memory', '--no-open', '--token', TOKEN, '--notify', `ntfy:${ntfy.url}/aep-up`], { env: { ...process.env, XDG_DATA_HOME: state, AEP_TOKEN: '' } });
+  const child = spawnAep(['up', '--port', '0', '--memory', '--no-open', '--token', TOKEN, '--notify', `ntfy:${ntfy.url}/aep-up`], {
+    env: { ...process.env, XDG_DATA_HOME: state, AEP_TOKEN: '' },
+  });
   closers.push(() => stopChild(child));
   const out = new Lines(child.stdout, child);
   const url = (await out.wait((l) => l.startsWith('AEP relay listening on '), 'the listening line')).slice('AEP relay listening on '.length).trim();

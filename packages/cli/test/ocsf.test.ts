@@ -13,7 +13,15 @@ test('--help documents the classes, the null lines and the exit codes', async ()
 
 test('records, null for types without a class, null + a named rule for bad lines; exit 1', async () => {
   const lines = [
-    JSON.stringify({ ...base, id: 'a1', type: 'tool.denied', subject: 'Bash', seq: 1, severity: 'warning', data: { tool: { name: 'Bash', call_id: 'c1' }, by: 'policy' } }),
+    JSON.stringify({
+      ...base,
+      id: 'a1',
+      type: 'tool.denied',
+      subject: 'Bash',
+      seq: 1,
+      severity: 'warning',
+      data: { tool: { name: 'Bash', call_id: 'c1' }, by: 'policy' },
+    }),
     JSON.stringify({ ...base, id: 'a2', type: 'progress.status', seq: 2, data: { phase: 'x' } }),
     JSON.stringify({ ...base, id: 'a3', type: 'attention.requested', seq: 3, capture: 'redacted', data: { kind: 'permission', prompt: 'CANARY-P' } }),
     '{"aep":"0.1"}',

@@ -21,14 +21,45 @@ before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
   dir = mkdtempSync(join(tmpdir(), 'aep-otlp-live-'));
 });
-after(async () => { await relay.stop(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await relay.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-interface Exporter { child: ChildProcess; stderr: () => string; exited: Promise<number | null> }
+interface Exporter {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
 
 function startExporter(endpoint: string, state: string, filter: Record<string, unknown>, extra: string[] = [], env: Record<string, string> = {}): Exporter {
-  const child = spawnAep(['otlp', '--relay', relay.url, '--endpoint', endpoint, '--state', state, '--filter', JSON.stringify(filter), '--batch-size', '5', '--flush-ms', '20', '--max-queue', '10', '--retry-max-ms', '300', ...extra], { env: { ...process.env, AEP_TOKEN: TOKEN, ...env } });
+  const child = spawnAep(
+    [
+      'otlp',
+      '--relay',
+      relay.url,
+      '--endpoint',
+      endpoint,
+      '--state',
+      state,
+      '--filter',
+      JSON.stringify(filter),
+      '--batch-size',
+      '5',
+      '--flush-ms',
+      '20',
+      '--max-queue',
+      '10',
+      '--retry-max-ms',
+      '300',
+      ...extra,
+    ],
+    { env: { ...process.env, AEP_TOKEN: TOKEN, ...env } },
+  );
   let err = '';
-  child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, stderr: () => err, exited };
@@ -68,7 +99,14 @@ test('exports every event once as valid OTLP/HTTP JSON, nothing above the ceilin
   await waitFor('all records', () => recv.items.length >= events.length);
   assert.deepEqual(recv.problems, [], 'every request obeys the OTLP JSON encoding');
   assertExactlyOnce(recv.items, events);
-  assert.ok(recv.requests.every((r) => (r.body as { resourceLogs: { scopeLogs: { logRecords: unknown[] }[] }[] }).resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((s) => s.logRecords)).length <= 5), 'batches of at most --batch-size');
+  assert.ok(
+    recv.requests.every(
+      (r) =>
+        (r.body as { resourceLogs: { scopeLogs: { logRecords: unknown[] }[] }[] }).resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((s) => s.logRecords))
+          .length <= 5,
+    ),
+    'batches of at most --batch-size',
+  );
   const all = JSON.stringify(recv.requests.map((r) => r.body));
   assert.doesNotMatch(all, /CANARY/, 'no content above the metadata ceiling');
   const run = recv.items.find((r) => r.record['eventName'] === 'dev.aep.run.started')!;
@@ -127,7 +165,19 @@ test('exporter stopped and restarted: resumes from its state file, no duplicates
   assert.equal(await stopExporter(x1), 0);
   const saved = JSON.parse(readFileSync(state, 'utf8')) as { version: number; positions: unknown[][]; seqless: string[] };
   assert.equal(saved.version, 1);
-  assert.deepEqual(saved.positions.map((p) => p.slice(1)), [[session, 0, a.filter((e) => e['session'] === session).map((e) => e['seq'] as number).pop()]]);
+  assert.deepEqual(
+    saved.positions.map((p) => p.slice(1)),
+    [
+      [
+        session,
+        0,
+        a
+          .filter((e) => e['session'] === session)
+          .map((e) => e['seq'] as number)
+          .pop(),
+      ],
+    ],
+  );
   assert.equal(saved.seqless.length, a.filter((e) => e['type'] === 'agent.heartbeat').length);
   const b = mine(makeEvents(tag, session, 20, 20));
   await postEvents(relay.url, TOKEN, b); // while no exporter runs
@@ -178,7 +228,9 @@ test('a receiver that refuses the exporter (401) stops it with exit 5 and a name
   t.after(() => recv.stop());
   const session = `s-${randomBytes(3).toString('hex')}`;
   recv.mode = { kind: 'status', status: 400, count: 1 };
-  const x = startExporter(recv.url, join(dir, 'refuse.json'), { session }, ['--batch-size', '3', '--header', 'Authorization: Bearer otlp-secret-xyz'], { OTEL_EXPORTER_OTLP_HEADERS: 'x-team=ops%20a,authorization=overridden-by-header' });
+  const x = startExporter(recv.url, join(dir, 'refuse.json'), { session }, ['--batch-size', '3', '--header', 'Authorization: Bearer otlp-secret-xyz'], {
+    OTEL_EXPORTER_OTLP_HEADERS: 'x-team=ops%20a,authorization=overridden-by-header',
+  });
   t.after(() => stopExporter(x));
   const events = makeEvents('ref', session, 0, 9).filter((e) => e['session'] === session);
   await postEvents(relay.url, TOKEN, events.slice(0, 3));

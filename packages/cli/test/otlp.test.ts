@@ -9,17 +9,63 @@ import { join } from 'node:path';
 import { runAep } from '../../../test/support/cli.js';
 import { checkOtlpExportLogsRequest, fromKeyValues } from '../../bridges/test/support/checkers.js';
 
-const ev = (i: number, extra: Record<string, unknown> = {}) => JSON.stringify({ aep: '0.1', id: `01K0CLIOTLP0000000000000${String(i).padStart(2, '0')}`, type: 'tool.completed', subject: 'Bash', time: '2026-08-01T09:00:00.123456789+02:00', source: 'aep://h1/agent/bot/session/s', agent: 'bot', session: 's', seq: i, data: { tool: { name: 'Bash', call_id: `c${i}` }, status: 'success', 'gen_ai.usage.output_tokens': 7 }, ...extra });
-const redacted = JSON.stringify({ aep: '0.1', id: '01K0CLIOTLPRED', type: 'run.started', time: '2026-08-01T09:00:00Z', source: 'aep://h1/agent/bot/session/s', agent: 'bot', session: 's', seq: 40, capture: 'redacted', data: { trigger: 'user', prompt: 'CANARY-PROMPT' } });
+const ev = (i: number, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    aep: '0.1',
+    id: `01K0CLIOTLP0000000000000${String(i).padStart(2, '0')}`,
+    type: 'tool.completed',
+    subject: 'Bash',
+    time: '2026-08-01T09:00:00.123456789+02:00',
+    source: 'aep://h1/agent/bot/session/s',
+    agent: 'bot',
+    session: 's',
+    seq: i,
+    data: { tool: { name: 'Bash', call_id: `c${i}` }, status: 'success', 'gen_ai.usage.output_tokens': 7 },
+    ...extra,
+  });
+const redacted = JSON.stringify({
+  aep: '0.1',
+  id: '01K0CLIOTLPRED',
+  type: 'run.started',
+  time: '2026-08-01T09:00:00Z',
+  source: 'aep://h1/agent/bot/session/s',
+  agent: 'bot',
+  session: 's',
+  seq: 40,
+  capture: 'redacted',
+  data: { trigger: 'user', prompt: 'CANARY-PROMPT' },
+});
 
 test('--help documents offline and live options, the exit codes and examples', async () => {
   const r = await runAep(['otlp', '--help']);
   assert.equal(r.code, 0);
-  for (const s of ['--max-capture <level>', '--endpoint <url>', '--service-name', '--wire', '--capture <level>', '--state <path>', '--batch-size', '--max-queue', '--header', 'Exit codes', 'Examples:', '/v1/logs']) assert.ok(r.stdout.includes(s), s);
+  for (const s of [
+    '--max-capture <level>',
+    '--endpoint <url>',
+    '--service-name',
+    '--wire',
+    '--capture <level>',
+    '--state <path>',
+    '--batch-size',
+    '--max-queue',
+    '--header',
+    'Exit codes',
+    'Examples:',
+    '/v1/logs',
+  ])
+    assert.ok(r.stdout.includes(s), s);
 });
 
 test('one record per line; bad lines give null and a rule-naming stderr line; the rest still map; exit 1', async () => {
-  const input = [ev(1), 'not json CANARY-A', '', JSON.stringify({ aep: '0.1', id: 'x', type: 'tool.completed', time: 'CANARY-B', source: 'aep://h', agent: 'a', session: 's', seq: 1 }), '[1]', ev(2)].join('\n') + '\n';
+  const input =
+    [
+      ev(1),
+      'not json CANARY-A',
+      '',
+      JSON.stringify({ aep: '0.1', id: 'x', type: 'tool.completed', time: 'CANARY-B', source: 'aep://h', agent: 'a', session: 's', seq: 1 }),
+      '[1]',
+      ev(2),
+    ].join('\n') + '\n';
   const r = await runAep(['otlp'], input);
   assert.equal(r.code, 1);
   const lines = r.stdout.split('\n');
@@ -54,7 +100,10 @@ test('max_capture: a redacted event exports no payload at the default, its paylo
 });
 
 test('--wire: each line is an ExportLogsServiceRequest obeying the OTLP/HTTP JSON encoding', async () => {
-  const r = await runAep(['otlp', '--wire', '--service-name', 'svc'], [ev(1, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }), ev(2)].join('\n') + '\n');
+  const r = await runAep(
+    ['otlp', '--wire', '--service-name', 'svc'],
+    [ev(1, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }), ev(2)].join('\n') + '\n',
+  );
   assert.equal(r.code, 0, r.stderr);
   for (const line of r.stdout.trim().split('\n')) {
     const req = JSON.parse(line) as { resourceLogs: { resource: { attributes: unknown }; scopeLogs: { logRecords: Record<string, unknown>[] }[] }[] };
@@ -74,7 +123,13 @@ test('files in order with "-"; an unreadable file is exit 2; live options misuse
   writeFileSync(join(dir, 'a.jsonl'), ev(1) + '\r\n');
   const r = await runAep(['otlp', join(dir, 'a.jsonl'), '-'], ev(2) + '\n');
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { attributes: Record<string, unknown> }).attributes['aep.sequence']), [1, 2]);
+  assert.deepEqual(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { attributes: Record<string, unknown> }).attributes['aep.sequence']),
+    [1, 2],
+  );
   const missing = await runAep(['otlp', join(dir, 'missing.jsonl')]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /AEP_CLI_UNREADABLE/);
@@ -95,7 +150,18 @@ test('files in order with "-"; an unreadable file is exit 2; live options misuse
 });
 
 test('many lines and a huge one: no crash, one line per line', async () => {
-  const huge = JSON.stringify({ aep: '0.1', id: 'h', type: 'tool.completed', time: '2026-08-01T09:00:00Z', source: 'aep://h', agent: 'a', session: 's', seq: 0, capture: 'full', data: { tool: { name: 'x' }, result: 'r'.repeat(4_000_000) } });
+  const huge = JSON.stringify({
+    aep: '0.1',
+    id: 'h',
+    type: 'tool.completed',
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://h',
+    agent: 'a',
+    session: 's',
+    seq: 0,
+    capture: 'full',
+    data: { tool: { name: 'x' }, result: 'r'.repeat(4_000_000) },
+  });
   const many = Array.from({ length: 3000 }, (_, i) => ev(i % 100)).join('\n');
   const r = await runAep(['otlp'], `${huge}\n${many}\n`);
   assert.equal(r.code, 0, r.stderr);

@@ -6,7 +6,18 @@ import { runAep } from '../../../test/support/cli.js';
 test('--help documents every option and its default', async () => {
   const r = await runAep(['redact', '--help']);
   assert.equal(r.code, 0);
-  for (const s of ['--home <dir>', '--no-home', '--secret-value <value>', '--secret-env <NAME>', '--secret-name <NAME>', '--no-pii', '--json', 'default', 'Exit codes']) assert.ok(r.stdout.includes(s), s);
+  for (const s of [
+    '--home <dir>',
+    '--no-home',
+    '--secret-value <value>',
+    '--secret-env <NAME>',
+    '--secret-name <NAME>',
+    '--no-pii',
+    '--json',
+    'default',
+    'Exit codes',
+  ])
+    assert.ok(r.stdout.includes(s), s);
 });
 
 test('text mode: stdin as one blob, line endings kept, no trailing newline added', async () => {
@@ -23,8 +34,23 @@ test('the default home is the user home directory', async () => {
 });
 
 test('--secret-value (repeatable), --secret-env, --secret-name, --no-pii', async () => {
-  const r = await runAep(['redact', '--no-home', '--secret-value', 'alpha-one', '--secret-value', 'beta-two', '--secret-env', 'AEP_TEST_SECRET', '--secret-name', 'MY_CONF', '--no-pii'],
-    'alpha-one beta-two gamma-three MY_CONF=zzz a@b.example.org', { env: { ...process.env, AEP_TEST_SECRET: 'gamma-three' } });
+  const r = await runAep(
+    [
+      'redact',
+      '--no-home',
+      '--secret-value',
+      'alpha-one',
+      '--secret-value',
+      'beta-two',
+      '--secret-env',
+      'AEP_TEST_SECRET',
+      '--secret-name',
+      'MY_CONF',
+      '--no-pii',
+    ],
+    'alpha-one beta-two gamma-three MY_CONF=zzz a@b.example.org',
+    { env: { ...process.env, AEP_TEST_SECRET: 'gamma-three' } },
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '[REDACTED:secret] [REDACTED:secret] [REDACTED:secret] MY_CONF=[REDACTED:secret] a@b.example.org');
   const missing = await runAep(['redact', '--secret-env', 'AEP_NO_SUCH_VAR_X'], 'x');

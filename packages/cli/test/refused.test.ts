@@ -38,7 +38,11 @@ test('a wrong token: one line, AEP_CLI_RELAY_REFUSED, exit 3, in every command',
     const r = await runAep([...args, '--relay', relay.url, '--token', wrong], undefined, { timeoutMs: 60_000 });
     const what = args.slice(0, 2).join(' ');
     assert.equal(r.code, 3, `${what}: ${r.stderr}`);
-    assert.equal(r.stderr, `aep: AEP_CLI_RELAY_REFUSED: the relay at ${relay.url} refused the token (HTTP 401): check --token, --token-file or AEP_TOKEN (aep up prints the token it uses)\n`, what);
+    assert.equal(
+      r.stderr,
+      `aep: AEP_CLI_RELAY_REFUSED: the relay at ${relay.url} refused the token (HTTP 401): check --token, --token-file or AEP_TOKEN (aep up prints the token it uses)\n`,
+      what,
+    );
     assert.ok(!(r.stdout + r.stderr).includes(wrong), `${what} printed the token`);
   }
   // The same from a token file.

@@ -14,7 +14,9 @@ const TOKEN = 'test-token-steer';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
 const children: ChildProcess[] = [];
 
-before(async () => { relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']); });
+before(async () => {
+  relay = await startRelayProcess(['--memory', '--token', TOKEN, '--quiet']);
+});
 after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   await relay.stop();
@@ -62,7 +64,10 @@ test('aep pause holds the demo agent (answers still recorded), aep resume lets i
   await watch.waitFor((e) => e.some((x) => x['type'] === 'session.ended'), 'session ended');
   watch.close();
   const after = watch.events.slice(watch.events.findIndex((x) => x['id'] === cancelId));
-  assert.deepEqual(after.map((x) => x['type']), ['control.cancel', 'control.accepted', 'attention.resolved', 'run.cancelled', 'session.ended']);
+  assert.deepEqual(
+    after.map((x) => x['type']),
+    ['control.cancel', 'control.accepted', 'attention.resolved', 'run.cancelled', 'session.ended'],
+  );
   assert.equal(after[2]?.['subject'], perm);
   assert.deepEqual(after[3]?.['data'], { by: 'control', reason: 'wrong branch' });
   assert.equal(after[3]?.['cause'], cancelId);
@@ -81,17 +86,33 @@ const CROCK = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 function ulid(): string {
   let t = Date.now();
   let time = '';
-  for (let i = 0; i < 10; i++) { time = CROCK[t % 32]! + time; t = Math.floor(t / 32); }
+  for (let i = 0; i < 10; i++) {
+    time = CROCK[t % 32]! + time;
+    t = Math.floor(t / 32);
+  }
   return time + [...randomBytes(16)].map((b) => CROCK[b % 32]).join('');
 }
 
 /** A checker command: agent aep-live-check, no seq, capture metadata unless overridden. */
 function command(type: string, session: string, extra: Record<string, unknown>): Record<string, unknown> {
-  return { aep: '0.1', id: ulid(), type, time: new Date().toISOString(), source: 'aep://live-check/agent/aep-live-check', agent: 'aep-live-check', session, capture: 'metadata', ...extra };
+  return {
+    aep: '0.1',
+    id: ulid(),
+    type,
+    time: new Date().toISOString(),
+    source: 'aep://live-check/agent/aep-live-check',
+    agent: 'aep-live-check',
+    session,
+    capture: 'metadata',
+    ...extra,
+  };
 }
 
 /** The checker's sender socket: token only as ?access_token=, consumer hello, answers pings, records error frames. */
-async function checkerSender(url: string, token: string): Promise<{ send: (c: Record<string, unknown> | string) => void; errors: JsonLine[]; close: () => void }> {
+async function checkerSender(
+  url: string,
+  token: string,
+): Promise<{ send: (c: Record<string, unknown> | string) => void; errors: JsonLine[]; close: () => void }> {
   const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket?access_token=${encodeURIComponent(token)}`);
   const errors: JsonLine[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -102,7 +123,11 @@ async function checkerSender(url: string, token: string): Promise<{ send: (c: Re
       else if (f['type'] === 'ping') ws.send(JSON.stringify({ type: 'pong', t: f['t'] }));
       else if (f['type'] === 'error') errors.push(f);
     });
-    ws.once('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'aep-live-check', instance: 'live-check' }, capabilities: {} })));
+    ws.once('open', () =>
+      ws.send(
+        JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer', identity: { agent: 'aep-live-check', instance: 'live-check' }, capabilities: {} }),
+      ),
+    );
   });
   return { send: (c) => ws.send(typeof c === 'string' ? c : JSON.stringify(c)), errors, close: () => ws.close() };
 }
@@ -142,7 +167,8 @@ test('live checker control probes against the demo agent: control-ack, control-n
     const undeclared = command('x.acme.control.reindex', S, { data: {} });
     sender.send(undeclared);
     const start = Date.now();
-    while (!sender.errors.some((f) => f['cause'] === undeclared['id']) && !watch.events.some((x) => isAck(x, undeclared['id'])) && Date.now() - start < 30_000) await new Promise((r) => setTimeout(r, 25));
+    while (!sender.errors.some((f) => f['cause'] === undeclared['id']) && !watch.events.some((x) => isAck(x, undeclared['id'])) && Date.now() - start < 30_000)
+      await new Promise((r) => setTimeout(r, 25));
 
     // §3.18 control-dedupe: the identical command twice, 120 ms apart.
     const dup = command('control.attention.respond', S, { subject: ulid(), data: { answer: { option: 'live-check-probe' } } });
@@ -153,7 +179,11 @@ test('live checker control probes against the demo agent: control-ack, control-n
     await watch.waitFor((e) => e.filter((x) => isAck(x, dup['id'])).length >= 1, 'control-dedupe ack');
 
     // §3.19 control-cancel (destructive): last.
-    const cancel = command('control.cancel', S, { run: RUN, capture: 'redacted', data: { scope: 'run', reason: 'aep-live-check control-class certification' } });
+    const cancel = command('control.cancel', S, {
+      run: RUN,
+      capture: 'redacted',
+      data: { scope: 'run', reason: 'aep-live-check control-class certification' },
+    });
     sender.send(cancel);
     // The demo ends its session after the cancel: everything it sent before is on the stream by then.
     await watch.waitFor((e) => e.some((x) => x['type'] === 'session.ended'), 'session.ended after the cancel');
@@ -168,7 +198,10 @@ test('live checker control probes against the demo agent: control-ack, control-n
     assert.equal(events.filter((x) => x['cause'] === undeclared['id'] && x['type'] === 'control.accepted').length, 0, 'control-nack-unsupported: accepted');
     const refusal = sender.errors.find((f) => f['cause'] === undeclared['id']);
     const nack = events.find((x) => isAck(x, undeclared['id']));
-    assert.ok(/unsupported/.test(String(refusal?.['code'])) || (nack?.['type'] === 'control.rejected' && (nack['data'] as JsonLine)['reason'] === 'unsupported'), 'control-nack-unsupported');
+    assert.ok(
+      /unsupported/.test(String(refusal?.['code'])) || (nack?.['type'] === 'control.rejected' && (nack['data'] as JsonLine)['reason'] === 'unsupported'),
+      'control-nack-unsupported',
+    );
 
     const dupAcks = events.filter((x) => isAck(x, dup['id']));
     assert.ok(dupAcks.length >= 1);

@@ -18,11 +18,15 @@ describe('aep token', () => {
     relay = await startRelay({ port: 0, storePath: null, token: OWNER });
     home = mkdtempSync(join(tmpdir(), 'aep-token-cli-'));
   });
-  after(async () => { await relay.close(); rmSync(home, { recursive: true, force: true }); });
+  after(async () => {
+    await relay.close();
+    rmSync(home, { recursive: true, force: true });
+  });
 
   const env = (extra: Record<string, string> = {}) => {
-    const e: Record<string, string> = { ...process.env as Record<string, string>, XDG_DATA_HOME: join(home, 'empty'), ...extra };
-    delete e['AEP_TOKEN']; delete e['AEP_RELAY'];
+    const e: Record<string, string> = { ...(process.env as Record<string, string>), XDG_DATA_HOME: join(home, 'empty'), ...extra };
+    delete e['AEP_TOKEN'];
+    delete e['AEP_RELAY'];
     return { ...e, ...extra };
   };
 
@@ -31,11 +35,44 @@ describe('aep token', () => {
     assert.equal(r.code, 0);
     for (const s of ['create', 'list', 'revoke', 'read[:LEVEL]', 'emit[', 'answer[', 'permit[', 'steer[', 'admin']) assert.ok(r.stdout.includes(s), s);
     const c = await runAep(['token', 'create', '--help']);
-    for (const o of ['--relay', '--token', '--token-file', '--token-fd', '--json', '--scope', '--name', '--expires', '--timeout', 'default: "http://127.0.0.1:8787"', 'default: never']) assert.ok(c.stdout.replace(/\s+/g, ' ').includes(o), o);
+    for (const o of [
+      '--relay',
+      '--token',
+      '--token-file',
+      '--token-fd',
+      '--json',
+      '--scope',
+      '--name',
+      '--expires',
+      '--timeout',
+      'default: "http://127.0.0.1:8787"',
+      'default: never',
+    ])
+      assert.ok(c.stdout.replace(/\s+/g, ' ').includes(o), o);
   });
 
   it('create prints the token once; it works for its scopes; list shows no secret; revoke ends it', async () => {
-    const c = await runAep(['token', 'create', '--relay', relay.url, '--token', OWNER, '--name', 'phone', '--scope', 'read:redacted', '--scope', 'answer', '--expires', '30d', '--json'], undefined, { env: env() });
+    const c = await runAep(
+      [
+        'token',
+        'create',
+        '--relay',
+        relay.url,
+        '--token',
+        OWNER,
+        '--name',
+        'phone',
+        '--scope',
+        'read:redacted',
+        '--scope',
+        'answer',
+        '--expires',
+        '30d',
+        '--json',
+      ],
+      undefined,
+      { env: env() },
+    );
     assert.equal(c.code, 0, c.stderr);
     const made = JSON.parse(c.stdout) as { id: string; token: string; scopes: string[]; expires: string };
     assert.match(made.token, /^aep_[0-9a-f]{16}_/);
@@ -76,7 +113,9 @@ describe('aep token', () => {
     const wrong = await runAep(['token', 'list', '--relay', relay.url, '--token', 'not-the-owner'], undefined, { env: env() });
     assert.equal(wrong.code, 3);
     assert.match(wrong.stderr, /^aep: AEP_CLI_RELAY_REFUSED: the relay at http:\/\/127\.0\.0\.1:\d+ refused the token \(HTTP 401\)/);
-    const scoped = JSON.parse((await runAep(['token', 'create', '--relay', relay.url, '--token', OWNER, '--scope', 'read', '--json'], undefined, { env: env() })).stdout) as { token: string };
+    const scoped = JSON.parse(
+      (await runAep(['token', 'create', '--relay', relay.url, '--token', OWNER, '--scope', 'read', '--json'], undefined, { env: env() })).stdout,
+    ) as { token: string };
     const notAdmin = await runAep(['token', 'list', '--relay', relay.url, '--token', scoped.token], undefined, { env: env() });
     assert.equal(notAdmin.code, 3);
     assert.match(notAdmin.stderr, /AEP_CLI_RELAY_REFUSED: .*HTTP 403.*token lacks scope admin/);

@@ -14,7 +14,14 @@ import { repoRoot, runAep, spawnAep } from '../../../test/support/cli.js';
 const dirs: string[] = [];
 const procs: ChildProcess[] = [];
 after(() => {
-  for (const p of procs) if (p.exitCode === null && p.signalCode === null && p.pid) { try { process.kill(-p.pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const p of procs)
+    if (p.exitCode === null && p.signalCode === null && p.pid) {
+      try {
+        process.kill(-p.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -32,7 +39,13 @@ function newcomerEnv(dataDir: string, extra: Record<string, string> = {}): NodeJ
   return env;
 }
 
-interface Up { child: ChildProcess; url: string; out: () => string; err: () => string; exited: Promise<number | null> }
+interface Up {
+  child: ChildProcess;
+  url: string;
+  out: () => string;
+  err: () => string;
+  exited: Promise<number | null>;
+}
 
 /** Starts `aep up` in its own process group (like a shell job) and waits for the banner (and `until`). */
 async function startUp(args: string[], env: NodeJS.ProcessEnv, until?: RegExp): Promise<Up> {
@@ -40,8 +53,12 @@ async function startUp(args: string[], env: NodeJS.ProcessEnv, until?: RegExp): 
   procs.push(child);
   let out = '';
   let err = '';
-  child.stdout?.on('data', (b: Buffer) => { out += b.toString('utf8'); });
-  child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  child.stdout?.on('data', (b: Buffer) => {
+    out += b.toString('utf8');
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   const start = Date.now();
   for (;;) {
@@ -57,7 +74,12 @@ async function startUp(args: string[], env: NodeJS.ProcessEnv, until?: RegExp): 
 async function interrupt(up: Up): Promise<number | null> {
   process.kill(-(up.child.pid ?? 0), 'SIGINT');
   let t: NodeJS.Timeout | undefined;
-  const code = await Promise.race([up.exited, new Promise<'timeout'>((r) => { t = setTimeout(() => r('timeout'), 30_000); })]);
+  const code = await Promise.race([
+    up.exited,
+    new Promise<'timeout'>((r) => {
+      t = setTimeout(() => r('timeout'), 30_000);
+    }),
+  ]);
   clearTimeout(t);
   if (code === 'timeout') throw new Error(`aep up did not stop: ${up.out()}\n${up.err()}`);
   return code;
@@ -72,28 +94,34 @@ function childrenOf(pid: number): number[] {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid === pid) out.push(Number(name));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return out;
 }
 
-test('aep up --demo: the token reaches the demo child through a descriptor, never its command line or environment', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
-  const data = freshDir();
-  const token = 'tok-on-fd-0123456789abcdef';
-  // The person exported AEP_TOKEN: aep up may use it, its child must not inherit it.
-  const up = await startUp(['--demo', '--memory'], newcomerEnv(data, { AEP_TOKEN: token }), /demo: \{"event":"requested"/);
-  const kids = childrenOf(up.child.pid ?? 0);
-  assert.equal(kids.length, 1, `one demo child, got ${kids.join(',')}`);
-  const cmdline = readFileSync(`/proc/${kids[0]}/cmdline`, 'utf8').split('\0');
-  const environ = readFileSync(`/proc/${kids[0]}/environ`, 'utf8').split('\0');
-  assert.ok(cmdline.includes('--token-fd'), cmdline.join(' '));
-  assert.ok(!cmdline.some((a) => a.includes(token)), 'token on the command line');
-  assert.ok(!environ.some((v) => v.includes(token)), 'token in the environment');
-  assert.ok(!environ.some((v) => v.startsWith('AEP_TOKEN=')), 'AEP_TOKEN in the environment');
-  // And it did authenticate with it: the relay (which needs the token) routed its hello.
-  assert.match(up.out(), /demo: \{"event":"ready"/);
-  assert.equal(await interrupt(up), 0);
-});
+test(
+  'aep up --demo: the token reaches the demo child through a descriptor, never its command line or environment',
+  { skip: process.platform !== 'linux' && 'needs /proc' },
+  async () => {
+    const data = freshDir();
+    const token = 'tok-on-fd-0123456789abcdef';
+    // The person exported AEP_TOKEN: aep up may use it, its child must not inherit it.
+    const up = await startUp(['--demo', '--memory'], newcomerEnv(data, { AEP_TOKEN: token }), /demo: \{"event":"requested"/);
+    const kids = childrenOf(up.child.pid ?? 0);
+    assert.equal(kids.length, 1, `one demo child, got ${kids.join(',')}`);
+    const cmdline = readFileSync(`/proc/${kids[0]}/cmdline`, 'utf8').split('\0');
+    const environ = readFileSync(`/proc/${kids[0]}/environ`, 'utf8').split('\0');
+    assert.ok(cmdline.includes('--token-fd'), cmdline.join(' '));
+    assert.ok(!cmdline.some((a) => a.includes(token)), 'token on the command line');
+    assert.ok(!environ.some((v) => v.includes(token)), 'token in the environment');
+    assert.ok(!environ.some((v) => v.startsWith('AEP_TOKEN=')), 'AEP_TOKEN in the environment');
+    // And it did authenticate with it: the relay (which needs the token) routed its hello.
+    assert.match(up.out(), /demo: \{"event":"ready"/);
+    assert.equal(await interrupt(up), 0);
+  },
+);
 
 test('newcomer path: fresh data dir, aep up --demo, Ctrl+C, restart: nothing left pending; a second start names the running one', async () => {
   const data = freshDir();
@@ -110,7 +138,10 @@ test('newcomer path: fresh data dir, aep up --demo, Ctrl+C, restart: nothing lef
       assert.equal(second.code, 5, second.stderr);
       const lines = second.stderr.trim().split('\n');
       assert.equal(lines.length, 1, second.stderr);
-      assert.match(lines[0]!, /^aep: AEP_CLI_RELAY_START_FAILED: the store \S+\/aep\/relay\.sqlite is in use: another relay is running on it.*Use that one \(its inbox, or stop it with Ctrl\+C\), or start this one on another store: npx aep up --store PATH, or npx aep up --memory$/);
+      assert.match(
+        lines[0]!,
+        /^aep: AEP_CLI_RELAY_START_FAILED: the store \S+\/aep\/relay\.sqlite is in use: another relay is running on it.*Use that one \(its inbox, or stop it with Ctrl\+C\), or start this one on another store: npx aep up --store PATH, or npx aep up --memory$/,
+      );
       if (/\(pid /.test(lines[0]!)) {
         assert.match(lines[0]!, new RegExp(`\\(pid ${up.child.pid}, ${up.url.replace(/[.]/g, '\\.')}`));
       }
@@ -118,7 +149,12 @@ test('newcomer path: fresh data dir, aep up --demo, Ctrl+C, restart: nothing lef
       const port = new URL(up.url).port;
       const busy = await runAep(['up', '--memory', '--port', port, '--no-open'], undefined, { env, timeoutMs: 60_000 });
       assert.equal(busy.code, 5, busy.stderr);
-      assert.match(busy.stderr, new RegExp(`^aep: AEP_CLI_LISTEN_FAILED: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE: the port is in use\\); an AEP relay already answers at http://127\\.0\\.0\\.1:${port}/ \\(another aep up\\?\\): pick another with --port, or 0 for any free port \\(npx aep up --port 0\\)\\n$`));
+      assert.match(
+        busy.stderr,
+        new RegExp(
+          `^aep: AEP_CLI_LISTEN_FAILED: cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE: the port is in use\\); an AEP relay already answers at http://127\\.0\\.0\\.1:${port}/ \\(another aep up\\?\\): pick another with --port, or 0 for any free port \\(npx aep up --port 0\\)\\n$`,
+        ),
+      );
     }
     assert.equal(await interrupt(up), 0, up.err());
     assert.match(up.out(), /demo: exited \(130\)/);
@@ -130,10 +166,21 @@ test('newcomer path: fresh data dir, aep up --demo, Ctrl+C, restart: nothing lef
     assert.equal(inbox.code, 0, inbox.stderr);
     assert.equal(inbox.stdout, 'no pending attention requests\n');
     for (const s of sessions) {
-      const tail = await runAep(['tail', '--relay', up.url, '--token-file', tokenFile, '--session', s, '--from-start', '--no-resume', '--json', '--count', '6'], undefined, { env, timeoutMs: 60_000 });
+      const tail = await runAep(
+        ['tail', '--relay', up.url, '--token-file', tokenFile, '--session', s, '--from-start', '--no-resume', '--json', '--count', '6'],
+        undefined,
+        { env, timeoutMs: 60_000 },
+      );
       assert.equal(tail.code, 0, tail.stderr);
-      const evs = tail.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: Record<string, unknown> });
-      assert.deepEqual(evs.map((e) => e.type), ['session.started', 'run.started', 'attention.requested', 'attention.resolved', 'run.cancelled', 'session.ended'], s);
+      const evs = tail.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; data?: Record<string, unknown> });
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['session.started', 'run.started', 'attention.requested', 'attention.resolved', 'run.cancelled', 'session.ended'],
+        s,
+      );
       assert.equal(evs[3]?.data?.['resolution'], 'dismissed');
       assert.equal(evs[5]?.data?.['reason'], 'killed');
     }
@@ -142,13 +189,17 @@ test('newcomer path: fresh data dir, aep up --demo, Ctrl+C, restart: nothing lef
   }
 });
 
-test('a store path that cannot exist (/proc/nonexistent) fails at once with the documented code, never spinning', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
-  const env = newcomerEnv(freshDir());
-  const r = await runAep(['up', '--store', '/proc/nonexistent/x.sqlite', '--port', '0', '--no-open'], undefined, { env, timeoutMs: 20_000 });
-  assert.equal(r.code, 5, r.stderr);
-  assert.match(r.stderr, /^aep: AEP_CLI_RELAY_START_FAILED: .*\/proc\/nonexistent/m);
-  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-});
+test(
+  'a store path that cannot exist (/proc/nonexistent) fails at once with the documented code, never spinning',
+  { skip: process.platform !== 'linux' && 'needs /proc' },
+  async () => {
+    const env = newcomerEnv(freshDir());
+    const r = await runAep(['up', '--store', '/proc/nonexistent/x.sqlite', '--port', '0', '--no-open'], undefined, { env, timeoutMs: 20_000 });
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /^aep: AEP_CLI_RELAY_START_FAILED: .*\/proc\/nonexistent/m);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  },
+);
 
 // Every printed hint runs as printed (issue 14 item 2): the commands the banner and the demo
 // agent print, run verbatim through a shell, from a clone (`npx aep …`) and from a global install
@@ -166,7 +217,12 @@ function shell(line: string, e: NodeJS.ProcessEnv, cwd: string): Promise<{ code:
 function hints(out: string, err: string): { inbox: string; demo: string; serve: string; answer: string } {
   const after = (label: string) => new RegExp(`^ {2}${label}: +(.+)$`, 'm').exec(out)?.[1]?.trim() ?? '';
   const answer = /form requested: \S+ \(answer with: (.+)\)$/m.exec(err)?.[1] ?? '';
-  return { inbox: after('Pending requests'), demo: after('Run the demo agent'), serve: /^ {20,}(\S.* claude-code serve .+)$/m.exec(out)?.[1]?.trim() ?? '', answer };
+  return {
+    inbox: after('Pending requests'),
+    demo: after('Run the demo agent'),
+    serve: /^ {20,}(\S.* claude-code serve .+)$/m.exec(out)?.[1]?.trim() ?? '',
+    answer,
+  };
 }
 
 async function checkHints(prefix: string, e: NodeJS.ProcessEnv, cwd: string): Promise<void> {

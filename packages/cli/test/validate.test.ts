@@ -15,7 +15,17 @@ const tmp = mkdtempSync(join(tmpdir(), 'aep-validate-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
 const SRC = 'aep://h/agent/bot/session/s1';
-const ev = (o: Record<string, unknown> = {}) => ({ aep: '0.1', id: 'E1', type: 'progress.status', time: '2026-08-01T09:00:00Z', source: SRC, agent: 'bot', session: 's1', seq: 1, ...o });
+const ev = (o: Record<string, unknown> = {}) => ({
+  aep: '0.1',
+  id: 'E1',
+  type: 'progress.status',
+  time: '2026-08-01T09:00:00Z',
+  source: SRC,
+  agent: 'bot',
+  session: 's1',
+  seq: 1,
+  ...o,
+});
 const line = (o: Record<string, unknown> = {}) => JSON.stringify(ev(o));
 function file(name: string, content: string | Buffer): string {
   const p = join(tmp, name);
@@ -31,7 +41,19 @@ function noCrash(r: { stderr: string; stdout: string }): void {
 test('--help explains consumer tolerance vs emitter strictness, the output format and exit codes', async () => {
   const r = await runAep(['validate', '--help']);
   assert.equal(r.code, 0);
-  for (const s of ['--emitter', '--json', 'Consumer tolerance', 'emitter strictness', 'unregistered', 'FILE:LINE ID RULE', 'Exit codes: 0', 'BOM', 'byte order mark', 'CRLF', 'empty file']) {
+  for (const s of [
+    '--emitter',
+    '--json',
+    'Consumer tolerance',
+    'emitter strictness',
+    'unregistered',
+    'FILE:LINE ID RULE',
+    'Exit codes: 0',
+    'BOM',
+    'byte order mark',
+    'CRLF',
+    'empty file',
+  ]) {
     if (s !== 'BOM') assert.ok(r.stdout.includes(s), `help mentions ${s}`);
   }
 });
@@ -45,8 +67,18 @@ test('valid input exits 0 with no output on stdout; problems exit 1 with FILE:LI
   const bad = file('bad.jsonl', [line(), 'not json', line({ id: 'E2', seq: 2, severity: 'fatal' }), line({ id: 'E3', seq: 1 })].join('\n') + '\n');
   const r1 = await runAep(['validate', bad]);
   assert.equal(r1.code, EXIT.INVALID);
-  const rows = r1.stdout.trim().split('\n').map((l) => HUMAN.exec(l));
-  assert.deepEqual(rows.map((m) => m && [m[2], m[3], m[4]]), [['2', '-', 'jsonl.not-json'], ['3', 'E2', 'envelope.severity'], ['4', 'E3', 'stream.position-duplicate']]);
+  const rows = r1.stdout
+    .trim()
+    .split('\n')
+    .map((l) => HUMAN.exec(l));
+  assert.deepEqual(
+    rows.map((m) => m && [m[2], m[3], m[4]]),
+    [
+      ['2', '-', 'jsonl.not-json'],
+      ['3', 'E2', 'envelope.severity'],
+      ['4', 'E3', 'stream.position-duplicate'],
+    ],
+  );
   assert.equal(rows[0]![1], bad);
   assert.equal(rows[1]![6], 'AEP-0001 §8.1');
   noCrash(r1);
@@ -58,7 +90,9 @@ test('--json prints one machine report with line numbers and counts', async () =
   assert.equal(r.code, EXIT.INVALID);
   const rep = JSON.parse(r.stdout) as { ok: boolean; counts: Record<string, unknown>; issues: Record<string, unknown>[] };
   assert.equal(rep.ok, false);
-  assert.deepEqual(rep.issues, [{ file: bad, line: 2, id: 'E2', rule: 'envelope.ext-name', path: '/acme_x', message: rep.issues[0]!['message'], section: 'AEP-0001 §5.4' }]);
+  assert.deepEqual(rep.issues, [
+    { file: bad, line: 2, id: 'E2', rule: 'envelope.ext-name', path: '/acme_x', message: rep.issues[0]!['message'], section: 'AEP-0001 §5.4' },
+  ]);
   assert.deepEqual({ ...rep.counts, rules: undefined }, { lines: 2, events: 2, blank: 0, invalid: 1, issues: 1, rules: undefined });
 });
 
@@ -77,7 +111,13 @@ test('consumer tolerance by default, emitter strictness with --emitter', async (
   assert.equal(r0.code, EXIT.OK, r0.stdout);
   const r1 = await runAep(['validate', '--emitter', f]);
   assert.equal(r1.code, EXIT.INVALID);
-  assert.deepEqual(r1.stdout.trim().split('\n').map((l) => HUMAN.exec(l)?.[4]), ['type.unregistered', 'jsonl.blank-line']);
+  assert.deepEqual(
+    r1.stdout
+      .trim()
+      .split('\n')
+      .map((l) => HUMAN.exec(l)?.[4]),
+    ['type.unregistered', 'jsonl.blank-line'],
+  );
 });
 
 test('binary garbage: one clear jsonl.not-json error per line, printable output, exit 1', async () => {
@@ -114,7 +154,15 @@ test('JSON nested 10,000 (and 1,000,000) levels deep: validated without a crash'
   const f = file('deep.jsonl', [deepData, deepArray, deepObj].join('\n') + '\n');
   const r = await runAep(['validate', f]);
   assert.equal(r.code, EXIT.INVALID);
-  const rows = new Set(r.stdout.trim().split('\n').map((l) => { const m = HUMAN.exec(l); return m && `${m[2]} ${m[4]}`; }));
+  const rows = new Set(
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const m = HUMAN.exec(l);
+        return m && `${m[2]} ${m[4]}`;
+      }),
+  );
   assert.deepEqual([...rows], ['2 envelope.not-object', '3 envelope.required', '3 envelope.ext-value']);
   noCrash(r);
 });

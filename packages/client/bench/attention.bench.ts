@@ -32,7 +32,10 @@ async function rawEcho(): Promise<number[]> {
   const payload = JSON.stringify({ aep: '0.1', id: 'x', type: 'attention.requested', data: { kind: 'form', prompt: 'p'.repeat(200) } });
   for (let i = 0; i < N + WARMUP; i++) {
     const t0 = performance.now();
-    await new Promise<void>((r) => { next = r; ws.send(payload); });
+    await new Promise<void>((r) => {
+      next = r;
+      ws.send(payload);
+    });
     if (i >= WARMUP) times.push(performance.now() - t0);
   }
   ws.close();
@@ -48,7 +51,10 @@ async function relayHop(url: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < N + WARMUP; i++) {
     const t0 = performance.now();
-    await new Promise<void>((r) => { next = r; conn.emit('hop', 'progress.status', { percent: i % 100 }); });
+    await new Promise<void>((r) => {
+      next = r;
+      conn.emit('hop', 'progress.status', { percent: i % 100 });
+    });
     if (i >= WARMUP) times.push(performance.now() - t0);
   }
   sub.close();
@@ -59,7 +65,13 @@ async function relayHop(url: string): Promise<number[]> {
 const FIELDS: FieldSpec[] = [...BACKUP_FORM_FIELDS];
 
 async function attention(url: string): Promise<{ total: number[]; seen: number[] }> {
-  const conn = await EmitterConnection.connect({ url, token: TOKEN, agent: 'bench-agent', capture: 'redacted', control: { accepts: ['control.attention.respond'] } });
+  const conn = await EmitterConnection.connect({
+    url,
+    token: TOKEN,
+    agent: 'bench-agent',
+    capture: 'redacted',
+    control: { accepts: ['control.attention.respond'] },
+  });
   const engine = new AttentionEngine(conn);
   const sender = await CommandSender.connect({ url, token: TOKEN, ackWindowMs: 10_000 });
   const waiting = new Map<string, () => void>();
@@ -73,7 +85,9 @@ async function attention(url: string): Promise<{ total: number[]; seen: number[]
   for (let i = 0; i < N + WARMUP; i++) {
     const t0 = performance.now();
     let sawIt!: () => void;
-    const saw = new Promise<void>((r) => { sawIt = r; });
+    const saw = new Promise<void>((r) => {
+      sawIt = r;
+    });
     const p = engine.requestAttention({ session: 'bench', kind: 'form', prompt: 'Configure the nightly backup', fields: FIELDS });
     waiting.set(p.id, sawIt);
     await saw;
@@ -85,7 +99,10 @@ async function attention(url: string): Promise<{ total: number[]; seen: number[]
     if (outcome.status !== 'answered') throw new Error(`round trip ${i}: ${outcome.status}`);
     const r = await ack;
     if (r.status !== 'accepted') throw new Error(`round trip ${i}: ${r.status}`);
-    if (i >= WARMUP) { total.push(t2 - t0); seen.push(t1 - t0); }
+    if (i >= WARMUP) {
+      total.push(t2 - t0);
+      seen.push(t1 - t0);
+    }
   }
   sub.close();
   await sender.close();
@@ -105,7 +122,9 @@ try {
   line('baseline: raw event hop through the relay (WS emit → WS sub)', hop);
   line('request emitted → consumer sees it', att.seen);
   line('full loop: request → seen → respond → engine holds answer', att.total);
-  console.log(`ratio full loop / raw WS echo: p50 ${(pct(att.total, 50) / pct(echo, 50)).toFixed(1)}x, p99 ${(pct(att.total, 99) / pct(echo, 99)).toFixed(1)}x`);
+  console.log(
+    `ratio full loop / raw WS echo: p50 ${(pct(att.total, 50) / pct(echo, 50)).toFixed(1)}x, p99 ${(pct(att.total, 99) / pct(echo, 99)).toFixed(1)}x`,
+  );
   console.log(`ratio full loop / relay hop:   p50 ${(pct(att.total, 50) / pct(hop, 50)).toFixed(1)}x, p99 ${(pct(att.total, 99) / pct(hop, 99)).toFixed(1)}x`);
 } finally {
   await relay.stop();

@@ -2,13 +2,35 @@
 // C1 approvals and C2 declining a form). The one place in this project that decides whether an
 // answer is valid (docs/decisions.md "One answer path (issue 13)"): emitters pass what they know
 // as data (fields, options, constraints, the approval text) and translate in their hook.
-import { APPROVAL_DIGEST_ATTR, APPROVAL_PROOF_ATTR, FORM_CANCEL_OPTION, FORM_DECLINE_OPTION, RULES, approvalDigest, checkApprovalProof, optionEffect, redactAttentionRequestData, synthesizePrompt } from '@aep/protocol';
+import {
+  APPROVAL_DIGEST_ATTR,
+  APPROVAL_PROOF_ATTR,
+  FORM_CANCEL_OPTION,
+  FORM_DECLINE_OPTION,
+  RULES,
+  approvalDigest,
+  checkApprovalProof,
+  optionEffect,
+  redactAttentionRequestData,
+  synthesizePrompt,
+} from '@aep/protocol';
 import type { CaptureLevel, FormConstraints, Issue } from '@aep/protocol';
 import { clampCapture } from './build.js';
 import { buildAttentionRequestData, gateAnswer, mapTextAnswer, redact, validateFormAnswer } from './proto.js';
 import type {
-  Answer, AnswerCheck, AttentionEngineOptions, AttentionLifecycleType, AttentionOutcome, AttentionPort, AttentionPromise,
-  AttentionRequestInput, CommandDecision, EmitAttributes, FieldSpec, IncomingCommand, WireEvent,
+  Answer,
+  AnswerCheck,
+  AttentionEngineOptions,
+  AttentionLifecycleType,
+  AttentionOutcome,
+  AttentionPort,
+  AttentionPromise,
+  AttentionRequestInput,
+  CommandDecision,
+  EmitAttributes,
+  FieldSpec,
+  IncomingCommand,
+  WireEvent,
 } from './types.js';
 import { BoundedMap, isObject } from './util.js';
 
@@ -44,8 +66,7 @@ interface AnswerHow {
 
 /** What the engine decided about one answer. */
 type Evaluation =
-  | { ok: true; applied: Answer; refusal?: 'decline' | 'cancel'; result?: unknown; hasResult?: boolean }
-  | { ok: false; issues: Issue[]; detail?: string };
+  { ok: true; applied: Answer; refusal?: 'decline' | 'cancel'; result?: unknown; hasResult?: boolean } | { ok: false; issues: Issue[]; detail?: string };
 
 /** Stable rule ids of the engine's own refusals (rows of `RULES`, docs/rules.md "Answers"). */
 const RULE = {
@@ -66,7 +87,10 @@ function engineIssue(rule: EngineRule, path: string, message: string): Issue {
 }
 
 /** The refusal options of a form, with labels a text answer may name (AEP-0008 §1). */
-const REFUSALS = [{ id: FORM_DECLINE_OPTION, label: 'Decline' }, { id: FORM_CANCEL_OPTION, label: 'Cancel' }] as const;
+const REFUSALS = [
+  { id: FORM_DECLINE_OPTION, label: 'Decline' },
+  { id: FORM_CANCEL_OPTION, label: 'Cancel' },
+] as const;
 
 /**
  * Extension attribute on `control.attention.respond`: the id of the policy rule a delegate
@@ -86,7 +110,8 @@ function policyRuleOf(cmd: WireEvent): string | undefined {
 }
 
 /** Said when an allowing answer lacks the proof (contract C1). */
-const PROOF_DETAIL = 'an allowing answer needs the approvalproof of the complete input: show the complete input to the person first (docs/decisions.md "Approvals")';
+const PROOF_DETAIL =
+  'an allowing answer needs the approvalproof of the complete input: show the complete input to the person first (docs/decisions.md "Approvals")';
 
 /**
  * Raises attention requests on an emitter (an {@link EmitterConnection} or any
@@ -107,7 +132,10 @@ export class AttentionEngine {
   private readonly capture: CaptureLevel;
   private readonly now: () => number;
 
-  constructor(readonly connection: AttentionPort, readonly options: AttentionEngineOptions = {}) {
+  constructor(
+    readonly connection: AttentionPort,
+    readonly options: AttentionEngineOptions = {},
+  ) {
     this.capture = clampCapture(options.capture ?? connection.ceiling, connection.ceiling);
     this.resolved = new BoundedMap(options.resolvedMemory ?? 10_000);
     this.now = options.now ?? Date.now;
@@ -124,8 +152,8 @@ export class AttentionEngine {
     const capture = clampCapture(input.capture ?? this.capture, this.connection.ceiling);
     const expiresAt = input.expiresInMs !== undefined ? new Date(Date.now() + input.expiresInMs).toISOString() : undefined;
     const declared = input.data?.['respond_via'];
-    const respondVia = input.respondVia
-      ?? (Array.isArray(declared) ? declared.filter((v): v is 'control' | 'oob' => v === 'control' || v === 'oob') : ['control']);
+    const respondVia =
+      input.respondVia ?? (Array.isArray(declared) ? declared.filter((v): v is 'control' | 'oob' => v === 'control' || v === 'oob') : ['control']);
     const approvalText = typeof input.approvalText === 'string' ? input.approvalText : undefined;
     const data = capture === 'none' ? undefined : this.requestData(input, capture, approvalText, expiresAt, respondVia);
     const extensions = approvalText !== undefined ? { [APPROVAL_DIGEST_ATTR]: approvalDigest(approvalText) } : undefined;
@@ -138,12 +166,27 @@ export class AttentionEngine {
       ...(extensions ? { extensions } : {}),
     });
     let settle!: (o: AttentionOutcome) => void;
-    const promise = new Promise<AttentionOutcome>((resolve) => { settle = resolve; });
+    const promise = new Promise<AttentionOutcome>((resolve) => {
+      settle = resolve;
+    });
     const req: PendingRequest = {
-      id: event.id, session: input.session, kind: input.kind, form: input.kind === 'form' || input.fields !== undefined,
-      fields: input.fields, options: input.options, constraints: input.constraints, approvalText,
-      capture, run: input.run, respondVia, createdAt: this.now(), timer: undefined, settle, onRejected: input.onRejected,
-      validate: input.validate, detachSignal: undefined,
+      id: event.id,
+      session: input.session,
+      kind: input.kind,
+      form: input.kind === 'form' || input.fields !== undefined,
+      fields: input.fields,
+      options: input.options,
+      constraints: input.constraints,
+      approvalText,
+      capture,
+      run: input.run,
+      respondVia,
+      createdAt: this.now(),
+      timer: undefined,
+      settle,
+      onRejected: input.onRejected,
+      validate: input.validate,
+      detachSignal: undefined,
     };
     this.pendingById.set(req.id, req);
     if (input.expiresInMs !== undefined) {
@@ -152,7 +195,9 @@ export class AttentionEngine {
     }
     if (input.signal) {
       const signal = input.signal;
-      const onAbort = () => { this.dismiss(req.id, 'aborted'); };
+      const onAbort = () => {
+        this.dismiss(req.id, 'aborted');
+      };
       if (signal.aborted) queueMicrotask(onAbort);
       else {
         signal.addEventListener('abort', onAbort, { once: true });
@@ -218,30 +263,43 @@ export class AttentionEngine {
    * prebuilt data made honest at `redacted` (pipeline on prompt and labels, no `context`). With
    * an approval text the prompt is that text at the capture (contract C1).
    */
-  private requestData(input: AttentionRequestInput, capture: CaptureLevel, approvalText: string | undefined, expiresAt: string | undefined, respondVia: ('control' | 'oob')[]): Record<string, unknown> {
+  private requestData(
+    input: AttentionRequestInput,
+    capture: CaptureLevel,
+    approvalText: string | undefined,
+    expiresAt: string | undefined,
+    respondVia: ('control' | 'oob')[],
+  ): Record<string, unknown> {
     const agent = this.connection.options.agent;
     if (input.data) {
       const data = capture === 'redacted' ? redactAttentionRequestData(input.data, this.options.redact) : { ...input.data };
       if (approvalText !== undefined) {
-        data['prompt'] = capture === 'full' ? approvalText
-          : capture === 'redacted' ? redact(approvalText, this.options.redact)
-            : synthesizePrompt(agent, input.kind, input.subject);
+        data['prompt'] =
+          capture === 'full'
+            ? approvalText
+            : capture === 'redacted'
+              ? redact(approvalText, this.options.redact)
+              : synthesizePrompt(agent, input.kind, input.subject);
       }
       return data;
     }
-    return buildAttentionRequestData({
-      kind: input.kind,
-      prompt: approvalText ?? input.prompt ?? '',
-      ...(input.options ? { options: input.options } : {}),
-      ...(input.fields ? { fields: input.fields } : {}),
-      ...(expiresAt ? { expires_at: expiresAt } : {}),
-      respond_via: respondVia,
-      ...(input.context ? { context: input.context } : {}),
-    }, capture, {
-      agent,
-      ...(input.subject !== undefined ? { subject: input.subject } : {}),
-      ...(this.options.redact ? { redaction: this.options.redact } : {}),
-    }) as unknown as Record<string, unknown>;
+    return buildAttentionRequestData(
+      {
+        kind: input.kind,
+        prompt: approvalText ?? input.prompt ?? '',
+        ...(input.options ? { options: input.options } : {}),
+        ...(input.fields ? { fields: input.fields } : {}),
+        ...(expiresAt ? { expires_at: expiresAt } : {}),
+        respond_via: respondVia,
+        ...(input.context ? { context: input.context } : {}),
+      },
+      capture,
+      {
+        agent,
+        ...(input.subject !== undefined ? { subject: input.subject } : {}),
+        ...(this.options.redact ? { redaction: this.options.redact } : {}),
+      },
+    ) as unknown as Record<string, unknown>;
   }
 
   private take(requestId: string, resolution: string): PendingRequest | undefined {
@@ -262,10 +320,22 @@ export class AttentionEngine {
    * Emit a follow-up event of `req` at its lifecycle capture (no data at `none`), in the request's
    * run. Never throws: the request settles even if recording fails (adapters must not hang).
    */
-  private follow(req: PendingRequest, type: AttentionLifecycleType, data: Record<string, unknown>, cause: string, extensions?: Record<string, string>): WireEvent | undefined {
+  private follow(
+    req: PendingRequest,
+    type: AttentionLifecycleType,
+    data: Record<string, unknown>,
+    cause: string,
+    extensions?: Record<string, string>,
+  ): WireEvent | undefined {
     const base: CaptureLevel = type === 'attention.answered' ? req.capture : 'metadata';
     const capture = clampCapture(this.options.lifecycleCapture?.(type, req.capture) ?? base, this.connection.ceiling);
-    const attrs: EmitAttributes = { subject: req.id, cause, capture, ...(req.run !== undefined ? { run: req.run } : {}), ...(extensions ? { extensions } : {}) };
+    const attrs: EmitAttributes = {
+      subject: req.id,
+      cause,
+      capture,
+      ...(req.run !== undefined ? { run: req.run } : {}),
+      ...(extensions ? { extensions } : {}),
+    };
     try {
       return this.connection.emit(req.session, type, capture === 'none' ? undefined : data, attrs);
     } catch (err) {
@@ -287,7 +357,11 @@ export class AttentionEngine {
     const req = typeof subject === 'string' ? this.pendingById.get(subject) : undefined;
     if (!req) return this.notPending(subject);
     if (cmd.session !== req.session) {
-      return this.reject(req, { ok: false, issues: [engineIssue(RULE.session, '/session', 'the command names another session than the request it answers')] }, undefined);
+      return this.reject(
+        req,
+        { ok: false, issues: [engineIssue(RULE.session, '/session', 'the command names another session than the request it answers')] },
+        undefined,
+      );
     }
     if (!req.respondVia.includes('control')) {
       // AEP-0008 §2: the request declared its answer arrives out of band.
@@ -297,7 +371,10 @@ export class AttentionEngine {
     const proof = (cmd as unknown as Record<string, unknown>)[APPROVAL_PROOF_ATTR];
     const checked = this.check(req, answer, proof, 'control');
     return checked instanceof Promise
-      ? checked.then((c) => this.decide(req, cmd, c), (err: unknown) => this.decide(req, cmd, this.hookFailed(req, err)))
+      ? checked.then(
+          (c) => this.decide(req, cmd, c),
+          (err: unknown) => this.decide(req, cmd, this.hookFailed(req, err)),
+        )
       : this.decide(req, cmd, checked);
   }
 
@@ -311,7 +388,9 @@ export class AttentionEngine {
     }
     // The subject is the sender's text: never repeated (issue 12).
     return {
-      status: 'rejected', reason: 'invalid', capture: this.capture,
+      status: 'rejected',
+      reason: 'invalid',
+      capture: this.capture,
       detail: 'the subject names no pending attention request of this emitter',
       issues: [engineIssue(RULE.unknown, '/subject', 'the subject names no pending attention request of this emitter')],
     };
@@ -337,11 +416,17 @@ export class AttentionEngine {
     const answer = cmd && isObject(cmd.data) ? cmd.data['answer'] : undefined;
     const issues = scrubIssues(checked.issues, answer, req.fields);
     if (cmd) {
-      try { req.onRejected?.(issues, cmd); } catch { /* a caller callback must not break acking */ }
+      try {
+        req.onRejected?.(issues, cmd);
+      } catch {
+        /* a caller callback must not break acking */
+      }
     }
     const text = (s: string) => (req.capture === 'redacted' ? redact(s, this.options.redact) : s);
     return {
-      status: 'rejected', reason: 'invalid', capture: req.capture,
+      status: 'rejected',
+      reason: 'invalid',
+      capture: req.capture,
       issues: issues.map((i) => ({ ...i, message: text(i.message) })),
       ...(checked.detail !== undefined ? { detail: text(checked.detail) } : {}),
     };
@@ -354,8 +439,11 @@ export class AttentionEngine {
     let hooked: AnswerCheck | Promise<AnswerCheck>;
     try {
       hooked = req.validate(own.applied, {
-        id: req.id, session: req.session, kind: req.kind,
-        ...(req.fields ? { fields: req.fields } : {}), ...(req.options ? { options: req.options } : {}),
+        id: req.id,
+        session: req.session,
+        kind: req.kind,
+        ...(req.fields ? { fields: req.fields } : {}),
+        ...(req.options ? { options: req.options } : {}),
       });
     } catch (err) {
       return this.hookFailed(req, err);
@@ -388,12 +476,18 @@ export class AttentionEngine {
         // On a form, text can only name an option (AEP-0008 §1; the values are the free part).
         const menu = [...declared, ...REFUSALS.filter((r) => !declared.some((o) => o.id === r.id))];
         const mapped = mapTextAnswer({ kind: req.kind, options: menu }, text, { otherUnmatched: 'invalid' });
-        if (mapped.option === undefined) return fail(RULE.text, '/data/answer/text', 'on a form, a text-only answer must name decline, cancel or one of its options; the form itself is answered with answer.values');
+        if (mapped.option === undefined)
+          return fail(
+            RULE.text,
+            '/data/answer/text',
+            'on a form, a text-only answer must name decline, cancel or one of its options; the form itself is answered with answer.values',
+          );
         chosen = mapped.option;
         if (declared.some((o) => o.id === chosen)) return { ok: true, applied: { option: chosen } };
         return { ok: true, applied: { option: chosen }, refusal: chosen === FORM_CANCEL_OPTION ? 'cancel' : 'decline' };
       }
-      if (chosen === undefined) return fail(RULE.shape, '/data/answer/values', 'a form is answered with answer.values, or refused with option decline or cancel');
+      if (chosen === undefined)
+        return fail(RULE.shape, '/data/answer/values', 'a form is answered with answer.values, or refused with option decline or cancel');
       if (declared.some((o) => o.id === chosen)) return this.permitted(req, withText(chosen), proof, via);
       if (chosen === FORM_DECLINE_OPTION) return { ok: true, applied: withText(chosen), refusal: 'decline' };
       if (chosen === FORM_CANCEL_OPTION) return { ok: true, applied: { option: chosen }, refusal: 'cancel' };
@@ -430,7 +524,11 @@ export class AttentionEngine {
     if (optionEffect(applied.option) !== 'allow') return { ok: true, applied };
     if (checkApprovalProof(req.id, req.approvalText, proof)) return { ok: true, applied };
     const why = proof === undefined ? 'the answer carries no approvalproof' : 'the approvalproof does not match the complete input of this request';
-    return { ok: false, detail: PROOF_DETAIL, issues: [engineIssue(RULE.proof, `/${APPROVAL_PROOF_ATTR}`, `${why}; show the complete input to the person first`)] };
+    return {
+      ok: false,
+      detail: PROOF_DETAIL,
+      issues: [engineIssue(RULE.proof, `/${APPROVAL_PROOF_ATTR}`, `${why}; show the complete input to the person first`)],
+    };
   }
 
   /** A valid answer takes effect: decline and answers are recorded as answered, cancel as dismissed (C2). */
@@ -438,7 +536,11 @@ export class AttentionEngine {
     if (checked.refusal === 'cancel') {
       this.follow(req, 'attention.resolved', { resolution: 'dismissed', latency_ms: this.elapsed(req) }, how.cause);
       req.settle({
-        status: 'dismissed', requestId: req.id, reason: 'cancelled', refusal: 'cancel', via: how.via,
+        status: 'dismissed',
+        requestId: req.id,
+        reason: 'cancelled',
+        refusal: 'cancel',
+        via: how.via,
         ...(how.by !== undefined ? { by: how.by } : {}),
         ...(how.commandId !== undefined ? { commandId: how.commandId } : {}),
       });
@@ -456,14 +558,29 @@ export class AttentionEngine {
     const applied = checked.applied;
     const answeredCapture = clampCapture(this.options.lifecycleCapture?.('attention.answered', req.capture) ?? req.capture, this.connection.ceiling);
     const extensions = how.rule !== undefined ? { [POLICY_RULE_ATTR]: how.rule } : undefined;
-    const answered = this.follow(req, 'attention.answered', {
-      answer: this.gateAnswer(req, applied, answeredCapture),
-      ...(how.by !== undefined ? { by: how.by } : {}),
-      via: how.via,
-    }, how.cause, extensions);
-    this.follow(req, 'attention.resolved', { resolution: how.rule !== undefined ? 'auto' : 'answered', latency_ms: this.elapsed(req) }, answered?.id ?? how.cause, extensions);
+    const answered = this.follow(
+      req,
+      'attention.answered',
+      {
+        answer: this.gateAnswer(req, applied, answeredCapture),
+        ...(how.by !== undefined ? { by: how.by } : {}),
+        via: how.via,
+      },
+      how.cause,
+      extensions,
+    );
+    this.follow(
+      req,
+      'attention.resolved',
+      { resolution: how.rule !== undefined ? 'auto' : 'answered', latency_ms: this.elapsed(req) },
+      answered?.id ?? how.cause,
+      extensions,
+    );
     req.settle({
-      status: 'answered', requestId: req.id, answer: applied, via: how.via,
+      status: 'answered',
+      requestId: req.id,
+      answer: applied,
+      via: how.via,
       ...(how.by !== undefined ? { by: how.by } : {}),
       ...(how.commandId !== undefined ? { commandId: how.commandId } : {}),
       ...(how.rule !== undefined ? { rule: how.rule } : {}),
@@ -492,7 +609,10 @@ export class AttentionEngine {
 
 /** Folds a `validate` hook's result into the engine's verdict (typed results, and the deprecated shapes). */
 function mergeHook(own: Extract<Evaluation, { ok: true }>, h: AnswerCheck): Evaluation {
-  const failed = (): Evaluation => ({ ok: false, issues: [engineIssue(RULE.hook, '/data/answer', 'the emitter could not translate the answer for its agent')] });
+  const failed = (): Evaluation => ({
+    ok: false,
+    issues: [engineIssue(RULE.hook, '/data/answer', 'the emitter could not translate the answer for its agent')],
+  });
   if (Array.isArray(h)) return h.length > 0 ? { ok: false, issues: h.map(tableRule) } : own; // deprecated: Issue[]
   const r: unknown = h;
   if (!isObject(r)) return failed();
@@ -511,7 +631,13 @@ function mergeHook(own: Extract<Evaluation, { ok: true }>, h: AnswerCheck): Eval
 /** One rule vocabulary on the wire: a hook issue whose rule is not a row of `RULES` is reported as `validate-failed`. */
 function tableRule(i: Issue): Issue {
   const ok = i !== null && typeof i === 'object' && typeof i.rule === 'string' && Object.prototype.hasOwnProperty.call(RULES, i.rule);
-  if (ok) return { rule: i.rule, path: typeof i.path === 'string' ? i.path : '/data/answer', message: typeof i.message === 'string' ? i.message : i.rule, section: typeof i.section === 'string' ? i.section : RULES[i.rule as keyof typeof RULES].section };
+  if (ok)
+    return {
+      rule: i.rule,
+      path: typeof i.path === 'string' ? i.path : '/data/answer',
+      message: typeof i.message === 'string' ? i.message : i.rule,
+      section: typeof i.section === 'string' ? i.section : RULES[i.rule as keyof typeof RULES].section,
+    };
   const path = i !== null && typeof i === 'object' && typeof i.path === 'string' ? i.path : '/data/answer';
   return { rule: RULE.hook, path, message: `${RULE.hook}: the emitter could not translate the answer for its agent`, section: RULES[RULE.hook].section };
 }

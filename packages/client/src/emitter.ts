@@ -2,8 +2,17 @@
 // (the `@aep/client/node` entry): durable epochs use `node:fs`, the default socket is `ws`.
 import { homedir } from 'node:os';
 import {
-  captureRank, scopeClass, encodeFrame, generateClaim, helloFrame, isRosterReply, parseSocketMessage, pingFrame, pongFrame,
-  redactUrl, rosterRequestFrame,
+  captureRank,
+  scopeClass,
+  encodeFrame,
+  generateClaim,
+  helloFrame,
+  isRosterReply,
+  parseSocketMessage,
+  pingFrame,
+  pongFrame,
+  redactUrl,
+  rosterRequestFrame,
 } from '@aep/protocol';
 import type { CaptureLevel, OfflineRequest, RedactOptions } from '@aep/protocol';
 import { createEmitter, downlevel, isCommandType } from './proto.js';
@@ -19,7 +28,11 @@ import { nodeSocketFactory } from './socket-node.js';
 import type { CommandDecision, CommandHandler, EmitAttributes, EmitterOptions, EmitterStats, WireEvent } from './types.js';
 import { BoundedMap, backoffDelay, defaultSource } from './util.js';
 
-interface Pending { raw: string; severity: string; session: string | undefined }
+interface Pending {
+  raw: string;
+  severity: string;
+  session: string | undefined;
+}
 type DedupeEntry = { state: 'deciding' } | { state: 'acked'; raw: string };
 
 /** Dedupe memory of commands (and their recorded acks), AEP-0004 §3 "Retention". */
@@ -123,8 +136,14 @@ export class EmitterConnection {
     if (this.refusal) return Promise.reject(this.refusal);
     return new Promise<void>((resolve, reject) => {
       const w = {
-        resolve: () => { clearTimeout(t); resolve(); },
-        reject: (e: Error) => { clearTimeout(t); reject(e); },
+        resolve: () => {
+          clearTimeout(t);
+          resolve();
+        },
+        reject: (e: Error) => {
+          clearTimeout(t);
+          reject(e);
+        },
       };
       const t = setTimeout(() => {
         const i = this.helloWaiters.indexOf(w);
@@ -153,7 +172,7 @@ export class EmitterConnection {
   emitRaw(session: string | null, type: string, data?: Record<string, unknown>, attrs: EmitAttributes = {}): { event: WireEvent; raw: string } {
     if (this.closed) throw new ClientError('AEP_CLIENT_CLOSED', 'emit after close()');
     const agentScoped = scopeClass(type) === 'agent';
-    const s = agentScoped ? undefined : session ?? undefined;
+    const s = agentScoped ? undefined : (session ?? undefined);
     if (!agentScoped && s === undefined) throw new ClientError('AEP_CLIENT_OPTION', `type ${type} is session-scoped: a session is required (AEP-0001 §5.2)`);
     const source = this.sourceFor(s);
     let builder = this.builders.get(source);
@@ -172,7 +191,9 @@ export class EmitterConnection {
     const payload = redacting ? redactPayload(type, data, this.redactOptions) : data;
     const buildAt = redacting ? capture : requested;
     let event = builder.build({
-      type, ...(s !== undefined ? { session: s } : {}), ...(payload !== undefined && requested !== 'none' ? { data: payload } : {}),
+      type,
+      ...(s !== undefined ? { session: s } : {}),
+      ...(payload !== undefined && requested !== 'none' ? { data: payload } : {}),
       ...(attrs.subject !== undefined ? { subject: attrs.subject } : {}),
       ...(attrs.run !== undefined ? { run: attrs.run } : {}),
       ...(attrs.step !== undefined ? { step: attrs.step } : {}),
@@ -189,7 +210,10 @@ export class EmitterConnection {
       // Only sequenced events claim a session (AEP-0003 §7.2).
       if (type === 'session.ended') this.claims.delete(s);
       else this.claims.set(s, raw);
-      if (!this.owned.has(s)) { this.owned.set(s, true); newlyOwned = true; }
+      if (!this.owned.has(s)) {
+        this.owned.set(s, true);
+        newlyOwned = true;
+      }
     }
     if (type === 'attention.requested') this.raised.set(event.id, true);
     this.enqueue({ raw, severity: event.severity ?? 'info', session: s });
@@ -209,20 +233,28 @@ export class EmitterConnection {
    */
   onState(listener: (connected: boolean) => void): () => void {
     this.stateListeners.add(listener);
-    return () => { this.stateListeners.delete(listener); };
+    return () => {
+      this.stateListeners.delete(listener);
+    };
   }
 
   private setReady(ready: boolean): void {
     if (this.ready === ready) return;
     this.ready = ready;
     for (const l of [...this.stateListeners]) {
-      try { l(ready); } catch (err) { this.log(`emitter: state listener failed: ${err instanceof Error ? err.message : String(err)}`); }
+      try {
+        l(ready);
+      } catch (err) {
+        this.log(`emitter: state listener failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
   }
 
   onCommand(type: string, handler: CommandHandler): () => void {
     this.handlers.set(type, handler);
-    return () => { if (this.handlers.get(type) === handler) this.handlers.delete(type); };
+    return () => {
+      if (this.handlers.get(type) === handler) this.handlers.delete(type);
+    };
   }
 
   /** Resolves true when everything buffered has been written, false after `timeoutMs` (default 5 000). */
@@ -256,10 +288,19 @@ export class EmitterConnection {
     this.ws = undefined;
     this.setReady(false);
     if (!ws) return;
-    if (!ws.isOpen) { ws.terminate(); return; }
+    if (!ws.isOpen) {
+      ws.terminate();
+      return;
+    }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => { ws.terminate(); resolve(); }, 1_000);
-      this.closeWaiter = () => { clearTimeout(t); resolve(); };
+      const t = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 1_000);
+      this.closeWaiter = () => {
+        clearTimeout(t);
+        resolve();
+      };
       ws.close(1000);
     });
   }
@@ -275,54 +316,67 @@ export class EmitterConnection {
     const where = `relay at ${redactUrl(this.options.url)}`;
     let lastHeard = Date.now();
     let refused: number | undefined;
-    const ws: ClientSocket = this.factory({ url: this.options.url, ...(this.options.token ? { token: this.options.token } : {}) }, {
-      open: () => {
-        lastHeard = Date.now();
-        const control = this.options.control;
-        // Role `both`: the connection emits and also asks for the roster (AEP-0003 §4.1 rule 2:
-        // an emitter-role connection may not), to find its own offline requests (contract C4).
-        ws.send(encodeFrame(helloFrame({
-          role: 'both',
-          identity: { agent: this.options.agent, instance: this.options.instance ?? `${hostName()}/${process.pid}` },
-          capabilities: {
-            capture: captureLevelsUpTo(this.ceiling),
-            ...(this.options.emits ? { emits: this.options.emits } : {}),
-            ...(control ? { control: { accepts: control.accepts, ack_window_ms: control.ackWindowMs ?? 10_000 } } : {}),
-          },
-          claim: this.#claim,
-        })));
+    const ws: ClientSocket = this.factory(
+      { url: this.options.url, ...(this.options.token ? { token: this.options.token } : {}) },
+      {
+        open: () => {
+          lastHeard = Date.now();
+          const control = this.options.control;
+          // Role `both`: the connection emits and also asks for the roster (AEP-0003 §4.1 rule 2:
+          // an emitter-role connection may not), to find its own offline requests (contract C4).
+          ws.send(
+            encodeFrame(
+              helloFrame({
+                role: 'both',
+                identity: { agent: this.options.agent, instance: this.options.instance ?? `${hostName()}/${process.pid}` },
+                capabilities: {
+                  capture: captureLevelsUpTo(this.ceiling),
+                  ...(this.options.emits ? { emits: this.options.emits } : {}),
+                  ...(control ? { control: { accepts: control.accepts, ack_window_ms: control.ackWindowMs ?? 10_000 } } : {}),
+                },
+                claim: this.#claim,
+              }),
+            ),
+          );
+        },
+        message: (text) => {
+          lastHeard = Date.now();
+          if (this.ws === ws) this.onFrame(text);
+        },
+        refused: (status) => {
+          refused = status;
+          if (isRefusalStatus(status)) {
+            // A refused token will not become right by retrying (issue 14): stop, say it once.
+            this.refusal = refusedError(`${where} refused the emitter connection`, status);
+            this.log(`emitter: ${this.refusal.message}; not retrying`);
+            for (const w of this.helloWaiters.splice(0)) w.reject(this.refusal);
+          } else {
+            this.log(`emitter: ${where} refused the socket: HTTP ${status}`);
+          }
+        },
+        error: (message) => {
+          if (refused === undefined) this.log(`emitter: socket error: ${message}`);
+        },
+        close: () => {
+          clearInterval(live);
+          this.closeWaiter?.();
+          this.closeWaiter = undefined;
+          if (this.ws !== ws) return;
+          this.ws = undefined;
+          this.setReady(false);
+          this.scheduleReconnect();
+        },
       },
-      message: (text) => {
-        lastHeard = Date.now();
-        if (this.ws === ws) this.onFrame(text);
-      },
-      refused: (status) => {
-        refused = status;
-        if (isRefusalStatus(status)) {
-          // A refused token will not become right by retrying (issue 14): stop, say it once.
-          this.refusal = refusedError(`${where} refused the emitter connection`, status);
-          this.log(`emitter: ${this.refusal.message}; not retrying`);
-          for (const w of this.helloWaiters.splice(0)) w.reject(this.refusal);
-        } else {
-          this.log(`emitter: ${where} refused the socket: HTTP ${status}`);
-        }
-      },
-      error: (message) => { if (refused === undefined) this.log(`emitter: socket error: ${message}`); },
-      close: () => {
-        clearInterval(live);
-        this.closeWaiter?.();
-        this.closeWaiter = undefined;
-        if (this.ws !== ws) return;
-        this.ws = undefined;
-        this.setReady(false);
-        this.scheduleReconnect();
-      },
-    });
+    );
     this.ws = ws;
     // Liveness (AEP-0003 §3.5.5: ping every 30 s, give up after 90 s of silence) so a half-open
     // socket is noticed and the emitter reconnects instead of buffering into the void.
     const live = setInterval(() => {
-      if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) { this.log('emitter: relay silent; reconnecting'); ws.terminate(); return; }
+      if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) {
+        this.log('emitter: relay silent; reconnecting');
+        ws.terminate();
+        return;
+      }
       if (ws.isOpen && this.ready) ws.send(encodeFrame(pingFrame()));
     }, PING_INTERVAL_MS);
     live.unref?.();

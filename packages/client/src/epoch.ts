@@ -15,10 +15,18 @@ export function allocateEpoch(agent: string, stateDir: string | undefined): numb
   const file = join(stateDir, name);
   let epoch = 0;
   let text: string | undefined;
-  try { text = readFileSync(file, 'utf8'); } catch { /* missing: first run, epoch 0 */ }
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    /* missing: first run, epoch 0 */
+  }
   if (text !== undefined) {
     let parsed: { epoch?: unknown } = {};
-    try { parsed = JSON.parse(text) as { epoch?: unknown }; } catch { /* corrupt: handled below */ }
+    try {
+      parsed = JSON.parse(text) as { epoch?: unknown };
+    } catch {
+      /* corrupt: handled below */
+    }
     // A corrupt file must neither block the emitter nor risk reusing an epoch: fall back to the
     // wall-clock seed, which is above any counter value this file could have held.
     epoch = typeof parsed.epoch === 'number' && Number.isSafeInteger(parsed.epoch) && parsed.epoch >= 0 ? parsed.epoch + 1 : Date.now();
@@ -26,7 +34,11 @@ export function allocateEpoch(agent: string, stateDir: string | undefined): numb
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ epoch }) + '\n');
   const fd = openSync(tmp, 'r');
-  try { fsyncSync(fd); } finally { closeSync(fd); }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   renameSync(tmp, file);
   return epoch;
 }

@@ -6,9 +6,11 @@
 export const CLIENT_ERRORS = {
   AEP_CLIENT_OPTION: 'a required option is missing or invalid',
   AEP_CLIENT_UNREACHABLE: 'the relay cannot be reached, or did not complete `hello` (or answer) in time',
-  AEP_CLIENT_REFUSED: 'the relay refused the credentials: HTTP 401 (missing or wrong token), 403 (the token may not do this) or an `unauthorized` answer to a `subscribe`; `status` holds the HTTP status; never retried',
+  AEP_CLIENT_REFUSED:
+    'the relay refused the credentials: HTTP 401 (missing or wrong token), 403 (the token may not do this) or an `unauthorized` answer to a `subscribe`; `status` holds the HTTP status; never retried',
   AEP_CLIENT_HELLO: 'the relay refused the `hello` (an `error` frame such as `version-unsupported` before its `hello` reply)',
-  AEP_CLIENT_HTTP: 'the relay refused a request for another reason (an HTTP error status, or a `subscribe` answered with an `error` frame; `wireCode` holds its code), or sent something malformed',
+  AEP_CLIENT_HTTP:
+    'the relay refused a request for another reason (an HTTP error status, or a `subscribe` answered with an `error` frame; `wireCode` holds its code), or sent something malformed',
   AEP_CLIENT_CLOSED: 'used after `close()`, or the connection closed before the operation completed',
 } as const;
 

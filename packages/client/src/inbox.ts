@@ -46,9 +46,16 @@ export class AttentionFold {
       const key = `${e.session}\n${e.id}`;
       if (this.closed.has(key) || this.open.has(key)) return undefined;
       this.open.set(key, {
-        id: e.id, session: e.session, agent: e.agent, source: e.source, time: e.time,
-        capture: e.capture ?? 'metadata', severity: e.severity ?? 'info',
-        data: isObject(e.data) ? e.data : {}, answered: false, event: e,
+        id: e.id,
+        session: e.session,
+        agent: e.agent,
+        source: e.source,
+        time: e.time,
+        capture: e.capture ?? 'metadata',
+        severity: e.severity ?? 'info',
+        data: isObject(e.data) ? e.data : {},
+        answered: false,
+        event: e,
       });
       return 'opened';
     }
@@ -56,7 +63,11 @@ export class AttentionFold {
     const key = `${e.session}\n${e.subject}`;
     if (e.type === 'attention.answered') {
       const p = this.open.get(key);
-      if (p && !p.answered) { p.answered = true; p.answeredEvent = e; return 'answered'; }
+      if (p && !p.answered) {
+        p.answered = true;
+        p.answeredEvent = e;
+        return 'answered';
+      }
       return undefined;
     }
     if (e.type === 'attention.resolved' || e.type === 'attention.timeout') {
@@ -103,12 +114,22 @@ export async function listPending(options: ListPendingOptions): Promise<PendingA
   const fold = new AttentionFold();
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), options.timeoutMs ?? 15_000);
-  const sub = subscribe({
-    url: options.url, ...(options.token ? { token: options.token } : {}),
-    filter: { ...(options.filter ?? {}), type: 'attention.*' },
-    ...(options.ceiling ? { ceiling: options.ceiling } : {}),
-    from: 'all', live: false, transport: 'sse', signal: ac.signal, reconnect: { maxAttempts: 0 },
-  }, (e) => { fold.push(e); });
+  const sub = subscribe(
+    {
+      url: options.url,
+      ...(options.token ? { token: options.token } : {}),
+      filter: { ...(options.filter ?? {}), type: 'attention.*' },
+      ...(options.ceiling ? { ceiling: options.ceiling } : {}),
+      from: 'all',
+      live: false,
+      transport: 'sse',
+      signal: ac.signal,
+      reconnect: { maxAttempts: 0 },
+    },
+    (e) => {
+      fold.push(e);
+    },
+  );
   try {
     await sub.done;
   } finally {

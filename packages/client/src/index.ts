@@ -13,15 +13,39 @@ export { redactPayload } from './redaction.js';
 export { standardSocketFactory } from './socket.js';
 export type { ClientSocket, SocketEvents, SocketRequest, SocketFactory, WebSocketLike, WebSocketConstructor, SocketOptions } from './socket.js';
 export type {
-  WireEvent, EmitAttributes, ResumePosition, ReconnectOptions, ControlDeclaration, EmitterOptions, IncomingCommand,
-  CommandDecision, CommandHandler, EmitterStats, SubscribeOptions, Subscription, CommandSenderOptions, Answer,
-  RespondInput, CancelInput, SteerInput, RosterSnapshot, CommandResult, AttentionKind, FieldSpec, AttentionRequestInput,
-  AttentionOutcome, AttentionPromise, AttentionEngineOptions, AttentionRequestView, AnswerCheck, AnswerVerdict, LegacyAnswerCheck,
-  AttentionLifecycleType, AttentionPort,
+  WireEvent,
+  EmitAttributes,
+  ResumePosition,
+  ReconnectOptions,
+  ControlDeclaration,
+  EmitterOptions,
+  IncomingCommand,
+  CommandDecision,
+  CommandHandler,
+  EmitterStats,
+  SubscribeOptions,
+  Subscription,
+  CommandSenderOptions,
+  Answer,
+  RespondInput,
+  CancelInput,
+  SteerInput,
+  RosterSnapshot,
+  CommandResult,
+  AttentionKind,
+  FieldSpec,
+  AttentionRequestInput,
+  AttentionOutcome,
+  AttentionPromise,
+  AttentionEngineOptions,
+  AttentionRequestView,
+  AnswerCheck,
+  AnswerVerdict,
+  LegacyAnswerCheck,
+  AttentionLifecycleType,
+  AttentionPort,
 } from './types.js';
 // The protocol functions this SDK relies on, imported in one place (all from @aep/protocol;
 // nothing here is reimplemented).
-export {
-  isCommandType, validateFormAnswer, gateAnswer, buildAttentionRequestData, mapTextAnswer, redact, downlevel, createEmitter,
-} from '@aep/protocol';
+export { isCommandType, validateFormAnswer, gateAnswer, buildAttentionRequestData, mapTextAnswer, redact, downlevel, createEmitter } from '@aep/protocol';
 export type { EventBuilder, RedactOptions } from '@aep/protocol';

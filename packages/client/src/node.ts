@@ -10,19 +10,62 @@ import { defaultSource } from './util.js';
 
 export { EmitterConnection } from './emitter.js';
 export { nodeSocketFactory } from './socket-node.js';
-export { AttentionEngine, POLICY_RULE_ATTR, POLICY_RULE_PATTERN, ClientError, CLIENT_ERRORS, AttentionFold, listPending, redactPayload, standardSocketFactory } from './index.js';
+export {
+  AttentionEngine,
+  POLICY_RULE_ATTR,
+  POLICY_RULE_PATTERN,
+  ClientError,
+  CLIENT_ERRORS,
+  AttentionFold,
+  listPending,
+  redactPayload,
+  standardSocketFactory,
+} from './index.js';
 export type {
-  ClientErrorCode, ClientErrorDetails, PendingAttention, ListPendingOptions, ClientSocket, SocketEvents, SocketRequest,
-  SocketFactory, WebSocketLike, WebSocketConstructor, SocketOptions, WireEvent, EmitAttributes, ResumePosition,
-  ReconnectOptions, ControlDeclaration, EmitterOptions, IncomingCommand, CommandDecision, CommandHandler, EmitterStats,
-  SubscribeOptions, Subscription, CommandSenderOptions, Answer, RespondInput, CancelInput, SteerInput, RosterSnapshot,
-  CommandResult, AttentionKind, FieldSpec, AttentionRequestInput, AttentionOutcome, AttentionPromise,
-  AttentionEngineOptions, AttentionRequestView, AnswerCheck, AnswerVerdict, LegacyAnswerCheck, AttentionLifecycleType,
+  ClientErrorCode,
+  ClientErrorDetails,
+  PendingAttention,
+  ListPendingOptions,
+  ClientSocket,
+  SocketEvents,
+  SocketRequest,
+  SocketFactory,
+  WebSocketLike,
+  WebSocketConstructor,
+  SocketOptions,
+  WireEvent,
+  EmitAttributes,
+  ResumePosition,
+  ReconnectOptions,
+  ControlDeclaration,
+  EmitterOptions,
+  IncomingCommand,
+  CommandDecision,
+  CommandHandler,
+  EmitterStats,
+  SubscribeOptions,
+  Subscription,
+  CommandSenderOptions,
+  Answer,
+  RespondInput,
+  CancelInput,
+  SteerInput,
+  RosterSnapshot,
+  CommandResult,
+  AttentionKind,
+  FieldSpec,
+  AttentionRequestInput,
+  AttentionOutcome,
+  AttentionPromise,
+  AttentionEngineOptions,
+  AttentionRequestView,
+  AnswerCheck,
+  AnswerVerdict,
+  LegacyAnswerCheck,
+  AttentionLifecycleType,
   AttentionPort,
 } from './index.js';
-export {
-  isCommandType, validateFormAnswer, gateAnswer, buildAttentionRequestData, mapTextAnswer, redact, downlevel, createEmitter,
-} from './index.js';
+export { isCommandType, validateFormAnswer, gateAnswer, buildAttentionRequestData, mapTextAnswer, redact, downlevel, createEmitter } from './index.js';
 export type { EventBuilder, RedactOptions } from './index.js';
 
 /** `ws` unless the caller chose a socket (`socketFactory` or `WebSocket`). */
@@ -42,11 +85,13 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
 export class CommandSender extends CoreCommandSender {
   constructor(options: CommandSenderOptions) {
     const agent = options.agent ?? 'aep-cli';
-    super(withNodeSocket({
-      ...options,
-      source: options.source ?? defaultSource(agent, hostName()),
-      instance: options.instance ?? `${hostName()}/${process.pid}`,
-    }));
+    super(
+      withNodeSocket({
+        ...options,
+        source: options.source ?? defaultSource(agent, hostName()),
+        instance: options.instance ?? `${hostName()}/${process.pid}`,
+      }),
+    );
   }
 
   /** Connect and complete `hello` (see the core `CommandSender.connect`). */

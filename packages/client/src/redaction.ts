@@ -43,9 +43,15 @@ function walkObject(value: Readonly<Record<string, unknown>>, tree: CaptureTree,
   for (const key of Object.keys(value)) {
     const v = value[key];
     const child = own(tree.properties, key);
-    if (!child) { setOwn(out, key, redactValue(v, opts)); continue; }
+    if (!child) {
+      setOwn(out, key, redactValue(v, opts));
+      continue;
+    }
     if (child.level === 'full') continue;
-    if (child.level === 'redacted' || child.exception !== undefined) { setOwn(out, key, child.exception === 'prompt' || child.exception === 'label' ? redactText(v, opts) : redactValue(v, opts)); continue; }
+    if (child.level === 'redacted' || child.exception !== undefined) {
+      setOwn(out, key, child.exception === 'prompt' || child.exception === 'label' ? redactText(v, opts) : redactValue(v, opts));
+      continue;
+    }
     setOwn(out, key, walk(v, child, opts));
   }
   return out;

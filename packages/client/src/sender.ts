@@ -1,8 +1,16 @@
 // Control sender (AEP-0004 §5.4; AEP-0004 §4). Browser-safe: the socket comes from the socket
 // seam (a standard WebSocket, or `ws` in the Node entry), frames from the protocol wire layer.
 import {
-  createEmitter, encodeFrame, helloFrame, isRosterReply, parseSocketMessage, pongFrame, redactUrl, rosterRequestFrame,
-  subscribeFrame, unsubscribeFrame,
+  createEmitter,
+  encodeFrame,
+  helloFrame,
+  isRosterReply,
+  parseSocketMessage,
+  pongFrame,
+  redactUrl,
+  rosterRequestFrame,
+  subscribeFrame,
+  unsubscribeFrame,
 } from '@aep/protocol';
 import type { EventBuilder, EventInput, Issue } from '@aep/protocol';
 import { ClientError, isRefusalStatus, refusedError } from './errors.js';
@@ -66,7 +74,14 @@ export class CommandSender {
     if (this.sock?.isOpen && this.helloed) return Promise.resolve();
     if (!this.opening) {
       this.opening = this.connectOnce();
-      this.opening.then(() => { this.opening = undefined; }, () => { this.opening = undefined; });
+      this.opening.then(
+        () => {
+          this.opening = undefined;
+        },
+        () => {
+          this.opening = undefined;
+        },
+      );
     }
     return this.opening;
   }
@@ -81,8 +96,13 @@ export class CommandSender {
     if (a.text !== undefined) answer['text'] = a.text;
     if (a.values !== undefined) answer['values'] = a.values;
     return this.build({
-      type: 'control.attention.respond', session: input.session, ...(input.id !== undefined ? { id: input.id } : {}),
-      data: { answer }, subject: input.requestId, cause: input.requestId, capture,
+      type: 'control.attention.respond',
+      session: input.session,
+      ...(input.id !== undefined ? { id: input.id } : {}),
+      data: { answer },
+      subject: input.requestId,
+      cause: input.requestId,
+      capture,
       ...(input.extensions ? { extensions: input.extensions } : {}),
     });
   }
@@ -94,9 +114,12 @@ export class CommandSender {
     }
     const capture = input.capture ?? (input.reason !== undefined ? 'redacted' : 'metadata');
     return this.build({
-      type: 'control.cancel', session: input.session, ...(input.id !== undefined ? { id: input.id } : {}),
+      type: 'control.cancel',
+      session: input.session,
+      ...(input.id !== undefined ? { id: input.id } : {}),
       data: { scope: input.scope, ...(input.reason !== undefined ? { reason: input.reason } : {}) },
-      capture, ...(input.run !== undefined ? { run: input.run } : {}),
+      capture,
+      ...(input.run !== undefined ? { run: input.run } : {}),
       ...(input.extensions ? { extensions: input.extensions } : {}),
     });
   }
@@ -139,7 +162,9 @@ export class CommandSender {
           if (ack.type === 'control.accepted') return finish({ status: 'accepted', command, ack });
           const d = isObject(ack.data) ? ack.data : {};
           finish({
-            status: 'rejected', command, ack,
+            status: 'rejected',
+            command,
+            ack,
             ...(typeof d['reason'] === 'string' ? { reason: d['reason'] } : {}),
             ...(typeof d['detail'] === 'string' ? { detail: d['detail'] } : {}),
             ...(Array.isArray(d['issues']) ? { issues: d['issues'] as Issue[] } : {}),
@@ -153,12 +178,19 @@ export class CommandSender {
         attempt++;
         if (!this.sock?.isOpen) {
           // The socket dropped during the window: reconnect and re-subscribe before the retry.
-          try { await this.open(); await this.ackSubscription(session); } catch { /* counted as a silent attempt */ }
+          try {
+            await this.open();
+            await this.ackSubscription(session);
+          } catch {
+            /* counted as a silent attempt */
+          }
         }
         if (settled) return;
         // Identical bytes on every attempt (AEP-0004 §2: a retry reuses the id and source).
         this.sock?.send(raw);
-        timer = setTimeout(() => { void fire(); }, window);
+        timer = setTimeout(() => {
+          void fire();
+        }, window);
       };
       void fire();
     });
@@ -170,13 +202,23 @@ export class CommandSender {
    * `null` when unavailable: not advertised, refused, or no reply within 5 s.
    */
   async roster(): Promise<RosterSnapshot | null> {
-    try { await this.open(); } catch { return null; }
+    try {
+      await this.open();
+    } catch {
+      return null;
+    }
     if (!this.rosterAdvertised || !this.sock) return null;
     const id = `roster-${++this.counter}`;
     const sock = this.sock;
     return new Promise((resolve) => {
-      const t = setTimeout(() => { this.rosterWaiters.delete(id); resolve(null); }, ROSTER_TIMEOUT_MS);
-      this.rosterWaiters.set(id, (r) => { clearTimeout(t); resolve(r); });
+      const t = setTimeout(() => {
+        this.rosterWaiters.delete(id);
+        resolve(null);
+      }, ROSTER_TIMEOUT_MS);
+      this.rosterWaiters.set(id, (r) => {
+        clearTimeout(t);
+        resolve(r);
+      });
       sock.send(encodeFrame(rosterRequestFrame(id)));
     });
   }
@@ -195,10 +237,19 @@ export class CommandSender {
     const sock = this.sock;
     this.sock = undefined;
     if (!sock) return;
-    if (!sock.isOpen) { sock.terminate(); return; }
+    if (!sock.isOpen) {
+      sock.terminate();
+      return;
+    }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => { sock.terminate(); resolve(); }, 1_000);
-      this.onSocketClosed = () => { clearTimeout(t); resolve(); };
+      const t = setTimeout(() => {
+        sock.terminate();
+        resolve();
+      }, 1_000);
+      this.onSocketClosed = () => {
+        clearTimeout(t);
+        resolve();
+      };
       sock.close(1000);
     });
   }
@@ -209,7 +260,10 @@ export class CommandSender {
 
   private steer(type: 'control.pause' | 'control.resume', input: SteerInput): Promise<CommandResult> {
     return this.build({
-      type, session: input.session, ...(input.id !== undefined ? { id: input.id } : {}), data: {},
+      type,
+      session: input.session,
+      ...(input.id !== undefined ? { id: input.id } : {}),
+      data: {},
       ...(input.run !== undefined ? { run: input.run } : {}),
       ...(input.extensions ? { extensions: input.extensions } : {}),
     });
@@ -236,24 +290,47 @@ export class CommandSender {
         if (settled) return;
         settled = true;
         clearTimeout(t);
-        if (err) { reject(err); sock.terminate(); } else resolve();
+        if (err) {
+          reject(err);
+          sock.terminate();
+        } else resolve();
       };
       const t = setTimeout(() => settle(new ClientError('AEP_CLIENT_UNREACHABLE', `${where} did not answer hello within ${timeoutMs} ms`)), timeoutMs);
-      const sock: ClientSocket = this.factory({ url: this.options.url, ...(this.options.token ? { token: this.options.token } : {}), handshakeTimeoutMs: timeoutMs }, {
-        open: () => {
-          sock.send(encodeFrame(helloFrame({ role: 'consumer', identity: { agent: this.agent, ...(this.options.instance ? { instance: this.options.instance } : {}) } })));
+      const sock: ClientSocket = this.factory(
+        { url: this.options.url, ...(this.options.token ? { token: this.options.token } : {}), handshakeTimeoutMs: timeoutMs },
+        {
+          open: () => {
+            sock.send(
+              encodeFrame(
+                helloFrame({ role: 'consumer', identity: { agent: this.agent, ...(this.options.instance ? { instance: this.options.instance } : {}) } }),
+              ),
+            );
+          },
+          message: (text) =>
+            this.onMessage(
+              sock,
+              text,
+              () => settle(),
+              (e) => settle(e),
+            ),
+          refused: (status) => {
+            failure = isRefusalStatus(status)
+              ? refusedError(`${where} refused the socket`, status)
+              : new ClientError('AEP_CLIENT_HTTP', `${where} refused the socket: HTTP ${status}`, { status });
+          },
+          error: (message) => {
+            if (!failure) failure = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach ${where}: ${message}`);
+          },
+          close: () => {
+            settle(failure ?? new ClientError('AEP_CLIENT_UNREACHABLE', `${where} closed the socket`));
+            if (this.sock === sock) {
+              this.sock = undefined;
+              this.resetConnectionState();
+            }
+            this.onSocketClosed?.();
+          },
         },
-        message: (text) => this.onMessage(sock, text, () => settle(), (e) => settle(e)),
-        refused: (status) => {
-          failure = isRefusalStatus(status) ? refusedError(`${where} refused the socket`, status) : new ClientError('AEP_CLIENT_HTTP', `${where} refused the socket: HTTP ${status}`, { status });
-        },
-        error: (message) => { if (!failure) failure = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach ${where}: ${message}`); },
-        close: () => {
-          settle(failure ?? new ClientError('AEP_CLIENT_UNREACHABLE', `${where} closed the socket`));
-          if (this.sock === sock) { this.sock = undefined; this.resetConnectionState(); }
-          this.onSocketClosed?.();
-        },
-      });
+      );
       this.resetConnectionState();
       this.sock = sock;
     });
@@ -273,7 +350,11 @@ export class CommandSender {
     const m = parseSocketMessage(text);
     if (m.kind === 'event') {
       const ev = m.event as unknown as WireEvent;
-      try { this.options.onEvent?.(ev, text); } catch { /* a consumer callback never breaks the sender */ }
+      try {
+        this.options.onEvent?.(ev, text);
+      } catch {
+        /* a consumer callback never breaks the sender */
+      }
       if ((m.type === 'control.accepted' || m.type === 'control.rejected') && typeof ev.cause === 'string') this.waiters.get(ev.cause)?.onAck(ev);
       return;
     }
@@ -299,7 +380,10 @@ export class CommandSender {
       case 'roster':
         if (isRosterReply(f)) {
           const w = this.rosterWaiters.get(f.id);
-          if (w) { this.rosterWaiters.delete(f.id); w({ entries: f.entries, ...(f.offline ? { offline: f.offline } : {}) }); }
+          if (w) {
+            this.rosterWaiters.delete(f.id);
+            w({ entries: f.entries, ...(f.offline ? { offline: f.offline } : {}) });
+          }
         }
         return;
       case 'error': {
@@ -310,10 +394,19 @@ export class CommandSender {
           const s = this.subAcks.get(f.id);
           if (s) {
             this.subAcks.delete(f.id);
-            s.reject(new ClientError(f.code === 'unauthorized' ? 'AEP_CLIENT_REFUSED' : 'AEP_CLIENT_HTTP', `subscribe refused: ${f.code}${detail ? `: ${detail}` : ''}`, { wireCode: f.code }));
+            s.reject(
+              new ClientError(
+                f.code === 'unauthorized' ? 'AEP_CLIENT_REFUSED' : 'AEP_CLIENT_HTTP',
+                `subscribe refused: ${f.code}${detail ? `: ${detail}` : ''}`,
+                { wireCode: f.code },
+              ),
+            );
           }
           const r = this.rosterWaiters.get(f.id);
-          if (r) { this.rosterWaiters.delete(f.id); r(null); }
+          if (r) {
+            this.rosterWaiters.delete(f.id);
+            r(null);
+          }
         }
         if (!this.helloed && f.cause === undefined && f.id === undefined) {
           helloFailed(new ClientError('AEP_CLIENT_HELLO', `relay refused hello: ${f.code}${detail ? `: ${detail}` : ''}`, { wireCode: f.code }));
@@ -336,7 +429,9 @@ export class CommandSender {
     const id = `acks-${++this.counter}`;
     const ready = this.subscribeAcks(id, session);
     this.ackSubs.set(session, { id, ready });
-    ready.catch(() => { if (this.ackSubs.get(session)?.id === id) this.ackSubs.delete(session); });
+    ready.catch(() => {
+      if (this.ackSubs.get(session)?.id === id) this.ackSubs.delete(session);
+    });
     if (this.ackSubs.size > MAX_ACK_SUBS) {
       const [oldSession, old] = this.ackSubs.entries().next().value as [string, { id: string }];
       this.ackSubs.delete(oldSession);
@@ -349,8 +444,20 @@ export class CommandSender {
     const sock = this.sock;
     if (!sock?.isOpen) return Promise.reject(new ClientError('AEP_CLIENT_CLOSED', 'sender is not connected'));
     return new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => { this.subAcks.delete(id); reject(new ClientError('AEP_CLIENT_UNREACHABLE', 'relay did not confirm the ack subscription')); }, this.options.connectTimeoutMs ?? 5_000);
-      this.subAcks.set(id, { resolve: () => { clearTimeout(t); resolve(); }, reject: (e) => { clearTimeout(t); reject(e); } });
+      const t = setTimeout(() => {
+        this.subAcks.delete(id);
+        reject(new ClientError('AEP_CLIENT_UNREACHABLE', 'relay did not confirm the ack subscription'));
+      }, this.options.connectTimeoutMs ?? 5_000);
+      this.subAcks.set(id, {
+        resolve: () => {
+          clearTimeout(t);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(t);
+          reject(e);
+        },
+      });
       const filter = this.options.watch === 'session' ? { session } : { session, type: ['control.accepted', 'control.rejected'] };
       sock.send(encodeFrame(subscribeFrame({ id, filter })));
     });

@@ -18,27 +18,52 @@ export const nodeSocketFactory: SocketFactory = (req: SocketRequest, events: Soc
   let ws: WebSocket;
   try {
     ws = new WebSocket(socketUrl(req.url), {
-      headers, perMessageDeflate: false, ...(req.handshakeTimeoutMs !== undefined ? { handshakeTimeout: req.handshakeTimeoutMs } : {}),
+      headers,
+      perMessageDeflate: false,
+      ...(req.handshakeTimeoutMs !== undefined ? { handshakeTimeout: req.handshakeTimeoutMs } : {}),
     });
   } catch (err) {
     // An invalid URL: report it like a failed connection, on the next tick (callers attach first).
-    queueMicrotask(() => { events.error((err as Error).message); finish(1006); });
+    queueMicrotask(() => {
+      events.error((err as Error).message);
+      finish(1006);
+    });
     return { send: () => {}, close: () => {}, terminate: () => {}, bufferedAmount: 0, isOpen: false };
   }
-  ws.on('open', () => { if (!finished) events.open(); });
-  ws.on('message', (buf: Buffer, isBinary: boolean) => { if (!finished && !isBinary) events.message(buf.toString('utf8')); });
+  ws.on('open', () => {
+    if (!finished) events.open();
+  });
+  ws.on('message', (buf: Buffer, isBinary: boolean) => {
+    if (!finished && !isBinary) events.message(buf.toString('utf8'));
+  });
   ws.on('unexpected-response', (_req, res) => {
     if (!finished) events.refused(res.statusCode ?? 0);
     res.resume();
     ws.terminate();
   });
-  ws.on('error', (err) => { if (!finished) events.error(err.message); });
+  ws.on('error', (err) => {
+    if (!finished) events.error(err.message);
+  });
   ws.on('close', (code: number) => finish(code));
   return {
-    send: (text) => { if (!finished && ws.readyState === WebSocket.OPEN) ws.send(text); },
-    close: (code = 1000) => { try { ws.close(code); } catch { ws.terminate(); } },
-    terminate: () => { ws.terminate(); },
-    get bufferedAmount() { return ws.bufferedAmount; },
-    get isOpen() { return !finished && ws.readyState === WebSocket.OPEN; },
+    send: (text) => {
+      if (!finished && ws.readyState === WebSocket.OPEN) ws.send(text);
+    },
+    close: (code = 1000) => {
+      try {
+        ws.close(code);
+      } catch {
+        ws.terminate();
+      }
+    },
+    terminate: () => {
+      ws.terminate();
+    },
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+    get isOpen() {
+      return !finished && ws.readyState === WebSocket.OPEN;
+    },
   };
 };

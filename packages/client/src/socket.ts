@@ -102,9 +102,20 @@ export function standardSocketFactory(Ctor: WebSocketConstructor): SocketFactory
     let opened = false;
     let finished = false;
     const ws = new Ctor(socketUrl(req.url, req.token ? { accessToken: req.token } : {}));
-    const timer = req.handshakeTimeoutMs !== undefined
-      ? setTimeout(() => { if (!opened) { events.error(`no WebSocket handshake within ${req.handshakeTimeoutMs} ms`); finish(1006); try { ws.close(); } catch { /* already closing */ } } }, req.handshakeTimeoutMs)
-      : undefined;
+    const timer =
+      req.handshakeTimeoutMs !== undefined
+        ? setTimeout(() => {
+            if (!opened) {
+              events.error(`no WebSocket handshake within ${req.handshakeTimeoutMs} ms`);
+              finish(1006);
+              try {
+                ws.close();
+              } catch {
+                /* already closing */
+              }
+            }
+          }, req.handshakeTimeoutMs)
+        : undefined;
     const finish = (code: number) => {
       if (finished) return;
       finished = true;
@@ -117,11 +128,18 @@ export function standardSocketFactory(Ctor: WebSocketConstructor): SocketFactory
       if (timer !== undefined) clearTimeout(timer);
       events.open();
     };
-    ws.onmessage = (ev) => { if (!finished && typeof ev.data === 'string') events.message(ev.data); };
-    ws.onerror = () => { if (!finished && opened) events.error('WebSocket error'); };
+    ws.onmessage = (ev) => {
+      if (!finished && typeof ev.data === 'string') events.message(ev.data);
+    };
+    ws.onerror = () => {
+      if (!finished && opened) events.error('WebSocket error');
+    };
     ws.onclose = (ev) => {
       if (finished) return;
-      if (opened) { finish(ev.code); return; }
+      if (opened) {
+        finish(ev.code);
+        return;
+      }
       void probeRefusal(req).then((status) => {
         if (finished) return;
         if (status !== undefined) events.refused(status);
@@ -130,11 +148,30 @@ export function standardSocketFactory(Ctor: WebSocketConstructor): SocketFactory
       });
     };
     return {
-      send: (text) => { if (opened && !finished && ws.readyState === OPEN) ws.send(text); },
-      close: (code = 1000) => { try { ws.close(code); } catch { /* already closed */ } },
-      terminate: () => { try { ws.close(); } catch { /* already closed */ } finish(1006); },
-      get bufferedAmount() { return ws.bufferedAmount; },
-      get isOpen() { return opened && !finished && ws.readyState === OPEN; },
+      send: (text) => {
+        if (opened && !finished && ws.readyState === OPEN) ws.send(text);
+      },
+      close: (code = 1000) => {
+        try {
+          ws.close(code);
+        } catch {
+          /* already closed */
+        }
+      },
+      terminate: () => {
+        try {
+          ws.close();
+        } catch {
+          /* already closed */
+        }
+        finish(1006);
+      },
+      get bufferedAmount() {
+        return ws.bufferedAmount;
+      },
+      get isOpen() {
+        return opened && !finished && ws.readyState === OPEN;
+      },
     };
   };
 }

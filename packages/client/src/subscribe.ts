@@ -39,10 +39,20 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
   let closed = false;
   let readyResolve!: () => void;
   let readyReject!: (e: Error) => void;
-  const ready = new Promise<void>((res, rej) => { readyResolve = res; readyReject = rej; });
-  ready.catch(() => { /* observed through done/ready by callers that care */ });
+  const ready = new Promise<void>((res, rej) => {
+    readyResolve = res;
+    readyReject = rej;
+  });
+  ready.catch(() => {
+    /* observed through done/ready by callers that care */
+  });
   let isReady = false;
-  const markReady = () => { if (!isReady) { isReady = true; readyResolve(); } };
+  const markReady = () => {
+    if (!isReady) {
+      isReady = true;
+      readyResolve();
+    }
+  };
   const state = (s: 'connecting' | 'open' | 'reconnecting' | 'closed') => options.onState?.(s);
 
   const deliver = (raw: string) => {
@@ -74,13 +84,22 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
   };
 
   const ctx: RunContext = {
-    o: options, live, signal: abort.signal, deliver,
-    opened: () => { markReady(); state('open'); },
+    o: options,
+    live,
+    signal: abort.signal,
+    deliver,
+    opened: () => {
+      markReady();
+      state('open');
+    },
   };
 
   const done = (async () => {
     let failures = 0;
-    const onAbort = () => { closed = true; abort.abort(); };
+    const onAbort = () => {
+      closed = true;
+      abort.abort();
+    };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
     try {
@@ -89,7 +108,13 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
         let connected = false;
         try {
           const from = currentFrom();
-          await (factory ? runWs(ctx, factory, from, () => { connected = true; }) : runSse(ctx, from, () => { connected = true; }));
+          await (factory
+            ? runWs(ctx, factory, from, () => {
+                connected = true;
+              })
+            : runSse(ctx, from, () => {
+                connected = true;
+              }));
           if (!live) break; // replay-only finished
         } catch (err) {
           if (closed) break;
@@ -114,7 +139,10 @@ export function subscribe(options: SubscribeOptions, onEvent: (event: WireEvent,
   })();
 
   return {
-    close: () => { closed = true; abort.abort(); },
+    close: () => {
+      closed = true;
+      abort.abort();
+    },
     done,
     ready,
     positions: () => [...positions].map(([session, p]) => ({ session, epoch: p.epoch, seq: p.seq })),
@@ -132,8 +160,14 @@ interface RunContext {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); resolve(); };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -147,7 +181,12 @@ function wireCodeOf(body: string): string | undefined {
 /** One SSE connection: GET /stream, parsed by the protocol's SSE codec (AEP-0003 §3.3). */
 async function runSse(ctx: RunContext, from: 'all' | ResumePosition[] | undefined, connected: () => void): Promise<void> {
   const { o, signal } = ctx;
-  const url = streamUrl(o.url, { ...(o.filter ? { filter: o.filter } : {}), ...(o.ceiling ? { capture: o.ceiling } : {}), ...(from !== undefined ? { from } : {}), live: ctx.live });
+  const url = streamUrl(o.url, {
+    ...(o.filter ? { filter: o.filter } : {}),
+    ...(o.ceiling ? { capture: o.ceiling } : {}),
+    ...(from !== undefined ? { from } : {}),
+    live: ctx.live,
+  });
   const headers: Record<string, string> = { Accept: 'text/event-stream' };
   if (o.token) headers['Authorization'] = `Bearer ${o.token}`;
   let res: Response;
@@ -161,7 +200,10 @@ async function runSse(ctx: RunContext, from: 'all' | ResumePosition[] | undefine
     const body = await res.text().catch(() => '');
     if (isRefusalStatus(res.status)) throw new Fatal(refusedError(`relay at ${redactUrl(o.url)} refused the stream`, res.status));
     const wireCode = wireCodeOf(body);
-    const err = new ClientError('AEP_CLIENT_HTTP', `relay refused the stream: HTTP ${res.status} ${body.slice(0, 300)}`, { status: res.status, ...(wireCode ? { wireCode } : {}) });
+    const err = new ClientError('AEP_CLIENT_HTTP', `relay refused the stream: HTTP ${res.status} ${body.slice(0, 300)}`, {
+      status: res.status,
+      ...(wireCode ? { wireCode } : {}),
+    });
     if (res.status >= 400 && res.status < 500) throw new Fatal(err);
     throw err;
   }
@@ -202,70 +244,98 @@ function runWs(ctx: RunContext, factory: SocketFactory, from: 'all' | ResumePosi
     let failure: ClientError | undefined;
     let lastHeard = Date.now();
     let subscribed = false;
-    const sock = factory({ url: o.url, ...(o.token ? { token: o.token } : {}), handshakeTimeoutMs: 10_000 }, {
-      open: () => {
-        connected();
-        sock.send(encodeFrame(helloFrame({ role: 'consumer' })));
-        // Pipelined after hello (AEP-0003 §3.5: frames are processed in arrival order).
-        sock.send(encodeFrame(subscribeFrame({ id: SUB_ID, ...(o.filter ? { filter: o.filter } : {}), ...(from !== undefined ? { from } : {}), ...(o.ceiling ? { capture: o.ceiling } : {}) })));
-      },
-      message: (text) => {
-        lastHeard = Date.now();
-        const m = parseSocketMessage(text);
-        if (m.kind === 'event') { ctx.deliver(text); return; }
-        if (m.kind !== 'frame') return; // unknown frames are ignored (AEP-0003 §2)
-        const f = m.frame;
-        switch (f.type) {
-          case 'subscribed':
-            if (f.id === SUB_ID && !subscribed) { subscribed = true; ctx.opened(); }
-            return;
-          case 'ping':
-            sock.send(encodeFrame(pongFrame(f.t)));
-            return;
-          case 'replay-exhausted':
-            o.onReplayExhausted?.(f.session, f.earliest);
-            return;
-          case 'error': {
-            const detail = f.detail ? `: ${f.detail}` : '';
-            if (f.id === SUB_ID) {
-              const msg = `subscribe refused: ${f.code}${detail}`;
-              fatal = new Fatal(f.code === 'unauthorized'
-                ? new ClientError('AEP_CLIENT_REFUSED', `relay at ${redactUrl(o.url)} ${msg}`, { wireCode: f.code })
-                : new ClientError('AEP_CLIENT_HTTP', msg, { wireCode: f.code }));
-              sock.close(1000);
-            } else if (f.id === undefined && f.cause === undefined && !subscribed) {
-              fatal = new Fatal(new ClientError('AEP_CLIENT_HELLO', `relay refused hello: ${f.code}${detail}`, { wireCode: f.code }));
-              sock.close(1000);
-            }
+    const sock = factory(
+      { url: o.url, ...(o.token ? { token: o.token } : {}), handshakeTimeoutMs: 10_000 },
+      {
+        open: () => {
+          connected();
+          sock.send(encodeFrame(helloFrame({ role: 'consumer' })));
+          // Pipelined after hello (AEP-0003 §3.5: frames are processed in arrival order).
+          sock.send(
+            encodeFrame(
+              subscribeFrame({
+                id: SUB_ID,
+                ...(o.filter ? { filter: o.filter } : {}),
+                ...(from !== undefined ? { from } : {}),
+                ...(o.ceiling ? { capture: o.ceiling } : {}),
+              }),
+            ),
+          );
+        },
+        message: (text) => {
+          lastHeard = Date.now();
+          const m = parseSocketMessage(text);
+          if (m.kind === 'event') {
+            ctx.deliver(text);
             return;
           }
-          default:
-            return;
-        }
+          if (m.kind !== 'frame') return; // unknown frames are ignored (AEP-0003 §2)
+          const f = m.frame;
+          switch (f.type) {
+            case 'subscribed':
+              if (f.id === SUB_ID && !subscribed) {
+                subscribed = true;
+                ctx.opened();
+              }
+              return;
+            case 'ping':
+              sock.send(encodeFrame(pongFrame(f.t)));
+              return;
+            case 'replay-exhausted':
+              o.onReplayExhausted?.(f.session, f.earliest);
+              return;
+            case 'error': {
+              const detail = f.detail ? `: ${f.detail}` : '';
+              if (f.id === SUB_ID) {
+                const msg = `subscribe refused: ${f.code}${detail}`;
+                fatal = new Fatal(
+                  f.code === 'unauthorized'
+                    ? new ClientError('AEP_CLIENT_REFUSED', `relay at ${redactUrl(o.url)} ${msg}`, { wireCode: f.code })
+                    : new ClientError('AEP_CLIENT_HTTP', msg, { wireCode: f.code }),
+                );
+                sock.close(1000);
+              } else if (f.id === undefined && f.cause === undefined && !subscribed) {
+                fatal = new Fatal(new ClientError('AEP_CLIENT_HELLO', `relay refused hello: ${f.code}${detail}`, { wireCode: f.code }));
+                sock.close(1000);
+              }
+              return;
+            }
+            default:
+              return;
+          }
+        },
+        refused: (status) => {
+          fatal = new Fatal(
+            isRefusalStatus(status)
+              ? refusedError(`relay at ${redactUrl(o.url)} refused the socket`, status)
+              : new ClientError('AEP_CLIENT_HTTP', `relay at ${redactUrl(o.url)} refused the socket: HTTP ${status}`, { status }),
+          );
+          if (status >= 500) {
+            failure = fatal.error;
+            fatal = undefined;
+          }
+        },
+        error: (message) => {
+          if (!failure) failure = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${redactUrl(o.url)}: ${message}`);
+        },
+        close: () => {
+          clearInterval(liveTimer);
+          signal.removeEventListener('abort', onAbort);
+          if (signal.aborted) return resolve();
+          if (fatal) return reject(fatal);
+          if (failure && !subscribed) return reject(failure);
+          resolve(); // dropped: the caller reconnects from the last positions
+        },
       },
-      refused: (status) => {
-        fatal = new Fatal(isRefusalStatus(status)
-          ? refusedError(`relay at ${redactUrl(o.url)} refused the socket`, status)
-          : new ClientError('AEP_CLIENT_HTTP', `relay at ${redactUrl(o.url)} refused the socket: HTTP ${status}`, { status }));
-        if (status >= 500) { failure = fatal.error; fatal = undefined; }
-      },
-      error: (message) => {
-        if (!failure) failure = new ClientError('AEP_CLIENT_UNREACHABLE', `cannot reach relay at ${redactUrl(o.url)}: ${message}`);
-      },
-      close: () => {
-        clearInterval(liveTimer);
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) return resolve();
-        if (fatal) return reject(fatal);
-        if (failure && !subscribed) return reject(failure);
-        resolve(); // dropped: the caller reconnects from the last positions
-      },
-    });
+    );
     const onAbort = () => sock.close(1000);
     signal.addEventListener('abort', onAbort, { once: true });
     // Liveness (AEP-0003 §3.5.5): ping every 30 s, give up after 90 s of silence.
     const liveTimer = setInterval(() => {
-      if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) { sock.terminate(); return; }
+      if (Date.now() - lastHeard > LIVENESS_TIMEOUT_MS) {
+        sock.terminate();
+        return;
+      }
       if (sock.isOpen) sock.send(encodeFrame(pingFrame()));
     }, PING_INTERVAL_MS);
     (liveTimer as { unref?: () => void }).unref?.();

@@ -1,6 +1,18 @@
 // Public types of @aep/client. Wire shapes follow the brief: AEP-0001 (envelope), AEP-0003
 // (bindings), AEP-0004 (control), AEP-0006 (forms), AEP-0008 (text answers).
-import type { AepEvent, EventInput, CaptureLevel, ExtensionValue, FieldSpec as ProtocolFieldSpec, FormConstraints, Issue, OfflineRequest, RedactOptions, RosterEntry, Severity } from '@aep/protocol';
+import type {
+  AepEvent,
+  EventInput,
+  CaptureLevel,
+  ExtensionValue,
+  FieldSpec as ProtocolFieldSpec,
+  FormConstraints,
+  Issue,
+  OfflineRequest,
+  RedactOptions,
+  RosterEntry,
+  Severity,
+} from '@aep/protocol';
 import type { SocketOptions } from './socket.js';
 
 /**
@@ -358,9 +370,7 @@ export interface AttentionRequestView {
  * Typed result of a `validate` (translation) hook: accept (optionally replacing the recorded
  * answer and handing `result` to the caller through the outcome), or refuse with issues.
  */
-export type AnswerVerdict =
-  | { ok: true; answer?: Answer; result?: unknown }
-  | { ok: false; issues: Issue[] };
+export type AnswerVerdict = { ok: true; answer?: Answer; result?: unknown } | { ok: false; issues: Issue[] };
 
 /**
  * @deprecated Legacy `validate` results: `Issue[]` (empty = accept as is) or `{ answer }` (the
@@ -397,7 +407,17 @@ export interface AttentionPort {
  * then recorded `attention.resolved{resolution:"auto"}`.
  */
 export type AttentionOutcome =
-  | { status: 'answered'; requestId: string; answer: Answer; by?: string; via: 'control' | 'oob'; commandId?: string; refusal?: 'decline'; result?: unknown; rule?: string }
+  | {
+      status: 'answered';
+      requestId: string;
+      answer: Answer;
+      by?: string;
+      via: 'control' | 'oob';
+      commandId?: string;
+      refusal?: 'decline';
+      result?: unknown;
+      rule?: string;
+    }
   | { status: 'timeout'; requestId: string }
   | { status: 'dismissed'; requestId: string; reason?: string; refusal?: 'cancel'; by?: string; via?: 'control' | 'oob'; commandId?: string };
 

@@ -19,8 +19,12 @@ export function backoffDelay(n: number, opts: ReconnectOptions = {}): number {
 export class BoundedMap<K, V> {
   private readonly map = new Map<K, V>();
   constructor(private readonly limit: number) {}
-  get(k: K): V | undefined { return this.map.get(k); }
-  has(k: K): boolean { return this.map.has(k); }
+  get(k: K): V | undefined {
+    return this.map.get(k);
+  }
+  has(k: K): boolean {
+    return this.map.has(k);
+  }
   set(k: K, v: V): void {
     if (this.map.has(k)) this.map.delete(k);
     this.map.set(k, v);
@@ -30,8 +34,12 @@ export class BoundedMap<K, V> {
       this.map.delete(first.value);
     }
   }
-  delete(k: K): boolean { return this.map.delete(k); }
-  get size(): number { return this.map.size; }
+  delete(k: K): boolean {
+    return this.map.delete(k);
+  }
+  get size(): number {
+    return this.map.size;
+  }
 }
 
 /** Parse JSON without throwing. */

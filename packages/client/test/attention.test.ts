@@ -28,7 +28,12 @@ after(async () => {
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, rej) => { t = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms); })]).finally(() => clearTimeout(t));
+  return Promise.race([
+    p,
+    new Promise<T>((_, rej) => {
+      t = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms);
+    }),
+  ]).finally(() => clearTimeout(t));
 }
 
 async function emitter(agent: string, extra: Partial<ConstructorParameters<typeof EmitterConnection>[0]> = {}) {
@@ -74,7 +79,10 @@ test('a valid form answer ends in accepted, answered and resolved; the agent hol
   assert.equal((resolved?.data as { resolution: string }).resolution, 'answered');
   // Order on the session: request, command (persisted by the relay), ack, answered, resolved.
   const order = w.types().filter((t) => t !== 'session.started');
-  assert.deepEqual(order.filter((t) => t !== 'control.attention.respond'), ['attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved']);
+  assert.deepEqual(
+    order.filter((t) => t !== 'control.attention.respond'),
+    ['attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved'],
+  );
   w.sub.close();
   await sender.close();
   await engine.shutdown();
@@ -85,16 +93,28 @@ test('a missing required field is rejected with its issue, the request stays pen
   const conn = await emitter('agent-missing');
   const rejected: string[][] = [];
   const engine = new AttentionEngine(conn);
-  const p = engine.requestAttention({ session: 's-missing', kind: 'form', prompt: 'Configure', fields: FIELDS, onRejected: (issues) => rejected.push(issues.map((i) => i.rule)) });
+  const p = engine.requestAttention({
+    session: 's-missing',
+    kind: 'form',
+    prompt: 'Configure',
+    fields: FIELDS,
+    onRejected: (issues) => rejected.push(issues.map((i) => i.rule)),
+  });
   const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
   const bad = await sender.respond({ session: 's-missing', requestId: p.id, answer: { values: { '2': 30 } } });
   assert.equal(bad.status, 'rejected');
   assert.equal(bad.reason, 'invalid');
-  assert.ok(bad.issues?.some((i) => i.rule === 'form.required-missing' && i.path.endsWith('/1')), JSON.stringify(bad.issues));
+  assert.ok(
+    bad.issues?.some((i) => i.rule === 'form.required-missing' && i.path.endsWith('/1')),
+    JSON.stringify(bad.issues),
+  );
   assert.deepEqual(rejected, [['form.required-missing']]);
   assert.deepEqual(engine.pending('s-missing'), [p.id]);
   const pend = await listPending({ url: relay.url, token: TOKEN, filter: { session: 's-missing' } });
-  assert.deepEqual(pend.map((x) => x.id), [p.id]);
+  assert.deepEqual(
+    pend.map((x) => x.id),
+    [p.id],
+  );
   const good = await sender.respond({ session: 's-missing', requestId: p.id, answer: { values: { '1': 'bk' } } });
   assert.equal(good.status, 'accepted');
   const outcome = await withTimeout(p, 5_000, 'outcome');
@@ -116,7 +136,10 @@ test('a forged choice id is rejected; an unknown request still gets an ack (neve
   const forged = await sender.respond({ session: 's-forged', requestId: p.id, answer: { values: { '1': 'bk', '4': ['1', '7'] } } });
   assert.equal(forged.status, 'rejected');
   assert.equal(forged.reason, 'invalid');
-  assert.ok(forged.issues?.some((i) => i.rule === 'form.choice-forged'), JSON.stringify(forged.issues));
+  assert.ok(
+    forged.issues?.some((i) => i.rule === 'form.choice-forged'),
+    JSON.stringify(forged.issues),
+  );
   assert.deepEqual(engine.pending('s-forged'), [p.id]);
   const unknown = await sender.respond({ session: 's-forged', requestId: '01JUNKNOWNREQUEST000000000', answer: { option: 'allow' } });
   assert.equal(unknown.status, 'rejected');
@@ -129,14 +152,24 @@ test('a forged choice id is rejected; an unknown request still gets an ack (neve
 test('a duplicated command gets the byte-identical recorded ack and is applied once', async () => {
   const conn = await emitter('agent-dup');
   const engine = new AttentionEngine(conn);
-  const p = engine.requestAttention({ session: 's-dup', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+  const p = engine.requestAttention({
+    session: 's-dup',
+    kind: 'permission',
+    prompt: 'Allow?',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
+  });
   const w = watch('s-dup');
   await withTimeout(w.sub.ready, 10_000, 'subscription');
   // A raw sender: hello, subscribe to the session's acks, send the same bytes twice.
   const ws = new WebSocket(relay.url.replace('http', 'ws') + '/socket', { headers: { Authorization: `Bearer ${TOKEN}` } });
   const acks: string[] = [];
   let subscribed!: () => void;
-  const subOk = new Promise<void>((r) => { subscribed = r; });
+  const subOk = new Promise<void>((r) => {
+    subscribed = r;
+  });
   ws.on('message', (b: Buffer) => {
     const text = b.toString('utf8');
     const m = JSON.parse(text) as { type: string };
@@ -148,8 +181,16 @@ test('a duplicated command gets the byte-identical recorded ack and is applied o
   ws.send(JSON.stringify({ type: 'subscribe', id: 's', filter: { session: 's-dup', type: ['control.accepted', 'control.rejected'] } }));
   await withTimeout(subOk, 5_000, 'subscribed');
   const cmd = JSON.stringify({
-    aep: '0.1', id: '01JDUPCMD00000000000000001', type: 'control.attention.respond', subject: p.id, cause: p.id,
-    time: new Date().toISOString(), source: 'aep://test/agent/raw-sender', agent: 'raw-sender', session: 's-dup', data: { answer: { text: ' ALLOW ' } },
+    aep: '0.1',
+    id: '01JDUPCMD00000000000000001',
+    type: 'control.attention.respond',
+    subject: p.id,
+    cause: p.id,
+    time: new Date().toISOString(),
+    source: 'aep://test/agent/raw-sender',
+    agent: 'raw-sender',
+    session: 's-dup',
+    data: { answer: { text: ' ALLOW ' } },
     capture: 'redacted',
   });
   ws.send(cmd);
@@ -177,7 +218,15 @@ test('permission: unmatched text never grants; expiry produces attention.timeout
   const engine = new AttentionEngine(conn);
   const w = watch('s-exp');
   await withTimeout(w.sub.ready, 10_000, 'subscription');
-  const perm = engine.requestAttention({ session: 's-exp', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+  const perm = engine.requestAttention({
+    session: 's-exp',
+    kind: 'permission',
+    prompt: 'Allow?',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
+  });
   const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
   const r = await sender.respond({ session: 's-exp', requestId: perm.id, answer: { text: 'sure, go ahead' } });
   assert.equal(r.status, 'accepted');
@@ -208,7 +257,16 @@ test('respond_via ["oob"] refuses control answers; an out-of-band answer is reco
   const engine = new AttentionEngine(conn);
   const w = watch('s-oob');
   await withTimeout(w.sub.ready, 10_000, 'subscription');
-  const p = engine.requestAttention({ session: 's-oob', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respondVia: ['oob'] });
+  const p = engine.requestAttention({
+    session: 's-oob',
+    kind: 'permission',
+    prompt: 'Allow?',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
+    respondVia: ['oob'],
+  });
   const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
   const r = await sender.respond({ session: 's-oob', requestId: p.id, answer: { option: 'allow' } });
   assert.equal(r.status, 'rejected');
@@ -236,7 +294,14 @@ test('capture: at metadata the request is synthesized and the recorded answer ke
   const engine = new AttentionEngine(conn);
   const w = watch('s-meta');
   await withTimeout(w.sub.ready, 10_000, 'subscription');
-  const p = engine.requestAttention({ session: 's-meta', kind: 'form', prompt: 'Configure the secret backup of /home/alice', subject: 'backup-config', fields: FIELDS, capture: 'full' });
+  const p = engine.requestAttention({
+    session: 's-meta',
+    kind: 'form',
+    prompt: 'Configure the secret backup of /home/alice',
+    subject: 'backup-config',
+    fields: FIELDS,
+    capture: 'full',
+  });
   const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, ackWindowMs: 5_000 });
   const values = { '1': 'nightly-bk', '2': 30, '3': true, '4': ['1', '3'], '5': 'cold-line' };
   assert.equal((await sender.respond({ session: 's-meta', requestId: p.id, answer: { values } })).status, 'accepted');
@@ -280,7 +345,13 @@ test('an emitter restart keeps epoch monotonic (durable state dir, and the clock
   const seen: WireEvent[] = [];
   const sub = subscribe({ url: relay.url, token: TOKEN, filter: { session: 's-epoch' }, from: 'all', live: false }, (e) => seen.push(e));
   await withTimeout(sub.done, 10_000, 'replay');
-  assert.deepEqual(seen.map((e) => [e.epoch ?? 0, e.seq]), [[e1.epoch ?? 0, 0], [e2.epoch ?? 0, 0]]);
+  assert.deepEqual(
+    seen.map((e) => [e.epoch ?? 0, e.seq]),
+    [
+      [e1.epoch ?? 0, 0],
+      [e2.epoch ?? 0, 0],
+    ],
+  );
 });
 
 test('across a relay restart the emitter buffers, reconnects and re-claims; subscribers resume with no gap and no duplicate', async () => {
@@ -292,8 +363,12 @@ test('across a relay restart the emitter buffers, reconnects and re-claims; subs
   const sse: number[] = [];
   const ws: number[] = [];
   const opts = { url, token: TOKEN, filter: { session: 's-buf' }, reconnect: { initialMs: 50, maxMs: 300 } };
-  const subSse = subscribe({ ...opts, transport: 'sse' }, (e) => { if (typeof e.seq === 'number') sse.push(e.seq); });
-  const subWs = subscribe({ ...opts, transport: 'ws' }, (e) => { if (typeof e.seq === 'number') ws.push(e.seq); });
+  const subSse = subscribe({ ...opts, transport: 'sse' }, (e) => {
+    if (typeof e.seq === 'number') sse.push(e.seq);
+  });
+  const subWs = subscribe({ ...opts, transport: 'ws' }, (e) => {
+    if (typeof e.seq === 'number') ws.push(e.seq);
+  });
   try {
     await withTimeout(Promise.all([subSse.ready, subWs.ready]), 10_000, 'subscriptions');
     const waitFor = async (n: number) => {
@@ -346,7 +421,15 @@ test('without a relay token every command is refused (unauthorized) and never re
   try {
     const conn = await EmitterConnection.connect({ url: open.url, agent: 'agent-open', control: { accepts: ['control.attention.respond'] } });
     const engine = new AttentionEngine(conn);
-    const p = engine.requestAttention({ session: 's-open', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] });
+    const p = engine.requestAttention({
+      session: 's-open',
+      kind: 'permission',
+      prompt: 'Allow?',
+      options: [
+        { id: 'allow', label: 'Allow' },
+        { id: 'deny', label: 'Deny' },
+      ],
+    });
     await conn.flush(2_000);
     const sender = await CommandSender.connect({ url: open.url, ackWindowMs: 2_000 });
     const r = await sender.respond({ session: 's-open', requestId: p.id, answer: { option: 'allow' } });
@@ -367,15 +450,27 @@ test('prebuilt data, a form declined by its option, an async validate hook (nack
   const engine = new AttentionEngine(conn, { lifecycleCapture: (type, c) => (type === 'attention.answered' ? c : 'redacted') });
   const w = watch('s-hooks');
   await withTimeout(w.sub.ready, 10_000, 'subscription');
-  const data = { kind: 'form', prompt: 'agent-hooks requests input (1 fields)', fields: [{ id: '1', type: 'string', label: 'Bucket name', required: true }], options: [{ id: 'decline', label: 'Decline' }], respond_via: ['control'] };
+  const data = {
+    kind: 'form',
+    prompt: 'agent-hooks requests input (1 fields)',
+    fields: [{ id: '1', type: 'string', label: 'Bucket name', required: true }],
+    options: [{ id: 'decline', label: 'Decline' }],
+    respond_via: ['control'],
+  };
   const seen: string[] = [];
   const p = engine.requestAttention({
-    session: 's-hooks', kind: 'form', data, run: 'r-1', fields: [FIELDS[0]!], options: [{ id: 'decline', label: 'Decline' }],
+    session: 's-hooks',
+    kind: 'form',
+    data,
+    run: 'r-1',
+    fields: [FIELDS[0]!],
+    options: [{ id: 'decline', label: 'Decline' }],
     validate: async (answer, req) => {
       seen.push(req.id);
       await new Promise((r) => setTimeout(r, 5));
       // A typed refusal whose rule is no row of RULES is reported as validate-failed (one vocabulary).
-      if (answer.values?.['1'] === 'forbidden') return { ok: false, issues: [{ rule: 'hook.forbidden', path: '/data/answer/values/1', message: 'not this bucket', section: 'caller' }] };
+      if (answer.values?.['1'] === 'forbidden')
+        return { ok: false, issues: [{ rule: 'hook.forbidden', path: '/data/answer/values/1', message: 'not this bucket', section: 'caller' }] };
       return answer.option !== undefined ? { answer: { option: answer.option } } : [];
     },
   });
@@ -383,13 +478,23 @@ test('prebuilt data, a form declined by its option, an async validate hook (nack
   const bad = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { values: { 1: 'forbidden' } } });
   assert.equal(bad.status, 'rejected');
   assert.equal(bad.reason, 'invalid');
-  assert.deepEqual(bad.issues?.map((i) => [i.rule, i.path]), [['control.respond.validate-failed', '/data/answer/values/1']]);
+  assert.deepEqual(
+    bad.issues?.map((i) => [i.rule, i.path]),
+    [['control.respond.validate-failed', '/data/answer/values/1']],
+  );
   assert.deepEqual(engine.pending('s-hooks'), [p.id]);
   const unknown = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'maybe' } });
   assert.equal(unknown.reason, 'invalid');
   const ok = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'decline', text: 'not now' } });
   assert.equal(ok.status, 'accepted');
-  assert.deepEqual(await withTimeout(p, 5_000, 'answered'), { status: 'answered', requestId: p.id, answer: { option: 'decline' }, by: ok.command.agent, via: 'control', commandId: ok.command.id });
+  assert.deepEqual(await withTimeout(p, 5_000, 'answered'), {
+    status: 'answered',
+    requestId: p.id,
+    answer: { option: 'decline' },
+    by: ok.command.agent,
+    via: 'control',
+    commandId: ok.command.id,
+  });
   const late = await sender.respond({ session: 's-hooks', requestId: p.id, answer: { option: 'decline' } });
   assert.equal(late.reason, 'refused');
   assert.deepEqual(seen, [p.id, p.id], 'the hook ran only after the engine accepted the shape');

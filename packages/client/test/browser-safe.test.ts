@@ -12,13 +12,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { repoRoot } from '../../../test/support/cli.js';
 
-const IMPORT_RE = /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[;\s])import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|\/\/\/\s*<reference\s+types=['"]([^'"]+)['"]/g;
+const IMPORT_RE =
+  /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[;\s])import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|\/\/\/\s*<reference\s+types=['"]([^'"]+)['"]/g;
 const BUILTINS = new Set(builtinModules);
 
 /** Bare specifiers the browser graph may follow, mapped to compiled entry files. */
 type Workspace = Readonly<Record<string, string>>;
 
-interface Graph { files: string[]; bad: string[] }
+interface Graph {
+  files: string[];
+  bad: string[];
+}
 
 /** Walks the compiled import graph from `entry` (a .js or .d.ts file). */
 function importGraph(entry: string, workspace: Workspace): Graph {
@@ -29,7 +33,10 @@ function importGraph(entry: string, workspace: Workspace): Graph {
     const file = queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    if (!existsSync(file)) { bad.push(`${file}: missing (run npm run build)`); continue; }
+    if (!existsSync(file)) {
+      bad.push(`${file}: missing (run npm run build)`);
+      continue;
+    }
     const text = readFileSync(file, 'utf8');
     // Comments are dropped (a JSDoc example is not an import), triple-slash references kept.
     const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`/])\/\/(?!\/\s*<reference).*$/gm, '$1');
@@ -37,21 +44,31 @@ function importGraph(entry: string, workspace: Workspace): Graph {
       const spec = m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5];
       if (!spec) continue;
       const where = relative(repoRoot, file);
-      if (m[5] !== undefined) { bad.push(`${where}: references types "${spec}"`); continue; }
+      if (m[5] !== undefined) {
+        bad.push(`${where}: references types "${spec}"`);
+        continue;
+      }
       if (spec.startsWith('.')) {
         let target = resolve(dirname(file), spec);
         if (file.endsWith('.d.ts') && target.endsWith('.js')) target = target.slice(0, -3) + '.d.ts';
         queue.push(target);
         continue;
       }
-      if (spec.startsWith('node:') || BUILTINS.has(spec)) { bad.push(`${where}: imports Node built-in "${spec}"`); continue; }
+      if (spec.startsWith('node:') || BUILTINS.has(spec)) {
+        bad.push(`${where}: imports Node built-in "${spec}"`);
+        continue;
+      }
       const ws = workspace[spec];
-      if (ws !== undefined) { queue.push(file.endsWith('.d.ts') ? ws.replace(/\.js$/, '.d.ts') : ws); continue; }
+      if (ws !== undefined) {
+        queue.push(file.endsWith('.d.ts') ? ws.replace(/\.js$/, '.d.ts') : ws);
+        continue;
+      }
       bad.push(`${where}: imports third-party "${spec}"${spec === 'ws' ? ' (Node-only: belongs in @aep/client/node)' : ''}`);
     }
     // Node globals used at run time break a browser as surely as an import does.
     if (file.endsWith('.js')) {
-      for (const g of ['process.', 'Buffer.', '__dirname', '__filename']) if (code.includes(g)) bad.push(`${relative(repoRoot, file)}: uses the Node global ${g.replace('.', '')}`);
+      for (const g of ['process.', 'Buffer.', '__dirname', '__filename'])
+        if (code.includes(g)) bad.push(`${relative(repoRoot, file)}: uses the Node global ${g.replace('.', '')}`);
     }
   }
   return { files: [...seen], bad };
@@ -64,7 +81,10 @@ test('the compiled @aep/client root entry imports nothing Node-only (no node:, n
   const js = importGraph(join(clientDist, 'index.js'), WORKSPACE);
   assert.deepEqual(js.bad, []);
   const names = js.files.map((f) => relative(repoRoot, f));
-  assert.ok(names.includes(join('packages', 'client', 'dist', 'subscribe.js')) && names.includes(join('packages', 'protocol', 'dist', 'sse.js')), 'the walk follows relative and workspace imports');
+  assert.ok(
+    names.includes(join('packages', 'client', 'dist', 'subscribe.js')) && names.includes(join('packages', 'protocol', 'dist', 'sse.js')),
+    'the walk follows relative and workspace imports',
+  );
   assert.ok(!names.some((n) => /emitter\.js|socket-node\.js|epoch\.js|host\.js/.test(n)), `Node-only modules in the browser graph: ${names.join(', ')}`);
   const dts = importGraph(join(clientDist, 'index.d.ts'), WORKSPACE);
   assert.deepEqual(dts.bad, [], 'the declarations a browser build type-checks against reference no Node types');
@@ -77,7 +97,10 @@ test('the package exports the core at "." and the Node entry at "./node", both w
   assert.deepEqual(pkg.exports['./node'], { source: './src/node.ts', types: './dist/node.d.ts', default: './dist/node.js' });
   // The Node entry is where ws lives (and it must: the emitter needs it).
   const node = importGraph(join(clientDist, 'node.js'), WORKSPACE);
-  assert.ok(node.bad.some((b) => b.includes('"ws"')), 'the Node entry injects ws');
+  assert.ok(
+    node.bad.some((b) => b.includes('"ws"')),
+    'the Node entry injects ws',
+  );
 });
 
 test('the graph checker itself catches node:, built-ins, ws, third-party modules, Node globals and type references', () => {
@@ -86,11 +109,15 @@ test('the graph checker itself catches node:, built-ins, ws, third-party modules
     mkdirSync(join(dir, 'sub'));
     writeFileSync(join(dir, 'index.js'), "import { a } from './sub/a.js';\nexport { b } from './b.js';\n");
     writeFileSync(join(dir, 'sub', 'a.js'), "import fs from 'node:fs';\nimport os from 'os';\nexport const a = process.env.X;\n");
-    writeFileSync(join(dir, 'b.js'), "import WebSocket from 'ws';\nconst l = import('left-pad');\nexport const b = 1; // process.exit() in a comment is fine\n");
+    writeFileSync(
+      join(dir, 'b.js'),
+      "import WebSocket from 'ws';\nconst l = import('left-pad');\nexport const b = 1; // process.exit() in a comment is fine\n",
+    );
     writeFileSync(join(dir, 'index.d.ts'), '/// <reference types="node" />\nexport declare const a: number;\n');
     const g = importGraph(join(dir, 'index.js'), {});
     const bad = g.bad.join('\n');
-    for (const want of ['"node:fs"', '"os"', 'global process', '"ws"', '"left-pad"']) assert.match(bad, new RegExp(want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    for (const want of ['"node:fs"', '"os"', 'global process', '"ws"', '"left-pad"'])
+      assert.match(bad, new RegExp(want.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     assert.equal(g.bad.length, 5, bad);
     assert.match(importGraph(join(dir, 'index.d.ts'), {}).bad.join('\n'), /references types "node"/);
   } finally {
@@ -101,7 +128,15 @@ test('the graph checker itself catches node:, built-ins, ws, third-party modules
 test('@aep/client/node exports every runtime name of the core (plus EmitterConnection and nodeSocketFactory)', async () => {
   const core = await import('@aep/client');
   const node = await import('@aep/client/node');
-  assert.deepEqual(Object.keys(core).filter((k) => !(k in node)), []);
-  assert.deepEqual(Object.keys(node).filter((k) => !(k in core)).sort(), ['EmitterConnection', 'nodeSocketFactory']);
+  assert.deepEqual(
+    Object.keys(core).filter((k) => !(k in node)),
+    [],
+  );
+  assert.deepEqual(
+    Object.keys(node)
+      .filter((k) => !(k in core))
+      .sort(),
+    ['EmitterConnection', 'nodeSocketFactory'],
+  );
   assert.ok(new node.CommandSender({ url: 'http://127.0.0.1:9' }) instanceof core.CommandSender);
 });

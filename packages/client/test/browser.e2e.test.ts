@@ -92,21 +92,34 @@ interface PageResult {
 
 test('the core loads in Chromium and subscribes, answers, steers and reports a wrong token as refused', async () => {
   const conn = await EmitterConnection.connect({
-    url: relay.url, token: TOKEN, agent: 'browser-target', capture: 'redacted',
+    url: relay.url,
+    token: TOKEN,
+    agent: 'browser-target',
+    capture: 'redacted',
     control: { accepts: ['control.attention.respond', 'control.pause'] },
   });
   const engine = new AttentionEngine(conn);
   let paused = 0;
-  conn.onCommand('control.pause', () => ({ status: 'accepted', after: () => { paused++; } }));
+  conn.onCommand('control.pause', () => ({
+    status: 'accepted',
+    after: () => {
+      paused++;
+    },
+  }));
   conn.emit('s-browser', 'session.started', {});
-  const p = engine.requestAttention({ session: 's-browser', kind: 'form', prompt: 'Name the bucket', fields: [{ id: '1', type: 'string', label: 'Bucket', required: true }] });
+  const p = engine.requestAttention({
+    session: 's-browser',
+    kind: 'form',
+    prompt: 'Name the bucket',
+    fields: [{ id: '1', type: 'string', label: 'Bucket', required: true }],
+  });
   const page = await browser.newPage();
   try {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${relay.url}/index.html`);
     // A string, not a function: tsx would rewrite a function's source with its own helpers.
-    const result = await page.evaluate(`import('/run.js').then((m) => m.run(${JSON.stringify({ token: TOKEN, requestId: p.id })}))`) as PageResult;
+    const result = (await page.evaluate(`import('/run.js').then((m) => m.run(${JSON.stringify({ token: TOKEN, requestId: p.id })}))`)) as PageResult;
     assert.deepEqual(errors, []);
     for (const t of ['session.started', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved']) {
       assert.ok(result.sse.includes(t), `SSE saw ${t}: ${result.sse.join(',')}`);

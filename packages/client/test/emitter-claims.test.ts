@@ -40,8 +40,14 @@ async function scriptedRelay(opts: { roster?: boolean; offline?: (n: number) => 
   await new Promise<void>((r) => wss.once('listening', () => r()));
   const peer: Peer = {
     url: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
-    hellos: [], received: [], sockets: [],
-    close: () => new Promise((r) => { for (const s of wss.clients) s.terminate(); wss.close(() => r()); }),
+    hellos: [],
+    received: [],
+    sockets: [],
+    close: () =>
+      new Promise((r) => {
+        for (const s of wss.clients) s.terminate();
+        wss.close(() => r());
+      }),
   };
   wss.on('connection', (ws) => {
     const n = peer.received.length;
@@ -63,7 +69,8 @@ async function scriptedRelay(opts: { roster?: boolean; offline?: (n: number) => 
   return peer;
 }
 
-const events = (frames: Record<string, unknown>[]) => frames.filter((f) => typeof f['type'] === 'string' && (f['type'] as string).includes('.')) as unknown as WireEvent[];
+const events = (frames: Record<string, unknown>[]) =>
+  frames.filter((f) => typeof f['type'] === 'string' && (f['type'] as string).includes('.')) as unknown as WireEvent[];
 
 test('C3: one random claim per instance, in every hello, reused on reconnect, never logged, never in stats', async () => {
   const peer = await scriptedRelay();
@@ -98,18 +105,19 @@ test('C4: offline requests of its own (source, session)s are dismissed once the 
   let raisedByMe = '';
   const base = 'aep://host-x/agent/back';
   const peer = await scriptedRelay({
-    offline: (n) => n === 0
-      ? [
-        { request: 'r-old', session: 's1', agent: 'back', source: `${base}/session/s1`, since: '2026-01-01T00:00:00Z' },
-        { request: 'r-later', session: 's2', agent: 'back', source: `${base}/session/s2`, since: '2026-01-01T00:00:00Z' },
-        { request: 'r-foreign', session: 's1', agent: 'other', source: 'aep://host-x/agent/other/session/s1', since: '2026-01-01T00:00:00Z' },
-        { request: 'r-unowned', session: 's9', agent: 'back', source: `${base}/session/s9`, since: '2026-01-01T00:00:00Z' },
-      ]
-      // After the reconnect: the already dismissed one again, and one this connection raised.
-      : [
-        { request: 'r-old', session: 's1', agent: 'back', source: `${base}/session/s1`, since: '2026-01-01T00:00:00Z' },
-        { request: raisedByMe, session: 's1', agent: 'back', source: `${base}/session/s1`, since: '2026-01-01T00:00:00Z' },
-      ],
+    offline: (n) =>
+      n === 0
+        ? [
+            { request: 'r-old', session: 's1', agent: 'back', source: `${base}/session/s1`, since: '2026-01-01T00:00:00Z' },
+            { request: 'r-later', session: 's2', agent: 'back', source: `${base}/session/s2`, since: '2026-01-01T00:00:00Z' },
+            { request: 'r-foreign', session: 's1', agent: 'other', source: 'aep://host-x/agent/other/session/s1', since: '2026-01-01T00:00:00Z' },
+            { request: 'r-unowned', session: 's9', agent: 'back', source: `${base}/session/s9`, since: '2026-01-01T00:00:00Z' },
+          ]
+        : // After the reconnect: the already dismissed one again, and one this connection raised.
+          [
+            { request: 'r-old', session: 's1', agent: 'back', source: `${base}/session/s1`, since: '2026-01-01T00:00:00Z' },
+            { request: raisedByMe, session: 's1', agent: 'back', source: `${base}/session/s1`, since: '2026-01-01T00:00:00Z' },
+          ],
   });
   const conn = await EmitterConnection.connect({ url: peer.url, agent: 'back', source: base, reconnect: { initialMs: 10, maxMs: 20 } });
   try {
@@ -124,10 +132,19 @@ test('C4: offline requests of its own (source, session)s are dismissed once the 
     assert.equal(dismissal.session, 's1');
     assert.equal(dismissal.source, `${base}/session/s1`, 'as the session owner');
     assert.deepEqual(dismissal.data, { resolution: 'dismissed' });
-    assert.deepEqual(e1.map((e) => e.type), ['session.started', 'attention.resolved', 'attention.requested'], 'the claim first, then the dismissal');
+    assert.deepEqual(
+      e1.map((e) => e.type),
+      ['session.started', 'attention.resolved', 'attention.requested'],
+      'the claim first, then the dismissal',
+    );
     conn.emit('s2', 'session.started', {});
     await until(() => events(peer.received[0]!).filter((e) => e.type === 'attention.resolved').length === 2, 'the dismissal in s2');
-    assert.deepEqual(events(peer.received[0]!).filter((e) => e.type === 'attention.resolved').map((e) => e.subject), ['r-old', 'r-later']);
+    assert.deepEqual(
+      events(peer.received[0]!)
+        .filter((e) => e.type === 'attention.resolved')
+        .map((e) => e.subject),
+      ['r-old', 'r-later'],
+    );
     assert.equal(conn.stats().dismissed, 2);
     // Reconnect: the new roster lists r-old (already dismissed) and a request this connection raised.
     peer.sockets[0]!.terminate();
@@ -136,9 +153,16 @@ test('C4: offline requests of its own (source, session)s are dismissed once the 
     await until(() => events(peer.received[1]!).some((e) => e.type === 'progress.status'), 'an event after the second roster');
     await conn.flush();
     // Frames in flight are re-sent after a reconnect (same ids, the relay dedupes); no new dismissal.
-    const before = new Set(events(peer.received[0]!).filter((e) => e.type === 'attention.resolved').map((e) => e.id));
+    const before = new Set(
+      events(peer.received[0]!)
+        .filter((e) => e.type === 'attention.resolved')
+        .map((e) => e.id),
+    );
     const again = events(peer.received[1]!).filter((e) => e.type === 'attention.resolved');
-    assert.ok(again.every((e) => before.has(e.id)), 'no second dismissal, never its own request');
+    assert.ok(
+      again.every((e) => before.has(e.id)),
+      'no second dismissal, never its own request',
+    );
     assert.ok(!again.some((e) => e.subject === raisedByMe));
     assert.equal(conn.stats().dismissed, 2);
   } finally {
@@ -148,7 +172,10 @@ test('C4: offline requests of its own (source, session)s are dismissed once the 
 });
 
 test('C4: no roster request where the relay does not advertise roster, and none with dismissOffline:false', async () => {
-  for (const [peerOpts, connOpts] of [[{ roster: false }, {}], [{}, { dismissOffline: false }]] as const) {
+  for (const [peerOpts, connOpts] of [
+    [{ roster: false }, {}],
+    [{}, { dismissOffline: false }],
+  ] as const) {
     const peer = await scriptedRelay(peerOpts);
     const conn = await EmitterConnection.connect({ url: peer.url, agent: 'quiet', ...connOpts });
     try {
@@ -173,7 +200,9 @@ test('C4 against the real relay: an emitter that comes back dismisses the reques
     const engine = new AttentionEngine(first);
     first.emit('s-back', 'session.started', {});
     const p = engine.requestAttention({ session: 's-back', kind: 'input', prompt: 'Still there?' });
-    p.catch(() => { /* never settles: the process "dies" */ });
+    p.catch(() => {
+      /* never settles: the process "dies" */
+    });
     await until(() => seen.some((e) => e.type === 'attention.requested'), 'the request on the stream');
     await first.close(0); // gone without dismissing (a crash, a kill -9)
 
@@ -187,7 +216,10 @@ test('C4 against the real relay: an emitter that comes back dismisses the reques
       const mine = second.emit('s-back', 'attention.requested', { kind: 'input', prompt: 'New question' }, { severity: 'notice' });
       if (Array.isArray(roster.offline)) {
         // The relay side of C4 is there: the predecessor's request is listed, and dismissed.
-        assert.ok(roster.offline.some((o) => o.request === p.id && o.session === 's-back'), JSON.stringify(roster.offline));
+        assert.ok(
+          roster.offline.some((o) => o.request === p.id && o.session === 's-back'),
+          JSON.stringify(roster.offline),
+        );
         await until(() => seen.some((e) => e.type === 'attention.resolved' && e.subject === p.id), 'the dismissal on the stream');
         const d = seen.find((e) => e.type === 'attention.resolved' && e.subject === p.id)!;
         assert.deepEqual(d.data, { resolution: 'dismissed' });
@@ -219,7 +251,9 @@ test('onState: true after each hello (claims and queue sent first), false when t
     states.push(up);
     if (up && bufferedAtConnect < 0) bufferedAtConnect = conn.stats().buffered;
   });
-  conn.onState(() => { throw new Error('a throwing listener is contained'); });
+  conn.onState(() => {
+    throw new Error('a throwing listener is contained');
+  });
   try {
     conn.emit('s-state', 'session.started', {});
     await conn.waitReady();

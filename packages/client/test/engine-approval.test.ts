@@ -10,7 +10,10 @@ import { AttentionEngine } from '@aep/client';
 import type { CommandDecision } from '@aep/client';
 import { recordingPort, rulesOf } from './engine-port.js';
 
-const OPTIONS = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+const OPTIONS = [
+  { id: 'allow', label: 'Allow' },
+  { id: 'deny', label: 'Deny' },
+];
 const COMMAND = 'echo "cleaning build cache"\nrm -rf ~';
 const proofAttr = (id: string, text: string) => ({ attrs: { [APPROVAL_PROOF_ATTR]: approvalProof(id, text) } });
 
@@ -29,7 +32,14 @@ test('the prompt is the approval text at the capture (verbatim, §9.4, synthesiz
     if (capture === 'full') assert.equal(prompt, text, 'verbatim: never cut, never folded');
     assert.equal(approvalView(p.event).complete, capture === 'full', `${capture}: complete only where the text is whole`);
     // Prebuilt data: the engine replaces its prompt the same way.
-    const q = engine.requestAttention({ session: 's', kind: 'permission', data: { kind: 'permission', prompt: 'claude-code requests permission: Bash', options: OPTIONS, respond_via: ['control'] }, subject: 'Bash', approvalText: text, options: OPTIONS });
+    const q = engine.requestAttention({
+      session: 's',
+      kind: 'permission',
+      data: { kind: 'permission', prompt: 'claude-code requests permission: Bash', options: OPTIONS, respond_via: ['control'] },
+      subject: 'Bash',
+      approvalText: text,
+      options: OPTIONS,
+    });
     if (capture !== 'none') assert.equal((q.event.data as { prompt: string }).prompt, prompt);
     void engine.shutdown();
   }
@@ -45,9 +55,21 @@ test('allow needs the proof of this request and this text; deny, unmatched text 
   assert.deepEqual(rulesOf(bare), ['control.respond.approval-proof']);
   assert.ok(bare.status === 'rejected' && bare.reason === 'invalid' && /complete input/.test(bare.detail ?? ''), JSON.stringify(bare));
   assert.deepEqual(bare.status === 'rejected' && bare.issues?.[0]?.path, '/approvalproof');
-  assert.deepEqual(rulesOf(await respond(a.id, { option: 'allow' }, proofAttr(other.id, COMMAND))), ['control.respond.approval-proof'], 'a proof for another request');
-  assert.deepEqual(rulesOf(await respond(a.id, { option: 'allow' }, proofAttr(a.id, 'echo "cleaning build cache"'))), ['control.respond.approval-proof'], 'a proof of a cut text');
-  assert.deepEqual(rulesOf(await respond(a.id, { option: 'allow' }, { attrs: { [APPROVAL_PROOF_ATTR]: approvalDigest(COMMAND) } })), ['control.respond.approval-proof'], 'the public digest is not a proof');
+  assert.deepEqual(
+    rulesOf(await respond(a.id, { option: 'allow' }, proofAttr(other.id, COMMAND))),
+    ['control.respond.approval-proof'],
+    'a proof for another request',
+  );
+  assert.deepEqual(
+    rulesOf(await respond(a.id, { option: 'allow' }, proofAttr(a.id, 'echo "cleaning build cache"'))),
+    ['control.respond.approval-proof'],
+    'a proof of a cut text',
+  );
+  assert.deepEqual(
+    rulesOf(await respond(a.id, { option: 'allow' }, { attrs: { [APPROVAL_PROOF_ATTR]: approvalDigest(COMMAND) } })),
+    ['control.respond.approval-proof'],
+    'the public digest is not a proof',
+  );
   assert.deepEqual(rulesOf(await respond(a.id, { text: 'Allow' })), ['control.respond.approval-proof'], 'text that maps to allow needs the proof too');
   assert.deepEqual(engine.pending(), [a.id, other.id], 'nacks keep the request pending');
   const ok = await respond(a.id, { text: ' allow ' }, proofAttr(a.id, COMMAND));
@@ -78,27 +100,45 @@ const TEXT = fc.oneof(
 const LEVEL = fc.constantFrom<CaptureLevel>('none', 'metadata', 'redacted', 'full');
 type ProofKind = 'right' | 'absent' | 'other-request' | 'other-text' | 'digest' | 'garbage';
 const PROOF = fc.constantFrom<ProofKind>('right', 'absent', 'other-request', 'other-text', 'digest', 'garbage');
-const ANSWER = fc.constantFrom({ option: 'allow' }, { option: 'deny' }, { text: 'allow' }, { text: 'ALLOW' }, { text: 'Deny' }, { text: 'sure thing' }, { option: 'deny', text: 'no' });
+const ANSWER = fc.constantFrom(
+  { option: 'allow' },
+  { option: 'deny' },
+  { text: 'allow' },
+  { text: 'ALLOW' },
+  { text: 'Deny' },
+  { text: 'sure thing' },
+  { option: 'deny', text: 'no' },
+);
 
 test('property: random texts, capture levels and proofs: an allowing answer is accepted iff its proof is of this request and the original text', async () => {
-  await fc.assert(fc.asyncProperty(TEXT, LEVEL, PROOF, ANSWER, async (text, capture, proofKind, answer) => {
-    const { port, respond } = recordingPort(capture);
-    const engine = new AttentionEngine(port);
-    const p = engine.requestAttention({ session: 's', kind: 'permission', subject: 'Bash', approvalText: text, options: OPTIONS });
-    const sibling = engine.requestAttention({ session: 's', kind: 'permission', subject: 'Bash', approvalText: text, options: OPTIONS });
-    const proof = proofKind === 'right' ? approvalProof(p.id, text)
-      : proofKind === 'other-request' ? approvalProof(sibling.id, text)
-        : proofKind === 'other-text' ? approvalProof(p.id, `${text} `)
-          : proofKind === 'digest' ? approvalDigest(text)
-            : proofKind === 'garbage' ? 'f'.repeat(32) : undefined;
-    const d: CommandDecision = await respond(p.id, answer, proof === undefined ? {} : { attrs: { [APPROVAL_PROOF_ATTR]: proof } });
-    const allowing = answer.option === 'allow' || answer.text === 'allow' || answer.text === 'ALLOW';
-    assert.equal(d.status === 'accepted', !allowing || proofKind === 'right', `${JSON.stringify(answer)} ${proofKind}`);
-    if (d.status === 'rejected') assert.deepEqual(rulesOf(d), ['control.respond.approval-proof']);
-    // What was emitted: the digest of the original text, and a prompt complete exactly when the text is whole at that level.
-    assert.equal((p.event as unknown as Record<string, unknown>)[APPROVAL_DIGEST_ATTR], approvalDigest(text));
-    const complete = capture === 'full' || (capture === 'redacted' && redact(text) === text);
-    assert.equal(approvalView(p.event).complete, complete);
-    await engine.shutdown();
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  await fc.assert(
+    fc.asyncProperty(TEXT, LEVEL, PROOF, ANSWER, async (text, capture, proofKind, answer) => {
+      const { port, respond } = recordingPort(capture);
+      const engine = new AttentionEngine(port);
+      const p = engine.requestAttention({ session: 's', kind: 'permission', subject: 'Bash', approvalText: text, options: OPTIONS });
+      const sibling = engine.requestAttention({ session: 's', kind: 'permission', subject: 'Bash', approvalText: text, options: OPTIONS });
+      const proof =
+        proofKind === 'right'
+          ? approvalProof(p.id, text)
+          : proofKind === 'other-request'
+            ? approvalProof(sibling.id, text)
+            : proofKind === 'other-text'
+              ? approvalProof(p.id, `${text} `)
+              : proofKind === 'digest'
+                ? approvalDigest(text)
+                : proofKind === 'garbage'
+                  ? 'f'.repeat(32)
+                  : undefined;
+      const d: CommandDecision = await respond(p.id, answer, proof === undefined ? {} : { attrs: { [APPROVAL_PROOF_ATTR]: proof } });
+      const allowing = answer.option === 'allow' || answer.text === 'allow' || answer.text === 'ALLOW';
+      assert.equal(d.status === 'accepted', !allowing || proofKind === 'right', `${JSON.stringify(answer)} ${proofKind}`);
+      if (d.status === 'rejected') assert.deepEqual(rulesOf(d), ['control.respond.approval-proof']);
+      // What was emitted: the digest of the original text, and a prompt complete exactly when the text is whole at that level.
+      assert.equal((p.event as unknown as Record<string, unknown>)[APPROVAL_DIGEST_ATTR], approvalDigest(text));
+      const complete = capture === 'full' || (capture === 'redacted' && redact(text) === text);
+      assert.equal(approvalView(p.event).complete, complete);
+      await engine.shutdown();
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });

@@ -8,7 +8,10 @@ import { AttentionEngine } from '@aep/client';
 import type { AttentionPort, CommandDecision, CommandHandler, FieldSpec, WireEvent } from '@aep/client';
 
 const FIELDS: FieldSpec[] = [{ id: '1', type: 'string', label: 'Bucket name', required: true }];
-const DECLINE = [{ id: 'decline', label: 'Decline' }, { id: 'cancel', label: 'Cancel' }];
+const DECLINE = [
+  { id: 'decline', label: 'Decline' },
+  { id: 'cancel', label: 'Cancel' },
+];
 
 function port(ceiling: CaptureLevel, failOn?: string) {
   const emitted: WireEvent[] = [];
@@ -19,15 +22,40 @@ function port(ceiling: CaptureLevel, failOn?: string) {
     options: { agent: 'hook-agent' },
     emit: (session, type, data, attrs = {}) => {
       if (type === failOn) throw new Error('emitter closed');
-      const e = { aep: '0.1', id: `e${++n}`, type, time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/hook-agent', agent: 'hook-agent', session, ...attrs, ...(data ? { data } : {}) } as WireEvent;
+      const e = {
+        aep: '0.1',
+        id: `e${++n}`,
+        type,
+        time: '2026-01-01T00:00:00Z',
+        source: 'aep://h/agent/hook-agent',
+        agent: 'hook-agent',
+        session,
+        ...attrs,
+        ...(data ? { data } : {}),
+      } as WireEvent;
       emitted.push(e);
       return e;
     },
-    onCommand: (_type, h) => { handler = h; return () => { handler = undefined; }; },
+    onCommand: (_type, h) => {
+      handler = h;
+      return () => {
+        handler = undefined;
+      };
+    },
   };
   let c = 0;
   const respond = async (subject: string, answer: unknown): Promise<CommandDecision> => {
-    const event = { aep: '0.1', id: `c${++c}`, type: 'control.attention.respond', subject, time: '2026-01-01T00:00:00Z', source: 'aep://x/agent/ui', agent: 'ui', session: 's', data: { answer } } as WireEvent;
+    const event = {
+      aep: '0.1',
+      id: `c${++c}`,
+      type: 'control.attention.respond',
+      subject,
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://x/agent/ui',
+      agent: 'ui',
+      session: 's',
+      data: { answer },
+    } as WireEvent;
     return handler!({ event, raw: JSON.stringify(event) });
   };
   return { port: p, emitted, respond, types: () => emitted.map((e) => e.type) };
@@ -57,7 +85,15 @@ test('a form with declared options: answered by option, by text naming one, or b
   const declined = await respond(c.id, { option: 'decline' });
   assert.equal(declined.status, 'accepted', 'every form accepts decline without declaring it (C2)');
   declined.after?.();
-  assert.deepEqual(await c, { status: 'answered', requestId: c.id, answer: { option: 'decline' }, via: 'control', by: 'ui', commandId: 'c8', refusal: 'decline' });
+  assert.deepEqual(await c, {
+    status: 'answered',
+    requestId: c.id,
+    answer: { option: 'decline' },
+    via: 'control',
+    by: 'ui',
+    commandId: 'c8',
+    refusal: 'decline',
+  });
   assert.equal(emitted.filter((e) => e.type === 'attention.answered').length, 3);
   await engine.shutdown();
 });
@@ -66,11 +102,23 @@ test('an async validate hook: concurrent answers decide once (the second is refu
   const { port: p, respond, types } = port('full');
   const engine = new AttentionEngine(p);
   let release!: () => void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   let calls = 0;
   const a = engine.requestAttention({
-    session: 's', kind: 'permission', prompt: 'Allow?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }],
-    validate: async () => { calls++; await gate; return []; },
+    session: 's',
+    kind: 'permission',
+    prompt: 'Allow?',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+    ],
+    validate: async () => {
+      calls++;
+      await gate;
+      return [];
+    },
   });
   const first = respond(a.id, { option: 'allow' });
   const second = respond(a.id, { option: 'deny' });
@@ -81,15 +129,29 @@ test('an async validate hook: concurrent answers decide once (the second is refu
   assert.equal(d2.status === 'rejected' && d2.reason, 'refused');
   d1.after?.();
   assert.deepEqual((await a).status === 'answered' && (await a).answer, { option: 'allow' });
-  assert.deepEqual(types().filter((t) => t !== 'attention.requested'), ['attention.answered', 'attention.resolved']);
-  const b = engine.requestAttention({ session: 's', kind: 'input', prompt: 'Name?', validate: () => { throw new Error('boom'); } });
+  assert.deepEqual(
+    types().filter((t) => t !== 'attention.requested'),
+    ['attention.answered', 'attention.resolved'],
+  );
+  const b = engine.requestAttention({
+    session: 's',
+    kind: 'input',
+    prompt: 'Name?',
+    validate: () => {
+      throw new Error('boom');
+    },
+  });
   const bad = await respond(b.id, { text: 'x' });
   assert.equal(bad.status === 'rejected' && bad.reason, 'invalid');
   assert.deepEqual(rules(bad), ['control.respond.validate-failed']);
   assert.deepEqual(engine.pending(), [b.id]);
   assert.equal(engine.answerOutOfBand(b.id, { text: 'x' }).ok, false);
   const c = engine.requestAttention({ session: 's', kind: 'input', prompt: 'Name?', validate: async () => [] });
-  assert.deepEqual(engine.answerOutOfBand(c.id, { text: 'x' }).issues.map((i) => i.rule), ['control.respond.validate-failed'], 'oob answers need a synchronous hook');
+  assert.deepEqual(
+    engine.answerOutOfBand(c.id, { text: 'x' }).issues.map((i) => i.rule),
+    ['control.respond.validate-failed'],
+    'oob answers need a synchronous hook',
+  );
   await engine.shutdown();
 });
 
@@ -121,7 +183,10 @@ test('a follow-up that cannot be emitted is logged and the request still settles
   const ok = await respond(a.id, { text: 'Ann' });
   ok.after?.();
   assert.equal((await a).status, 'answered');
-  assert.ok(lines.some((l) => l.includes('attention.answered')), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes('attention.answered')),
+    lines.join('\n'),
+  );
   const { port: q } = port('full', 'attention.timeout');
   const engine2 = new AttentionEngine(q, { log: (l) => lines.push(l) });
   const t = engine2.requestAttention({ session: 's', kind: 'input', prompt: 'Name?', expiresInMs: 5 });

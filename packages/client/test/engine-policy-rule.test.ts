@@ -10,7 +10,10 @@ import { APPROVAL_PROOF_ATTR, approvalProof } from '@aep/protocol';
 import { AttentionEngine, POLICY_RULE_ATTR, POLICY_RULE_PATTERN } from '@aep/client';
 import { recordingPort, rulesOf } from './engine-port.js';
 
-const OPTIONS = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+const OPTIONS = [
+  { id: 'allow', label: 'Allow' },
+  { id: 'deny', label: 'Deny' },
+];
 const rec = (ev: unknown) => ev as Record<string, unknown>;
 
 test('an answer naming a policy rule is recorded answered by the delegate and resolved auto, with the rule', async () => {
@@ -21,7 +24,11 @@ test('an answer naming a policy rule is recorded answered by the delegate and re
   assert.equal(d.status, 'accepted');
   d.after?.();
   const outcome = await p;
-  assert.deepEqual(outcome.status === 'answered' && { rule: outcome.rule, by: outcome.by, answer: outcome.answer }, { rule: 'deny-rm-rf', by: 'aep-delegate', answer: { option: 'deny' } });
+  assert.deepEqual(outcome.status === 'answered' && { rule: outcome.rule, by: outcome.by, answer: outcome.answer }, {
+    rule: 'deny-rm-rf',
+    by: 'aep-delegate',
+    answer: { option: 'deny' },
+  });
   const answered = emitted.find((e) => e.type === 'attention.answered')!;
   const resolved = emitted.find((e) => e.type === 'attention.resolved')!;
   assert.deepEqual(answered.data, { answer: { option: 'deny' }, by: 'aep-delegate', via: 'control' });
@@ -55,16 +62,30 @@ test('the attribute grants nothing: an allow without the approval proof is nacke
   assert.deepEqual(rulesOf(bare), ['control.respond.approval-proof']);
   assert.deepEqual(engine.pending(), [p.id], 'still pending');
   assert.equal(emitted.filter((e) => e.type === 'attention.resolved').length, 0);
-  const ok = await respond(p.id, { option: 'allow' }, { agent: 'aep-delegate', attrs: { [POLICY_RULE_ATTR]: 'npm-test', [APPROVAL_PROOF_ATTR]: approvalProof(p.id, text) } });
+  const ok = await respond(
+    p.id,
+    { option: 'allow' },
+    { agent: 'aep-delegate', attrs: { [POLICY_RULE_ATTR]: 'npm-test', [APPROVAL_PROOF_ATTR]: approvalProof(p.id, text) } },
+  );
   assert.equal(ok.status, 'accepted');
   ok.after?.();
-  assert.equal(((await p).status === 'answered') && (await p as { rule?: string }).rule, 'npm-test');
+  assert.equal((await p).status === 'answered' && ((await p) as { rule?: string }).rule, 'npm-test');
   const resolved = emitted.find((e) => e.type === 'attention.resolved')!;
   assert.equal((resolved.data as { resolution: string }).resolution, 'auto');
 });
 
 test('a form answered by rule (values) is resolved auto; a cancel by rule stays dismissed', async () => {
-  const fields = [{ id: 'pm', type: 'select' as const, label: 'Which package manager?', choices: [{ id: 'npm', label: 'npm' }, { id: 'pnpm', label: 'pnpm' }] }];
+  const fields = [
+    {
+      id: 'pm',
+      type: 'select' as const,
+      label: 'Which package manager?',
+      choices: [
+        { id: 'npm', label: 'npm' },
+        { id: 'pnpm', label: 'pnpm' },
+      ],
+    },
+  ];
   const { port, respond, emitted } = recordingPort('metadata');
   const engine = new AttentionEngine(port);
   const a = engine.requestAttention({ session: 's', kind: 'form', prompt: 'f', fields });
@@ -72,31 +93,37 @@ test('a form answered by rule (values) is resolved auto; a cancel by rule stays 
   const b = engine.requestAttention({ session: 's', kind: 'form', prompt: 'f', fields });
   (await respond(b.id, { option: 'cancel' }, { agent: 'aep-delegate', attrs: { [POLICY_RULE_ATTR]: 'pm-cancel' } })).after?.();
   const resolutions = emitted.filter((e) => e.type === 'attention.resolved').map((e) => [e.subject, (e.data as { resolution: string }).resolution]);
-  assert.deepEqual(resolutions, [[a.id, 'auto'], [b.id, 'dismissed']]);
+  assert.deepEqual(resolutions, [
+    [a.id, 'auto'],
+    [b.id, 'dismissed'],
+  ]);
   assert.deepEqual((await a).status === 'answered' && (await a).answer, { values: { pm: 'pnpm' } });
 });
 
 test('property: whatever the attribute, the verdict is the same as without it; only well-formed ids label auto', async () => {
-  await fc.assert(fc.asyncProperty(
-    fc.oneof(fc.string({ maxLength: 70 }), fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,63}$/)),
-    fc.constantFrom({ option: 'allow' }, { option: 'deny' }, { text: 'Allow' }, { text: 'nope' }, { option: 'maybe' }),
-    fc.boolean(),
-    async (rule, answer, withProof) => {
-      const verdict = async (attrs: Record<string, unknown>) => {
-        const { port, respond, emitted } = recordingPort('full');
-        const engine = new AttentionEngine(port);
-        const p = engine.requestAttention({ session: 's', kind: 'permission', approvalText: 'make deploy', options: OPTIONS });
-        const d = await respond(p.id, answer, { attrs: { ...attrs, ...(withProof ? { [APPROVAL_PROOF_ATTR]: approvalProof(p.id, 'make deploy') } : {}) } });
-        d.after?.();
-        const resolved = emitted.find((e) => e.type === 'attention.resolved');
-        return { status: d.status, rules: rulesOf(d), resolution: (resolved?.data as { resolution?: string } | undefined)?.resolution };
-      };
-      const plain = await verdict({});
-      const labelled = await verdict({ [POLICY_RULE_ATTR]: rule });
-      assert.equal(labelled.status, plain.status);
-      assert.deepEqual(labelled.rules, plain.rules);
-      if (plain.resolution !== undefined) assert.equal(labelled.resolution, POLICY_RULE_PATTERN.test(rule) ? 'auto' : 'answered');
-      else assert.equal(labelled.resolution, undefined);
-    },
-  ), { numRuns: 200 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(fc.string({ maxLength: 70 }), fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,63}$/)),
+      fc.constantFrom({ option: 'allow' }, { option: 'deny' }, { text: 'Allow' }, { text: 'nope' }, { option: 'maybe' }),
+      fc.boolean(),
+      async (rule, answer, withProof) => {
+        const verdict = async (attrs: Record<string, unknown>) => {
+          const { port, respond, emitted } = recordingPort('full');
+          const engine = new AttentionEngine(port);
+          const p = engine.requestAttention({ session: 's', kind: 'permission', approvalText: 'make deploy', options: OPTIONS });
+          const d = await respond(p.id, answer, { attrs: { ...attrs, ...(withProof ? { [APPROVAL_PROOF_ATTR]: approvalProof(p.id, 'make deploy') } : {}) } });
+          d.after?.();
+          const resolved = emitted.find((e) => e.type === 'attention.resolved');
+          return { status: d.status, rules: rulesOf(d), resolution: (resolved?.data as { resolution?: string } | undefined)?.resolution };
+        };
+        const plain = await verdict({});
+        const labelled = await verdict({ [POLICY_RULE_ATTR]: rule });
+        assert.equal(labelled.status, plain.status);
+        assert.deepEqual(labelled.rules, plain.rules);
+        if (plain.resolution !== undefined) assert.equal(labelled.resolution, POLICY_RULE_PATTERN.test(rule) ? 'auto' : 'answered');
+        else assert.equal(labelled.resolution, undefined);
+      },
+    ),
+    { numRuns: 200 },
+  );
 });

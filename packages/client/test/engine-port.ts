@@ -24,20 +24,41 @@ export function recordingPort(ceiling: CaptureLevel, failOn?: string) {
       if (type === failOn) throw new Error('emitter closed');
       const { extensions, ...rest } = attrs;
       const e = {
-        aep: '0.1', id: `e${++n}`, type, time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/test-agent', agent: 'test-agent', session,
-        ...rest, ...(extensions ?? {}), ...(data ? { data } : {}),
+        aep: '0.1',
+        id: `e${++n}`,
+        type,
+        time: '2026-01-01T00:00:00Z',
+        source: 'aep://h/agent/test-agent',
+        agent: 'test-agent',
+        session,
+        ...rest,
+        ...(extensions ?? {}),
+        ...(data ? { data } : {}),
       } as WireEvent;
       emitted.push(e);
       return e;
     },
-    onCommand: (_type, h) => { handler = h; return () => { handler = undefined; }; },
+    onCommand: (_type, h) => {
+      handler = h;
+      return () => {
+        handler = undefined;
+      };
+    },
   };
   let c = 0;
   /** Deliver a `control.attention.respond` for `subject`; returns the engine's decision (run `after` to record). */
   const respond = async (subject: string, answer: unknown, extra: RespondExtra = {}): Promise<CommandDecision> => {
     const event = {
-      aep: '0.1', id: `c${++c}`, type: 'control.attention.respond', subject, time: '2026-01-01T00:00:00Z', source: 'aep://x/agent/ui',
-      agent: extra.agent ?? 'ui', session: extra.session ?? 's', ...(extra.attrs ?? {}), data: { answer },
+      aep: '0.1',
+      id: `c${++c}`,
+      type: 'control.attention.respond',
+      subject,
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://x/agent/ui',
+      agent: extra.agent ?? 'ui',
+      session: extra.session ?? 's',
+      ...(extra.attrs ?? {}),
+      data: { answer },
     } as WireEvent;
     if (!handler) throw new Error('no command handler registered');
     return handler({ event, raw: JSON.stringify(event) });

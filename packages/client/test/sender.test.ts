@@ -33,7 +33,9 @@ async function scripted(opts: { roster?: boolean; refuse?: number; drop?: (cmd: 
     peer.upgrades++;
     peer.requests.push({ url: req.url ?? '', auth: req.headers.authorization });
     if (opts.refuse) {
-      socket.end(`HTTP/1.1 ${opts.refuse} Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"error":"unauthorized"}`);
+      socket.end(
+        `HTTP/1.1 ${opts.refuse} Unauthorized\r\nContent-Type: application/json\r\nContent-Length: 24\r\nConnection: close\r\n\r\n{"error":"unauthorized"}`,
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -46,17 +48,45 @@ async function scripted(opts: { roster?: boolean; refuse?: number; drop?: (cmd: 
         const type = String(m['type']);
         if (type === 'hello') ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: opts.roster ? { roster: {} } : {} }));
         else if (type === 'subscribe') ws.send(JSON.stringify({ type: 'subscribed', id: m['id'] }));
-        else if (type === 'roster') ws.send(JSON.stringify({ type: 'roster', id: m['id'], entries: [{ session: 's', agent: 'a' }], offline: [{ request: 'q', session: 's', agent: 'a', source: 'aep://h/agent/a/session/s', since: '2026-01-01T00:00:00Z' }] }));
+        else if (type === 'roster')
+          ws.send(
+            JSON.stringify({
+              type: 'roster',
+              id: m['id'],
+              entries: [{ session: 's', agent: 'a' }],
+              offline: [{ request: 'q', session: 's', agent: 'a', source: 'aep://h/agent/a/session/s', since: '2026-01-01T00:00:00Z' }],
+            }),
+          );
         else if (type.startsWith('control.')) {
-          if (opts.drop?.(m, commands++)) { ws.terminate(); return; }
-          ws.send(JSON.stringify({ aep: '0.1', id: `ack-${String(m['id'])}`, type: 'control.accepted', time: new Date().toISOString(), source: 'aep://h/agent/t/session/s', agent: 't', session: m['session'], seq: commands, cause: m['id'] }));
+          if (opts.drop?.(m, commands++)) {
+            ws.terminate();
+            return;
+          }
+          ws.send(
+            JSON.stringify({
+              aep: '0.1',
+              id: `ack-${String(m['id'])}`,
+              type: 'control.accepted',
+              time: new Date().toISOString(),
+              source: 'aep://h/agent/t/session/s',
+              agent: 't',
+              session: m['session'],
+              seq: commands,
+              cause: m['id'],
+            }),
+          );
         }
       });
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  peer.close = () => new Promise((r) => { for (const s of wss.clients) s.terminate(); server.closeAllConnections(); server.close(() => r()); });
+  peer.close = () =>
+    new Promise((r) => {
+      for (const s of wss.clients) s.terminate();
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return peer;
 }
 
@@ -72,11 +102,15 @@ test('pause, resume and cancel build AEP-0004 §5 envelopes; respond carries ext
     const proof = approvalProof('req-1', 'rm -rf build');
     assert.equal((await s.respond({ session: 's', requestId: 'req-1', answer: { option: 'allow' }, extensions: { approvalproof: proof } })).status, 'accepted');
     const [pause, resume, cancel, respond] = commandsOf(peer);
-    assert.deepEqual({ type: pause!['type'], session: pause!['session'], run: pause!['run'], data: pause!['data'], seq: pause!['seq'], capture: pause!['capture'] },
-      { type: 'control.pause', session: 's', run: 'r1', data: {}, seq: undefined, capture: undefined });
+    assert.deepEqual(
+      { type: pause!['type'], session: pause!['session'], run: pause!['run'], data: pause!['data'], seq: pause!['seq'], capture: pause!['capture'] },
+      { type: 'control.pause', session: 's', run: 'r1', data: {}, seq: undefined, capture: undefined },
+    );
     assert.deepEqual({ type: resume!['type'], data: resume!['data'], run: resume!['run'] }, { type: 'control.resume', data: {}, run: undefined });
-    assert.deepEqual({ type: cancel!['type'], run: cancel!['run'], data: cancel!['data'], capture: cancel!['capture'] },
-      { type: 'control.cancel', run: 'r1', data: { scope: 'run', reason: 'stop it' }, capture: 'redacted' });
+    assert.deepEqual(
+      { type: cancel!['type'], run: cancel!['run'], data: cancel!['data'], capture: cancel!['capture'] },
+      { type: 'control.cancel', run: 'r1', data: { scope: 'run', reason: 'stop it' }, capture: 'redacted' },
+    );
     assert.equal(respond!['approvalproof'], proof);
     assert.equal(respond!['subject'], 'req-1');
     assert.equal(respond!['cause'], 'req-1');
@@ -136,12 +170,23 @@ test('roster(): the snapshot with offline requests where advertised, null where 
 test('HTTP 401 on the upgrade: the sender and the emitter report AEP_CLIENT_REFUSED with the status, after one attempt, in one log line', async () => {
   const peer = await scripted({ refuse: 401 });
   try {
-    await assert.rejects(CommandSender.connect({ url: peer.url, token: 'bad-token-xyz' }), (e: unknown) => e instanceof ClientError && e.code === 'AEP_CLIENT_REFUSED' && e.status === 401 && /HTTP 401/.test(e.message) && !e.message.includes('bad-token-xyz'));
+    await assert.rejects(
+      CommandSender.connect({ url: peer.url, token: 'bad-token-xyz' }),
+      (e: unknown) =>
+        e instanceof ClientError && e.code === 'AEP_CLIENT_REFUSED' && e.status === 401 && /HTTP 401/.test(e.message) && !e.message.includes('bad-token-xyz'),
+    );
     assert.equal(peer.upgrades, 1);
     const logs: string[] = [];
     const start = peer.upgrades;
     await assert.rejects(
-      EmitterConnection.connect({ url: peer.url, token: 'bad-token-xyz', agent: 'a', log: (l) => logs.push(l), reconnect: { initialMs: 10, maxMs: 20 }, timeoutMs: 10_000 }),
+      EmitterConnection.connect({
+        url: peer.url,
+        token: 'bad-token-xyz',
+        agent: 'a',
+        log: (l) => logs.push(l),
+        reconnect: { initialMs: 10, maxMs: 20 },
+        timeoutMs: 10_000,
+      }),
       (e: unknown) => e instanceof ClientError && e.code === 'AEP_CLIENT_REFUSED' && e.status === 401,
     );
     assert.equal(peer.upgrades - start, 1, 'a refused token is not retried');

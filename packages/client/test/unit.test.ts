@@ -27,43 +27,75 @@ test('durable epochs increase by one per start; a corrupt state file falls back 
   }
 });
 
-const ev = (over: Partial<WireEvent>): WireEvent => ({ aep: '0.1', id: 'x', type: 'attention.requested', time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/a', agent: 'a', session: 's', ...over });
+const ev = (over: Partial<WireEvent>): WireEvent => ({
+  aep: '0.1',
+  id: 'x',
+  type: 'attention.requested',
+  time: '2026-01-01T00:00:00Z',
+  source: 'aep://h/agent/a',
+  agent: 'a',
+  session: 's',
+  ...over,
+});
 
 test('the attention fold opens, marks answered, closes, and sorts oldest first', () => {
   const f = new AttentionFold();
   assert.equal(f.push(ev({ id: 'r2', time: '2026-01-01T00:00:02Z', data: { kind: 'form' } })), 'opened');
   assert.equal(f.push(ev({ id: 'r1', time: '2026-01-01T00:00:01Z', session: 't' })), 'opened');
   assert.equal(f.push(ev({ id: 'r1', time: '2026-01-01T00:00:01Z', session: 't' })), undefined, 'redelivery');
-  assert.deepEqual(f.pending().map((p) => p.id), ['r1', 'r2']);
+  assert.deepEqual(
+    f.pending().map((p) => p.id),
+    ['r1', 'r2'],
+  );
   assert.equal(f.push(ev({ id: 'a', type: 'attention.answered', subject: 'r2' })), 'answered');
   assert.equal(f.get('r2')?.answered, true);
   assert.equal(f.push(ev({ id: 'z', type: 'attention.resolved', subject: 'r2', session: 'other' })), undefined, 'another session');
   assert.equal(f.push(ev({ id: 'z', type: 'attention.resolved', subject: 'r2' })), 'closed');
   assert.equal(f.push(ev({ id: 't', type: 'attention.timeout', subject: 'r3' })), undefined);
   assert.equal(f.push(ev({ id: 'r3' })), undefined, 'a terminal seen first keeps it closed');
-  assert.deepEqual(f.pending().map((p) => p.id), ['r1']);
+  assert.deepEqual(
+    f.pending().map((p) => p.id),
+    ['r1'],
+  );
 });
 
 function sseServer(handler: (url: URL, write: (s: string) => void, end: (status?: number, body?: string) => void) => void) {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     let started = false;
-    handler(url, (s) => {
-      if (!started) { res.writeHead(200, { 'Content-Type': 'text/event-stream' }); started = true; }
-      res.write(s);
-    }, (status, body) => {
-      if (!started && status) { res.writeHead(status, { 'Content-Type': 'application/json' }); res.end(body); return; }
-      res.end();
-    });
+    handler(
+      url,
+      (s) => {
+        if (!started) {
+          res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+          started = true;
+        }
+        res.write(s);
+      },
+      (status, body) => {
+        if (!started && status) {
+          res.writeHead(status, { 'Content-Type': 'application/json' });
+          res.end(body);
+          return;
+        }
+        res.end();
+      },
+    );
   });
   return new Promise<{ url: string; close: () => Promise<void>; requests: URL[] }>((resolve) => {
     const requests: URL[] = [];
     server.on('request', (req) => requests.push(new URL(req.url ?? '/', 'http://x')));
-    server.listen(0, '127.0.0.1', () => resolve({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      requests,
-      close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
-    }));
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        requests,
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      }),
+    );
   });
 }
 
@@ -77,12 +109,26 @@ test('SSE reader: dedupes on (source, id), reports replay-exhausted, ignores com
     write(': replay-exhausted s 0:4\n\n');
     write(line(a) + ': ping\n\n' + line(a));
     write(line(b).slice(0, 20));
-    setTimeout(() => { write(line(b).slice(20) + line(sameIdOtherSource)); end(); }, 20);
+    setTimeout(() => {
+      write(line(b).slice(20) + line(sameIdOtherSource));
+      end();
+    }, 20);
   });
   try {
     const got: string[] = [];
     const exhausted: unknown[] = [];
-    const sub = subscribe({ url: srv.url, token: 'tok', filter: { session: 's' }, ceiling: 'metadata', from: 'all', live: false, onReplayExhausted: (s, e) => exhausted.push([s, e]) }, (e) => got.push(`${e.source}|${e.id}`));
+    const sub = subscribe(
+      {
+        url: srv.url,
+        token: 'tok',
+        filter: { session: 's' },
+        ceiling: 'metadata',
+        from: 'all',
+        live: false,
+        onReplayExhausted: (s, e) => exhausted.push([s, e]),
+      },
+      (e) => got.push(`${e.source}|${e.id}`),
+    );
     await sub.done;
     assert.deepEqual(got, ['aep://h/agent/a|e1', 'aep://h/agent/a|e2', 'aep://h/agent/b|e1']);
     assert.deepEqual(exhausted, [['s', { epoch: 0, seq: 4 }]]);
@@ -103,7 +149,11 @@ test('SSE reader: a live stream that drops resumes from the last positions; a 40
   const srv = await sseServer((u, write, end) => {
     n++;
     if (u.searchParams.get('filter') === '{"bad":1}') return end(400, '{"error":"invalid-filter"}');
-    if (n === 1) { write(line(ev({ id: 'e1', type: 'progress.status', seq: 1 }))); setTimeout(() => end(), 10); return; }
+    if (n === 1) {
+      write(line(ev({ id: 'e1', type: 'progress.status', seq: 1 })));
+      setTimeout(() => end(), 10);
+      return;
+    }
     write(line(ev({ id: 'e1', type: 'progress.status', seq: 1 })) + line(ev({ id: 'e2', type: 'progress.status', seq: 2 })));
   });
   try {

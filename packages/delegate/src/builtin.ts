@@ -26,7 +26,8 @@ function fieldMismatch(id: string, field: FieldFacts, fm: FieldMatch): string | 
   for (const k of ['required', 'multi', 'other'] as const) {
     if (fm[k] !== undefined && field[k] !== fm[k]) return `field ${id} has ${k} ${String(field[k])}, not ${String(fm[k])}`;
   }
-  if (fm.choices !== undefined && !sameSet(field.choices, fm.choices)) return `field ${id} offers choices ${field.choices.join(', ') || '(none)'}, not ${fm.choices.join(', ')}`;
+  if (fm.choices !== undefined && !sameSet(field.choices, fm.choices))
+    return `field ${id} offers choices ${field.choices.join(', ') || '(none)'}, not ${fm.choices.join(', ')}`;
   if (fm.min !== undefined && field.min !== fm.min) return `field ${id} has min ${field.min ?? '(none)'}, not ${fm.min}`;
   if (fm.max !== undefined && field.max !== fm.max) return `field ${id} has max ${field.max ?? '(none)'}, not ${fm.max}`;
   return undefined;
@@ -65,14 +66,19 @@ export function matchRule(m: RuleMatch, f: RequestFacts, ctx: EvalContext, timez
     const have = f.fields.map((x) => x.id);
     if (!sameSet(have, want)) return { ok: false, why: `fields are ${have.join(', ') || '(none)'}, not ${want.join(', ')}` };
     for (const id of want) {
-      const why = fieldMismatch(id, f.fields.find((x) => x.id === id)!, m.fields[id]!);
+      const why = fieldMismatch(
+        id,
+        f.fields.find((x) => x.id === id)!,
+        m.fields[id]!,
+      );
       if (why) return { ok: false, why };
     }
     held.push(`fields ${want.join(', ')}`);
   }
   if (m.time !== undefined) {
     const { day, minute } = localClock(ctx.now, timezone);
-    if (m.time.days !== undefined && !m.time.days.includes(day)) return { ok: false, why: `${DAY_NAMES[day]} is not ${m.time.days.map((d) => DAY_NAMES[d]).join(', ')}` };
+    if (m.time.days !== undefined && !m.time.days.includes(day))
+      return { ok: false, why: `${DAY_NAMES[day]} is not ${m.time.days.map((d) => DAY_NAMES[d]).join(', ')}` };
     const from = m.time.from ?? 0;
     const to = m.time.to ?? 1440;
     const inside = from < to ? minute >= from && minute < to : minute >= from || minute < to;
@@ -91,7 +97,9 @@ export function matchRule(m: RuleMatch, f: RequestFacts, ctx: EvalContext, timez
 /** The next time a time condition of `m` may flip, after `now`. */
 function recheckOf(m: RuleMatch, f: RequestFacts, ctx: EvalContext): number | undefined {
   let at: number | undefined;
-  const take = (t: number) => { if (t > ctx.now && (at === undefined || t < at)) at = t; };
+  const take = (t: number) => {
+    if (t > ctx.now && (at === undefined || t < at)) at = t;
+  };
   if (m.time !== undefined) take(nextMinute(ctx.now));
   if (m.pending !== undefined) {
     const start = Number.isFinite(f.time) ? f.time : ctx.firstSeen;

@@ -44,8 +44,12 @@ function fail(file: string, message: string, line?: number): never {
 }
 
 function structural(v: unknown): v is StructuralValue {
-  return typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v !== '')
-    || (Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== ''));
+  return (
+    typeof v === 'boolean' ||
+    (typeof v === 'number' && Number.isFinite(v)) ||
+    (typeof v === 'string' && v !== '') ||
+    (Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== ''))
+  );
 }
 
 function parseRules(cedar: CedarModule, text: string, file: string): CedarRule[] {
@@ -90,8 +94,13 @@ function parseRules(cedar: CedarModule, text: string, file: string): CedarRule[]
       decision = { type: 'option', option: ann['option'] };
     } else {
       let values: unknown;
-      try { values = JSON.parse(ann['values']!); } catch { fail(file, `policy ${id}: @values must be a JSON object`, line); }
-      if (typeof values !== 'object' || values === null || Array.isArray(values) || Object.keys(values).length === 0) fail(file, `policy ${id}: @values must be a non-empty JSON object`, line);
+      try {
+        values = JSON.parse(ann['values']!);
+      } catch {
+        fail(file, `policy ${id}: @values must be a JSON object`, line);
+      }
+      if (typeof values !== 'object' || values === null || Array.isArray(values) || Object.keys(values).length === 0)
+        fail(file, `policy ${id}: @values must be a non-empty JSON object`, line);
       for (const [k, v] of Object.entries(values)) {
         if (!structural(v)) fail(file, `policy ${id}: @values.${k} must be a number, a boolean, a choice id or a list of choice ids`, line);
       }
@@ -114,7 +123,11 @@ export class CedarEngine implements DecisionEngine {
   private readonly staticPolicies: Record<string, string>;
   private readonly timeDependent: boolean;
 
-  constructor(private readonly cedar: CedarModule, readonly policy: Policy, rules: CedarRule[]) {
+  constructor(
+    private readonly cedar: CedarModule,
+    readonly policy: Policy,
+    rules: CedarRule[],
+  ) {
     const permits = rules.filter((r) => r.effect === 'permit');
     this.ordered = (['deny', 'ask', 'allow'] as const).flatMap((t) => permits.filter((r) => r.tier === t));
     this.forbids = rules.filter((r) => r.effect === 'forbid');
@@ -128,17 +141,29 @@ export class CedarEngine implements DecisionEngine {
     const fields: Record<string, unknown> = {};
     for (const x of f.fields) {
       fields[x.id] = {
-        type: x.type, required: x.required, multi: x.multi, other: x.other, choices: x.choices,
+        type: x.type,
+        required: x.required,
+        multi: x.multi,
+        other: x.other,
+        choices: x.choices,
         ...(x.min !== undefined && Number.isSafeInteger(x.min) ? { min: x.min } : {}),
         ...(x.max !== undefined && Number.isSafeInteger(x.max) ? { max: x.max } : {}),
       };
     }
     return {
-      kind: f.kind, session: f.session, source: f.source, severity: f.severity,
-      has_digest: f.digest !== undefined, digest: f.digest ?? '',
-      options: f.options, field_ids: f.fields.map((x) => x.id), fields,
+      kind: f.kind,
+      session: f.session,
+      source: f.source,
+      severity: f.severity,
+      has_digest: f.digest !== undefined,
+      digest: f.digest ?? '',
+      options: f.options,
+      field_ids: f.fields.map((x) => x.id),
+      fields,
       pending_ms: Math.min(Number.MAX_SAFE_INTEGER, Math.floor(pendingMs(ctx.now, f.time, ctx.firstSeen))),
-      weekday: DAY_NAMES[day], hour: Math.floor(minute / 60), minute: minute % 60,
+      weekday: DAY_NAMES[day],
+      hour: Math.floor(minute / 60),
+      minute: minute % 60,
     };
   }
 
@@ -163,14 +188,30 @@ export class CedarEngine implements DecisionEngine {
     let forbidden: string | undefined;
     for (const r of this.forbids) {
       const hit = decision === 'deny' && satisfied.has(r.id);
-      trace.push({ rule: r.id, tier: 'forbid', matched: hit, why: errors.has(r.id) ? `error: ${errors.get(r.id)!}` : hit ? 'Cedar forbid satisfied: nothing is answered' : 'Cedar forbid not satisfied' });
+      trace.push({
+        rule: r.id,
+        tier: 'forbid',
+        matched: hit,
+        why: errors.has(r.id) ? `error: ${errors.get(r.id)!}` : hit ? 'Cedar forbid satisfied: nothing is answered' : 'Cedar forbid not satisfied',
+      });
       if (hit && forbidden === undefined) forbidden = r.id;
     }
     const matches: MatchedRule[] = [];
     for (const r of this.ordered) {
       // With a satisfied forbid Cedar reports only the forbids; the permits are then moot.
       const hit = decision === 'allow' && satisfied.has(r.id);
-      trace.push({ rule: r.id, tier: r.tier, matched: hit, why: errors.has(r.id) ? `error: ${errors.get(r.id)!}` : hit ? 'Cedar permit satisfied' : forbidden ? 'not considered: a forbid holds' : 'Cedar permit not satisfied' });
+      trace.push({
+        rule: r.id,
+        tier: r.tier,
+        matched: hit,
+        why: errors.has(r.id)
+          ? `error: ${errors.get(r.id)!}`
+          : hit
+            ? 'Cedar permit satisfied'
+            : forbidden
+              ? 'not considered: a forbid holds'
+              : 'Cedar permit not satisfied',
+      });
       if (hit && r.decision) {
         const m: MatchedRule = { id: r.id, tier: r.tier, decision: r.decision, shadow: r.shadow };
         if (r.approvalText !== undefined) m.approvalText = r.approvalText;
@@ -188,7 +229,10 @@ export async function createCedarEngine(policy: Policy): Promise<CedarEngine> {
   try {
     cedar = await import('@cedar-policy/cedar-wasm/nodejs');
   } catch (err) {
-    throw new DelegateError('AEP_DELEGATE_CEDAR', `the Cedar engine (@cedar-policy/cedar-wasm) cannot be loaded here: ${err instanceof Error ? err.message : String(err)}`);
+    throw new DelegateError(
+      'AEP_DELEGATE_CEDAR',
+      `the Cedar engine (@cedar-policy/cedar-wasm) cannot be loaded here: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const rules = parseRules(cedar, policy.cedar.text, policy.cedar.file ?? 'cedar');
   return new CedarEngine(cedar, policy, rules);

@@ -5,7 +5,9 @@
 export function localClock(now: number, timezone: string): { day: number; minute: number } {
   const d = new Date(now);
   if (timezone === 'local') return { day: d.getDay(), minute: d.getHours() * 60 + d.getMinutes() };
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: timezone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(d);
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: timezone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(
+    d,
+  );
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(get('weekday'));
   return { day: day < 0 ? 0 : day, minute: (Number(get('hour')) % 24) * 60 + Number(get('minute')) };

@@ -117,8 +117,9 @@ function allowAnswer(m: MatchedRule, f: RequestFacts): { answer: RuleAnswer; pro
   if (d.type !== 'option') return { misfit: 'not an answer' };
   if (!f.options.includes(d.option)) return { misfit: `the request offers no option ${d.option}` };
   if (!needsApprovalText(f)) return { answer: { option: d.option } };
-  if (m.approvalText === undefined) return { misfit: 'an approval request is answered other than by refusing only with the exact approval text (match.approval_text)' };
-  if (f.digest === undefined || approvalDigest(m.approvalText) !== f.digest) return { misfit: 'the approval text does not match the request\'s approvaldigest' };
+  if (m.approvalText === undefined)
+    return { misfit: 'an approval request is answered other than by refusing only with the exact approval text (match.approval_text)' };
+  if (f.digest === undefined || approvalDigest(m.approvalText) !== f.digest) return { misfit: "the approval text does not match the request's approvaldigest" };
   return { answer: { option: d.option }, proofText: m.approvalText };
 }
 
@@ -142,7 +143,10 @@ export function grantOption(f: RequestFacts): string | undefined {
 /** Decides one request: the engine's matches, then the rules above. */
 export function decide(engine: DecisionEngine, grants: readonly Grant[], f: RequestFacts, ctx: EvalContext): Decision {
   if (f.kind === 'auth') {
-    return { verdict: { action: 'ask', reason: 'never' }, trace: [{ rule: '(delegate)', tier: 'ask', matched: true, why: 'a delegate never answers kind auth' }] };
+    return {
+      verdict: { action: 'ask', reason: 'never' },
+      trace: [{ rule: '(delegate)', tier: 'ask', matched: true, why: 'a delegate never answers kind auth' }],
+    };
   }
   const v = engine.evaluate(f, ctx);
   const trace = [...v.trace];
@@ -164,7 +168,11 @@ export function decide(engine: DecisionEngine, grants: readonly Grant[], f: Requ
       continue;
     }
     return done({
-      action: 'answer', tier: 'allow', rule: m.id, answer: a.answer, shadow: m.shadow,
+      action: 'answer',
+      tier: 'allow',
+      rule: m.id,
+      answer: a.answer,
+      shadow: m.shadow,
       ...(a.proofText !== undefined ? { proofText: a.proofText } : {}),
       ...(m.rateLimit ? { rateLimit: m.rateLimit } : {}),
     });
@@ -180,7 +188,12 @@ export function decide(engine: DecisionEngine, grants: readonly Grant[], f: Requ
       trace.push({ rule: g.id, tier: 'allow', matched: false, why: 'grant: the request offers no allowing option' });
       continue;
     }
-    trace.push({ rule: g.id, tier: 'allow', matched: true, why: `grant for agent ${g.agent}, tool ${g.tool}, approvaldigest ${g.digest}, until ${new Date(g.expires).toISOString()}` });
+    trace.push({
+      rule: g.id,
+      tier: 'allow',
+      matched: true,
+      why: `grant for agent ${g.agent}, tool ${g.tool}, approvaldigest ${g.digest}, until ${new Date(g.expires).toISOString()}`,
+    });
     return done({ action: 'answer', tier: 'allow', rule: g.id, answer: { option }, proofText: g.text, shadow: false, grant: true });
   }
   return done({ action: 'ask', reason: 'no-match' });

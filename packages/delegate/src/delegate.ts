@@ -150,7 +150,7 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     throw new DelegateError('AEP_DELEGATE_STATE', `cannot create the state directory ${stateDir}: ${(err as Error).message}`);
   }
   const policy = o.policy;
-  const engine = o.engine ?? await createEngine(policy);
+  const engine = o.engine ?? (await createEngine(policy));
   const decisions = new DecisionLog(join(stateDir, 'decisions.jsonl'));
   const grants = new GrantStore(join(stateDir, 'grants.json'));
   const pauseFile = join(stateDir, 'paused');
@@ -163,13 +163,28 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
   let closed = false;
 
   const conn = await EmitterConnection.connect({
-    url: o.url, ...(o.token ? { token: o.token } : {}), agent, capture: 'redacted',
-    control: { accepts: [...DELEGATE_ACCEPTS] }, emits: ['session', 'attention', 'progress', 'control', 'x'],
-    stateDir, log,
+    url: o.url,
+    ...(o.token ? { token: o.token } : {}),
+    agent,
+    capture: 'redacted',
+    control: { accepts: [...DELEGATE_ACCEPTS] },
+    emits: ['session', 'attention', 'progress', 'control', 'x'],
+    stateDir,
+    log,
   });
-  const sender = new CommandSender({ url: o.url, ...(o.token ? { token: o.token } : {}), agent, ...(o.ackWindowMs !== undefined ? { ackWindowMs: o.ackWindowMs } : {}) });
+  const sender = new CommandSender({
+    url: o.url,
+    ...(o.token ? { token: o.token } : {}),
+    agent,
+    ...(o.ackWindowMs !== undefined ? { ackWindowMs: o.ackWindowMs } : {}),
+  });
 
-  const safeEmit = (s: string, type: string, data: Record<string, unknown> | undefined, attrs: Parameters<EmitterConnection['emit']>[3]): WireEvent | undefined => {
+  const safeEmit = (
+    s: string,
+    type: string,
+    data: Record<string, unknown> | undefined,
+    attrs: Parameters<EmitterConnection['emit']>[3],
+  ): WireEvent | undefined => {
     try {
       return conn.emit(s, type, data, attrs);
     } catch (err) {
@@ -178,10 +193,20 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     }
   };
 
-  const snapshot = (cause?: string) => safeEmit(session, SNAPSHOT_EVENT, {
-    grants: grants.active(now()).map(grantSummary), paused: pausedFlag, shadow: policy.shadow,
-    engine: engine.name, policy: policy.hash, rules: policy.rules.length,
-  }, { capture: 'metadata', ...(cause ? { cause } : {}) });
+  const snapshot = (cause?: string) =>
+    safeEmit(
+      session,
+      SNAPSHOT_EVENT,
+      {
+        grants: grants.active(now()).map(grantSummary),
+        paused: pausedFlag,
+        shadow: policy.shadow,
+        engine: engine.name,
+        policy: policy.hash,
+        rules: policy.rules.length,
+      },
+      { capture: 'metadata', ...(cause ? { cause } : {}) },
+    );
 
   // The own session: claimed by its first sequenced event, so its commands are routed here.
   safeEmit(session, 'session.started', { client: { name: 'aep delegate', version: '0.1.0' } }, { capture: 'metadata' });
@@ -192,16 +217,25 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
 
   const windowOf = (rule: string, limit: RateLimit): Window => {
     let w = ruleWindows.get(rule);
-    if (!w || w.limit.max !== limit.max || w.limit.perMs !== limit.perMs) { w = new Window(limit); ruleWindows.set(rule, w); }
+    if (!w || w.limit.max !== limit.max || w.limit.perMs !== limit.perMs) {
+      w = new Window(limit);
+      ruleWindows.set(rule, w);
+    }
     return w;
   };
 
   const schedule = (t: Tracked, at: number | undefined) => {
-    if (t.timer) { clearTimeout(t.timer); t.timer = undefined; }
+    if (t.timer) {
+      clearTimeout(t.timer);
+      t.timer = undefined;
+    }
     if (at === undefined || closed || t.sent) return;
     const wait = Math.max(0, at - now());
     if (wait > MAX_RECHECK_MS) return;
-    t.timer = setTimeout(() => { t.timer = undefined; consider(t); }, wait);
+    t.timer = setTimeout(() => {
+      t.timer = undefined;
+      consider(t);
+    }, wait);
     (t.timer as { unref?: () => void }).unref?.();
   };
 
@@ -211,19 +245,29 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     t.lastRouted = key;
     // AEP-0002 §7.3: a foreign event in the request's session; the rule id rides as an extension
     // attribute because relays drop unannotated payload members below full.
-    safeEmit(t.facts.session, 'attention.routed', { to: via === 'policy' ? 'delegate' : 'person', via }, {
-      subject: t.facts.id, cause: t.facts.id, capture: 'metadata',
-      ...(rule !== undefined ? { extensions: { [POLICY_RULE_ATTR]: rule } } : {}),
-    });
+    safeEmit(
+      t.facts.session,
+      'attention.routed',
+      { to: via === 'policy' ? 'delegate' : 'person', via },
+      {
+        subject: t.facts.id,
+        cause: t.facts.id,
+        capture: 'metadata',
+        ...(rule !== undefined ? { extensions: { [POLICY_RULE_ATTR]: rule } } : {}),
+      },
+    );
     return true;
   };
 
   const record = (t: Tracked, ctx: EvalContext, d: Decision, outcome: Outcome): DecisionRecord => {
     const v = d.verdict;
     const r: DecisionRecord = {
-      type: 'decision', time: new Date(ctx.now).toISOString(),
+      type: 'decision',
+      time: new Date(ctx.now).toISOString(),
       ...factsRecord(t.facts, pendingMs(ctx.now, t.facts.time, t.firstSeen)),
-      engine: engine.name, policy: policy.hash, outcome,
+      engine: engine.name,
+      policy: policy.hash,
+      outcome,
       ...(v.action === 'answer' ? { rule: v.rule, tier: v.tier, answer: v.answer } : v.rule !== undefined ? { rule: v.rule } : {}),
       ...(v.action === 'ask' ? { reason: v.reason } : {}),
       trace: d.trace,
@@ -232,8 +276,16 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
   };
 
   const write = (r: DecisionRecord) => {
-    try { decisions.append(r); } catch (err) { log(`aep delegate: ${(err as DelegateError).code ?? 'AEP_DELEGATE_STATE'}: ${(err as Error).message}`); }
-    try { o.onDecision?.(r); } catch { /* a test hook never breaks the delegate */ }
+    try {
+      decisions.append(r);
+    } catch (err) {
+      log(`aep delegate: ${(err as DelegateError).code ?? 'AEP_DELEGATE_STATE'}: ${(err as Error).message}`);
+    }
+    try {
+      o.onDecision?.(r);
+    } catch {
+      /* a test hook never breaks the delegate */
+    }
   };
 
   const send = async (t: Tracked, v: Extract<Decision['verdict'], { action: 'answer' }>) => {
@@ -244,22 +296,38 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     let command = '';
     try {
       const res = await sender.respond({
-        session: t.facts.session, requestId: t.facts.id, capture: 'metadata', extensions,
-        answer: { ...(v.answer.option !== undefined ? { option: v.answer.option } : {}), ...(v.answer.values !== undefined ? { values: v.answer.values } : {}) },
+        session: t.facts.session,
+        requestId: t.facts.id,
+        capture: 'metadata',
+        extensions,
+        answer: {
+          ...(v.answer.option !== undefined ? { option: v.answer.option } : {}),
+          ...(v.answer.values !== undefined ? { values: v.answer.values } : {}),
+        },
       });
       status = res.status;
       command = res.command.id;
       reason = res.reason;
     } catch (err) {
-      reason = err instanceof Error ? (err as { code?: string }).code ?? 'error' : 'error';
+      reason = err instanceof Error ? ((err as { code?: string }).code ?? 'error') : 'error';
     }
     if (status !== 'accepted') {
       stats.failed++;
       log(`aep delegate: the answer to ${t.facts.id} (${v.rule}) was ${status}${reason ? ` (${reason})` : ''}: it stays for a person`);
     }
     try {
-      decisions.append({ type: 'result', time: new Date(now()).toISOString(), request: t.facts.id, command, rule: v.rule, status, ...(reason !== undefined ? { reason } : {}) });
-    } catch (err) { log(`aep delegate: ${(err as Error).message}`); }
+      decisions.append({
+        type: 'result',
+        time: new Date(now()).toISOString(),
+        request: t.facts.id,
+        command,
+        rule: v.rule,
+        status,
+        ...(reason !== undefined ? { reason } : {}),
+      });
+    } catch (err) {
+      log(`aep delegate: ${(err as Error).message}`);
+    }
   };
 
   function consider(t: Tracked): void {
@@ -336,7 +404,10 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
       tracked.set(facts.id, t);
       stats.considered++;
       // Settle first: a replayed request may be closed a few events later in the same replay.
-      t.timer = setTimeout(() => { t.timer = undefined; consider(t); }, o.settleMs ?? 100);
+      t.timer = setTimeout(() => {
+        t.timer = undefined;
+        consider(t);
+      }, o.settleMs ?? 100);
       (t.timer as { unref?: () => void }).unref?.();
       return;
     }
@@ -349,31 +420,55 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     }
   };
 
-  const sub: Subscription = subscribe({
-    url: o.url, ...(o.token ? { token: o.token } : {}), filter: { type: 'attention.*' }, ceiling: 'metadata',
-    from: 'all', transport: 'sse', reconnect: {},
-    onError: (err) => log(`aep delegate: subscription: ${err.message}`),
-  }, onEvent);
+  const sub: Subscription = subscribe(
+    {
+      url: o.url,
+      ...(o.token ? { token: o.token } : {}),
+      filter: { type: 'attention.*' },
+      ceiling: 'metadata',
+      from: 'all',
+      transport: 'sse',
+      reconnect: {},
+      onError: (err) => log(`aep delegate: subscription: ${err.message}`),
+    },
+    onEvent,
+  );
 
   // Commands to the delegate's own session.
   const ack = (after?: () => void): CommandDecision => ({ status: 'accepted', ...(after ? { after } : {}) });
   const nack = (detail: string): CommandDecision => ({ status: 'rejected', reason: 'invalid', detail, capture: 'redacted' });
-  conn.onCommand('control.pause', ({ event }: IncomingCommand) => ack(() => {
-    pausedFlag = true;
-    try { writeFileSync(pauseFile, `${new Date(now()).toISOString()}\n`, { mode: 0o600 }); } catch (err) { log(`aep delegate: cannot persist the pause: ${(err as Error).message}`); }
-    safeEmit(session, 'progress.status', { phase: 'paused' }, { capture: 'metadata', cause: event.id });
-  }));
-  conn.onCommand('control.resume', ({ event }: IncomingCommand) => ack(() => {
-    pausedFlag = false;
-    try { rmSync(pauseFile, { force: true }); } catch { /* already gone */ }
-    safeEmit(session, 'progress.status', { phase: 'active' }, { capture: 'metadata', cause: event.id });
-    reconsiderAll();
-  }));
+  conn.onCommand('control.pause', ({ event }: IncomingCommand) =>
+    ack(() => {
+      pausedFlag = true;
+      try {
+        writeFileSync(pauseFile, `${new Date(now()).toISOString()}\n`, { mode: 0o600 });
+      } catch (err) {
+        log(`aep delegate: cannot persist the pause: ${(err as Error).message}`);
+      }
+      safeEmit(session, 'progress.status', { phase: 'paused' }, { capture: 'metadata', cause: event.id });
+    }),
+  );
+  conn.onCommand('control.resume', ({ event }: IncomingCommand) =>
+    ack(() => {
+      pausedFlag = false;
+      try {
+        rmSync(pauseFile, { force: true });
+      } catch {
+        /* already gone */
+      }
+      safeEmit(session, 'progress.status', { phase: 'active' }, { capture: 'metadata', cause: event.id });
+      reconsiderAll();
+    }),
+  );
   conn.onCommand(GRANT_COMMAND, ({ event }: IncomingCommand) => {
-    if (event.session !== session) return nack('grants go to the delegate\'s own session');
+    if (event.session !== session) return nack("grants go to the delegate's own session");
     const r = grantFromCommand(event.data, now(), policy.grants, event.agent);
     if (!r.ok) return nack(`${r.path}: ${r.message}`);
-    try { grants.add(r.grant); } catch (err) { return { status: 'rejected', reason: 'busy', detail: (err as Error).message, capture: 'redacted' }; }
+    try {
+      grants.add(r.grant);
+    } catch (err) {
+      return { status: 'rejected', reason: 'busy', detail: (err as Error).message, capture: 'redacted' };
+    }
     return ack(() => {
       safeEmit(session, GRANTED_EVENT, { ...grantSummary(r.grant) }, { capture: 'metadata', subject: r.grant.id, cause: event.id });
       scheduleExpiry();
@@ -384,9 +479,15 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     const id = event.data?.['grant'];
     if (typeof id !== 'string') return nack('/data/grant: the id of the grant to revoke is required');
     let g;
-    try { g = grants.revoke(id); } catch (err) { return { status: 'rejected', reason: 'busy', detail: (err as Error).message, capture: 'redacted' }; }
+    try {
+      g = grants.revoke(id);
+    } catch (err) {
+      return { status: 'rejected', reason: 'busy', detail: (err as Error).message, capture: 'redacted' };
+    }
     if (!g) return nack('/data/grant: no active grant has that id');
-    return ack(() => { safeEmit(session, REVOKED_EVENT, { grant: g.id, reason: 'revoked' }, { capture: 'metadata', subject: g.id, cause: event.id }); });
+    return ack(() => {
+      safeEmit(session, REVOKED_EVENT, { grant: g.id, reason: 'revoked' }, { capture: 'metadata', subject: g.id, cause: event.id });
+    });
   });
 
   // Grants always expire: each is announced revoked (reason expired) when its time passes.
@@ -396,12 +497,20 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     expiryTimer = undefined;
     const next = grants.all().reduce<number | undefined>((m, g) => (m === undefined || g.expires < m ? g.expires : m), undefined);
     if (next === undefined || closed) return;
-    expiryTimer = setTimeout(() => {
-      let gone: ReturnType<GrantStore['expire']>;
-      try { gone = grants.expire(now()); } catch (err) { log(`aep delegate: ${(err as Error).message}`); gone = []; }
-      for (const g of gone) safeEmit(session, REVOKED_EVENT, { grant: g.id, reason: 'expired' }, { capture: 'metadata', subject: g.id });
-      scheduleExpiry();
-    }, Math.min(MAX_RECHECK_MS, Math.max(0, next - now()) + 1));
+    expiryTimer = setTimeout(
+      () => {
+        let gone: ReturnType<GrantStore['expire']>;
+        try {
+          gone = grants.expire(now());
+        } catch (err) {
+          log(`aep delegate: ${(err as Error).message}`);
+          gone = [];
+        }
+        for (const g of gone) safeEmit(session, REVOKED_EVENT, { grant: g.id, reason: 'expired' }, { capture: 'metadata', subject: g.id });
+        scheduleExpiry();
+      },
+      Math.min(MAX_RECHECK_MS, Math.max(0, next - now()) + 1),
+    );
     (expiryTimer as { unref?: () => void }).unref?.();
   }
   scheduleExpiry();
@@ -415,10 +524,15 @@ export async function startDelegate(o: DelegateOptions): Promise<DelegateHandle>
     await conn.close(0);
     throw err;
   }
-  log(`aep delegate: ${agent} deciding by ${engine.name} policy ${policy.hash} (${policy.rules.length} rules${policy.shadow ? ', shadow mode' : ''}); own session ${session}; log ${decisions.file}`);
+  log(
+    `aep delegate: ${agent} deciding by ${engine.name} policy ${policy.hash} (${policy.rules.length} rules${policy.shadow ? ', shadow mode' : ''}); own session ${session}; log ${decisions.file}`,
+  );
 
   return {
-    session, agent, logFile: decisions.file, killSwitch,
+    session,
+    agent,
+    logFile: decisions.file,
+    killSwitch,
     paused: () => pausedFlag,
     grants: () => grants.active(now()).map(grantSummary),
     stats: () => ({ ...stats }),

@@ -15,7 +15,13 @@ export function parseDuration(v: unknown): number | undefined {
 
 /** A duration for people: the largest whole unit (`90000` -> `90s`, `3600000` -> `1h`). */
 export function formatDuration(ms: number): string {
-  for (const [u, n] of [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const) {
+  for (const [u, n] of [
+    ['w', 604_800_000],
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
     if (ms >= n && ms % n === 0) return `${ms / n}${u}`;
   }
   return `${ms}ms`;

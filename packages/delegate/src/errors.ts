@@ -9,8 +9,11 @@ export const DELEGATE_ERRORS = {
   AEP_DELEGATE_OPTION: { exit: 2, meaning: 'an option of `aep delegate` is missing or malformed (e.g. no --policy, an unreadable --token-file)' },
   AEP_DELEGATE_NOT_FOUND: { exit: 2, meaning: '`explain`: the decision log has no entry for that request' },
   AEP_DELEGATE_INCOMPLETE: { exit: 2, meaning: '`grant`: the complete approval text of the request is not in hand, or it names no tool' },
-  AEP_DELEGATE_NO_DELEGATE: { exit: 2, meaning: 'no live delegate (or more than one) in the relay\'s roster: name it with --delegate-session' },
-  AEP_DELEGATE_REFUSED: { exit: 3, meaning: 'the delegate rejected the command (e.g. a grant beyond max_ttl), or the relay refused it (no-route, unauthorized)' },
+  AEP_DELEGATE_NO_DELEGATE: { exit: 2, meaning: "no live delegate (or more than one) in the relay's roster: name it with --delegate-session" },
+  AEP_DELEGATE_REFUSED: {
+    exit: 3,
+    meaning: 'the delegate rejected the command (e.g. a grant beyond max_ttl), or the relay refused it (no-route, unauthorized)',
+  },
   AEP_DELEGATE_NO_ACK: { exit: 4, meaning: 'no acknowledgement from the delegate within the ack window' },
 } as const;
 

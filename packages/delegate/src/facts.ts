@@ -70,9 +70,14 @@ export function requestFacts(event: unknown): RequestFacts | undefined {
   const kind = data?.['kind'];
   if (typeof kind !== 'string' || !(KINDS as readonly string[]).includes(kind)) return undefined;
   const facts: RequestFacts = {
-    id, session, agent, source, kind: kind as RequestKind,
+    id,
+    session,
+    agent,
+    source,
+    kind: kind as RequestKind,
     severity: typeof event['severity'] === 'string' ? event['severity'] : 'info',
-    options: [], fields: [],
+    options: [],
+    fields: [],
     time: typeof event['time'] === 'string' ? Date.parse(event['time']) : NaN,
   };
   if (typeof event['subject'] === 'string') facts.tool = event['subject'];
@@ -99,7 +104,9 @@ function fieldFacts(f: unknown): FieldFacts | undefined {
   const type = f['type'];
   if (type !== 'string' && type !== 'number' && type !== 'boolean' && type !== 'select') return undefined;
   const out: FieldFacts = {
-    id: f['id'], type, required: f['required'] === true,
+    id: f['id'],
+    type,
+    required: f['required'] === true,
     multi: type === 'select' && f['multi'] === true,
     other: type === 'select' && f['other'] === true,
     choices: [],

@@ -46,9 +46,13 @@ export interface GrantSummary {
 
 export function grantSummary(g: Grant): GrantSummary {
   return {
-    grant: g.id, agent: g.agent, tool: g.tool, digest: g.digest,
+    grant: g.id,
+    agent: g.agent,
+    tool: g.tool,
+    digest: g.digest,
     ...(g.session !== undefined ? { session: g.session } : {}),
-    expires: new Date(g.expires).toISOString(), created: new Date(g.created).toISOString(),
+    expires: new Date(g.expires).toISOString(),
+    created: new Date(g.created).toISOString(),
     ...(g.by !== undefined ? { by: g.by } : {}),
     ...(g.request !== undefined ? { request: g.request } : {}),
   };
@@ -75,7 +79,12 @@ function newGrantId(): string {
  * grantor held the exact text); `ttl` (duration) or `expires` (RFC 3339) bounded by `maxTtlMs`,
  * default `defaultTtlMs`; `session` and `request` optional. Messages never repeat the text.
  */
-export function grantFromCommand(data: unknown, now: number, limits: { defaultTtlMs: number; maxTtlMs: number }, by?: string): { ok: true; grant: Grant } | { ok: false; path: string; message: string } {
+export function grantFromCommand(
+  data: unknown,
+  now: number,
+  limits: { defaultTtlMs: number; maxTtlMs: number },
+  by?: string,
+): { ok: true; grant: Grant } | { ok: false; path: string; message: string } {
   const bad = (path: string, message: string) => ({ ok: false as const, path, message });
   if (!isObject(data)) return bad('/data', 'a grant needs data {agent, tool, digest, text, ttl?}');
   const name = (k: string): string | undefined => {
@@ -87,7 +96,8 @@ export function grantFromCommand(data: unknown, now: number, limits: { defaultTt
   const tool = name('tool');
   if (tool === undefined) return bad('/data/tool', 'the tool (the request subject) the grant applies to is required');
   const digest = data['digest'];
-  if (typeof digest !== 'string' || !/^[0-9a-f]{32}$/.test(digest)) return bad('/data/digest', 'the approvaldigest of the request (32 hex characters) is required');
+  if (typeof digest !== 'string' || !/^[0-9a-f]{32}$/.test(digest))
+    return bad('/data/digest', 'the approvaldigest of the request (32 hex characters) is required');
   const text = data['text'];
   if (typeof text !== 'string' || text === '') return bad('/data/text', 'the exact approval text is required (send the command at capture full)');
   if (approvalDigest(text) !== digest) return bad('/data/text', 'the text is not the approval text of that digest: grant only what you saw complete');
@@ -104,7 +114,8 @@ export function grantFromCommand(data: unknown, now: number, limits: { defaultTt
     expires = now + limits.defaultTtlMs;
   }
   if (expires <= now) return bad('/data/expires', 'the grant would already have expired');
-  if (expires > now + limits.maxTtlMs) return bad('/data/expires', `a grant expires at most ${Math.round(limits.maxTtlMs / 3_600_000)} h after it is made (policy grants.max_ttl)`);
+  if (expires > now + limits.maxTtlMs)
+    return bad('/data/expires', `a grant expires at most ${Math.round(limits.maxTtlMs / 3_600_000)} h after it is made (policy grants.max_ttl)`);
   const grant: Grant = { id: newGrantId(), agent, tool, digest, created: now, expires, text };
   const session = name('session');
   if (session !== undefined) grant.session = session;
@@ -182,17 +193,26 @@ export class GrantStore {
       throw new DelegateError('AEP_DELEGATE_STATE', `cannot read the grants file ${file}: ${(err as Error).message}`);
     }
     let parsed: unknown;
-    try { parsed = JSON.parse(text); } catch {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
       throw new DelegateError('AEP_DELEGATE_STATE', `the grants file ${file} is not JSON (move it away to start without grants)`);
     }
-    const list = isObject(parsed) && Array.isArray(parsed['grants']) ? parsed['grants'] as unknown[] : [];
+    const list = isObject(parsed) && Array.isArray(parsed['grants']) ? (parsed['grants'] as unknown[]) : [];
     for (const g of list) {
       if (!isObject(g)) continue;
       const id = g['id'];
-      const ok = typeof id === 'string' && RULE_ID_PATTERN.test(id) && id.startsWith(GRANT_ID_PREFIX)
-        && typeof g['agent'] === 'string' && typeof g['tool'] === 'string' && typeof g['digest'] === 'string'
-        && typeof g['text'] === 'string' && approvalDigest(g['text']) === g['digest']
-        && typeof g['created'] === 'number' && typeof g['expires'] === 'number';
+      const ok =
+        typeof id === 'string' &&
+        RULE_ID_PATTERN.test(id) &&
+        id.startsWith(GRANT_ID_PREFIX) &&
+        typeof g['agent'] === 'string' &&
+        typeof g['tool'] === 'string' &&
+        typeof g['digest'] === 'string' &&
+        typeof g['text'] === 'string' &&
+        approvalDigest(g['text']) === g['digest'] &&
+        typeof g['created'] === 'number' &&
+        typeof g['expires'] === 'number';
       if (ok) this.byId.set(id, g as unknown as Grant);
     }
   }

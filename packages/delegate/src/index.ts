@@ -18,8 +18,17 @@ export { localClock, pendingMs } from './clock.js';
 export { DelegateError, DELEGATE_ERRORS } from './errors.js';
 export type { DelegateErrorCode } from './errors.js';
 export {
-  startDelegate, createEngine, defaultStateDir, DELEGATE_AGENT, DELEGATE_SESSION, DELEGATE_ACCEPTS, GRANT_COMMAND, REVOKE_COMMAND,
-  GRANTED_EVENT, REVOKED_EVENT, SNAPSHOT_EVENT,
+  startDelegate,
+  createEngine,
+  defaultStateDir,
+  DELEGATE_AGENT,
+  DELEGATE_SESSION,
+  DELEGATE_ACCEPTS,
+  GRANT_COMMAND,
+  REVOKE_COMMAND,
+  GRANTED_EVENT,
+  REVOKED_EVENT,
+  SNAPSHOT_EVENT,
 } from './delegate.js';
 export type { DelegateOptions, DelegateHandle, DelegateStats } from './delegate.js';
 export { PolicyFold, delegatesInRoster, grantDataFor } from './view.js';

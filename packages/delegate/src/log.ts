@@ -56,7 +56,10 @@ export type LogRecord = DecisionRecord | ResultRecord;
 export class DecisionLog {
   private size = 0;
 
-  constructor(readonly file: string, readonly maxBytes = 64 * 1024 * 1024) {
+  constructor(
+    readonly file: string,
+    readonly maxBytes = 64 * 1024 * 1024,
+  ) {
     try {
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       if (existsSync(file)) {
@@ -84,12 +87,22 @@ export class DecisionLog {
 }
 
 /** The structural facts as logged. */
-export function factsRecord(f: RequestFacts, pending: number): Pick<DecisionRecord, 'request' | 'session' | 'agent' | 'source' | 'kind' | 'tool' | 'digest' | 'severity' | 'options' | 'fields' | 'pending_ms'> {
+export function factsRecord(
+  f: RequestFacts,
+  pending: number,
+): Pick<DecisionRecord, 'request' | 'session' | 'agent' | 'source' | 'kind' | 'tool' | 'digest' | 'severity' | 'options' | 'fields' | 'pending_ms'> {
   return {
-    request: f.id, session: f.session, agent: f.agent, source: f.source, kind: f.kind,
+    request: f.id,
+    session: f.session,
+    agent: f.agent,
+    source: f.source,
+    kind: f.kind,
     ...(f.tool !== undefined ? { tool: f.tool } : {}),
     ...(f.digest !== undefined ? { digest: f.digest } : {}),
-    severity: f.severity, options: f.options, fields: f.fields, pending_ms: pending,
+    severity: f.severity,
+    options: f.options,
+    fields: f.fields,
+    pending_ms: pending,
   };
 }
 
@@ -98,13 +111,19 @@ export function readRecords(file: string, request: string): LogRecord[] {
   const out: LogRecord[] = [];
   for (const f of [`${file}.1`, file]) {
     let text: string;
-    try { text = readFileSync(f, 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(f, 'utf8');
+    } catch {
+      continue;
+    }
     for (const line of text.split('\n')) {
       if (!line.includes(request)) continue;
       try {
         const r = JSON.parse(line) as LogRecord;
         if (r.request === request) out.push(r);
-      } catch { /* a torn last line */ }
+      } catch {
+        /* a torn last line */
+      }
     }
   }
   return out;
@@ -132,7 +151,9 @@ export function explain(records: LogRecord[]): string[] {
   const last = decisions[decisions.length - 1];
   if (!last) return [];
   const lines: string[] = [];
-  lines.push(`request ${last.request}: ${last.kind}${last.tool !== undefined ? ` ${last.tool}` : ''} from agent ${last.agent}, session ${last.session}${last.digest ? `, approvaldigest ${last.digest}` : ''}`);
+  lines.push(
+    `request ${last.request}: ${last.kind}${last.tool !== undefined ? ` ${last.tool}` : ''} from agent ${last.agent}, session ${last.session}${last.digest ? `, approvaldigest ${last.digest}` : ''}`,
+  );
   lines.push(`decided ${last.time} by the ${last.engine} engine (policy ${last.policy}), pending ${last.pending_ms} ms`);
   const head = `${OUTCOME_TEXT[last.outcome]}${last.rule !== undefined ? `: ${last.rule}` : ''}`;
   lines.push(`${head}${last.answer ? ` -> ${answerText(last.answer)}` : ''}${last.reason ? ` (${last.reason})` : ''}`);

@@ -11,7 +11,10 @@ export function loadPolicyFile(file: string): Policy {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new DelegateError('AEP_DELEGATE_POLICY_READ', `cannot read the policy file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new DelegateError(
+      'AEP_DELEGATE_POLICY_READ',
+      `cannot read the policy file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   const dir = dirname(file);
   return parsePolicy(text, {

@@ -59,10 +59,7 @@ export interface RuleMatch {
 
 /** A rule's decision. */
 export type RuleDecision =
-  | { type: 'deny' }
-  | { type: 'ask' }
-  | { type: 'option'; option: string }
-  | { type: 'values'; values: Record<string, StructuralValue> };
+  { type: 'deny' } | { type: 'ask' } | { type: 'option'; option: string } | { type: 'values'; values: Record<string, StructuralValue> };
 
 /** The tier a decision belongs to: deny rules are checked before ask before allow (Claude Code's model). */
 export type Tier = 'deny' | 'ask' | 'allow';
@@ -149,7 +146,10 @@ function load(text: string, file: string): Located {
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
       const line = lineOf(node as YamlNode);
-      throw new DelegateError('AEP_DELEGATE_POLICY', `${file}:${line}: ${pathText(path)}: YAML aliases are not allowed in a policy (write the value out)`, { line, path: pathText(path) });
+      throw new DelegateError('AEP_DELEGATE_POLICY', `${file}:${line}: ${pathText(path)}: YAML aliases are not allowed in a policy (write the value out)`, {
+        line,
+        path: pathText(path),
+      });
     }
     const here = pathText(path);
     if (!lines.has(here)) lines.set(here, lineOf(node as YamlNode));
@@ -184,14 +184,20 @@ function load(text: string, file: string): Located {
 
 /** Collects the first schema error with its line. */
 class Checker {
-  constructor(readonly file: string, readonly lines: Map<string, number>) {}
+  constructor(
+    readonly file: string,
+    readonly lines: Map<string, number>,
+  ) {}
 
   fail(path: Path, message: string): never {
     // The line of the nearest path the file spelled out.
     let line = 1;
     for (let n = path.length; n >= 0; n--) {
       const l = this.lines.get(pathText(path.slice(0, n)));
-      if (l !== undefined) { line = l; break; }
+      if (l !== undefined) {
+        line = l;
+        break;
+      }
     }
     const p = pathText(path);
     throw new DelegateError('AEP_DELEGATE_POLICY', `${this.file}:${line}: ${p}: ${message}`, { line, path: p });
@@ -292,7 +298,11 @@ function parseMatch(c: Checker, v: unknown, path: Path): { match: RuleMatch; app
   const strings = (k: 'agent' | 'source' | 'session' | 'tool' | 'severity') => {
     if (o[k] !== undefined) match[k] = c.list(o[k], [...path, k], (x, p) => c.string(x, p, 'a string (`*` matches any run of characters)'));
   };
-  strings('agent'); strings('source'); strings('session'); strings('tool'); strings('severity');
+  strings('agent');
+  strings('source');
+  strings('session');
+  strings('tool');
+  strings('severity');
   if (o['kind'] !== undefined) {
     match.kind = c.list(o['kind'], [...path, 'kind'], (x, p) => {
       if (typeof x !== 'string' || !(KINDS as readonly string[]).includes(x)) c.fail(p, `must be one of ${KINDS.join(', ')}`);
@@ -304,14 +314,16 @@ function parseMatch(c: Checker, v: unknown, path: Path): { match: RuleMatch; app
   }
   if (o['digest'] !== undefined) {
     match.digest = c.list(o['digest'], [...path, 'digest'], (x, p) => {
-      if (typeof x !== 'string' || !/^[0-9a-f]{32}$/.test(x)) c.fail(p, 'must be an approvaldigest: 32 lowercase hex characters, quoted (aep delegate digest TEXT prints one)');
+      if (typeof x !== 'string' || !/^[0-9a-f]{32}$/.test(x))
+        c.fail(p, 'must be an approvaldigest: 32 lowercase hex characters, quoted (aep delegate digest TEXT prints one)');
       return x;
     });
   }
   let approvalText: string | undefined;
   if (o['approval_text'] !== undefined) {
     const t = o['approval_text'];
-    if (typeof t !== 'string' || t === '') c.fail([...path, 'approval_text'], 'must be the exact approval text (a non-empty string; for Bash the whole command)');
+    if (typeof t !== 'string' || t === '')
+      c.fail([...path, 'approval_text'], 'must be the exact approval text (a non-empty string; for Bash the whole command)');
     if (t.length > POLICY_LIMITS.approvalTextChars) c.fail([...path, 'approval_text'], `is longer than ${POLICY_LIMITS.approvalTextChars} characters`);
     approvalText = t;
     match.digest = [approvalDigest(t)];
@@ -352,7 +364,8 @@ function parseMatch(c: Checker, v: unknown, path: Path): { match: RuleMatch; app
     }
     if (to['from'] !== undefined) time.from = parseTime(c, to['from'], [...tp, 'from']);
     if (to['to'] !== undefined) time.to = parseTime(c, to['to'], [...tp, 'to']);
-    if (time.from !== undefined && time.to !== undefined && time.from === time.to) c.fail([...tp, 'to'], 'must differ from `from` (an empty window never matches)');
+    if (time.from !== undefined && time.to !== undefined && time.from === time.to)
+      c.fail([...tp, 'to'], 'must differ from `from` (an empty window never matches)');
     match.time = time;
   }
   if (o['pending'] !== undefined) {
@@ -390,8 +403,9 @@ function parseDecision(c: Checker, v: unknown, path: Path): RuleDecision {
   if (v === 'ask') return { type: 'ask' };
   if (typeof v === 'string') c.fail(path, 'must be deny, ask, {option: ID} or {values: {FIELD: VALUE, ...}}');
   const o = c.object(v, path);
-  c.keys(o, path, ['option', 'values'], (k) => (k === 'text' || k === 'reason'
-    ? 'a delegate never sends text: a decision is deny, ask, an option id or structural values' : undefined));
+  c.keys(o, path, ['option', 'values'], (k) =>
+    k === 'text' || k === 'reason' ? 'a delegate never sends text: a decision is deny, ask, an option id or structural values' : undefined,
+  );
   if (o['option'] !== undefined && o['values'] !== undefined) c.fail(path, 'give option or values, not both');
   if (o['option'] !== undefined) return { type: 'option', option: c.id(o['option'], [...path, 'option']) };
   if (o['values'] !== undefined) {
@@ -417,7 +431,8 @@ function parseRule(c: Checker, v: unknown, i: number, ids: Set<string>): Rule {
   const o = c.object(v, path);
   c.keys(o, path, RULE_KEYS, textHint);
   const id = o['id'];
-  if (typeof id !== 'string' || !RULE_ID_PATTERN.test(id)) c.fail([...path, 'id'], 'is required: 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
+  if (typeof id !== 'string' || !RULE_ID_PATTERN.test(id))
+    c.fail([...path, 'id'], 'is required: 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit');
   if (id.startsWith(GRANT_ID_PREFIX)) c.fail([...path, 'id'], `must not start with "${GRANT_ID_PREFIX}" (reserved for grants)`);
   if (ids.has(id)) c.fail([...path, 'id'], `"${id}" is used by an earlier rule (rule ids are unique)`);
   ids.add(id);
@@ -426,11 +441,18 @@ function parseRule(c: Checker, v: unknown, i: number, ids: Set<string>): Rule {
   const decision = parseDecision(c, o['decision'], [...path, 'decision']);
   const tier = tierOf(decision);
   if (tier !== 'ask' && match.kind?.includes('auth')) {
-    c.fail([...path, 'match', 'kind'], 'a delegate never answers kind auth (credentials and logins are a person\'s): remove auth, or decide ask');
+    c.fail([...path, 'match', 'kind'], "a delegate never answers kind auth (credentials and logins are a person's): remove auth, or decide ask");
   }
-  if (decision.type === 'option' && optionEffect(decision.option) !== 'deny' && approvalText === undefined
-    && (match.kind === undefined || match.kind.includes('permission'))) {
-    c.fail([...path, 'decision'], `option "${decision.option}" does not refuse, and a delegate can answer a permission request other than by refusing only with the exact approval text a person approved: add match.approval_text (or give match.kind without permission). Tool-name-wide rules can deny or ask, never allow; tool-wide allows are Claude Code's own permission settings (docs/delegates.md)`);
+  if (
+    decision.type === 'option' &&
+    optionEffect(decision.option) !== 'deny' &&
+    approvalText === undefined &&
+    (match.kind === undefined || match.kind.includes('permission'))
+  ) {
+    c.fail(
+      [...path, 'decision'],
+      `option "${decision.option}" does not refuse, and a delegate can answer a permission request other than by refusing only with the exact approval text a person approved: add match.approval_text (or give match.kind without permission). Tool-name-wide rules can deny or ask, never allow; tool-wide allows are Claude Code's own permission settings (docs/delegates.md)`,
+    );
   }
   if (decision.type === 'values' && match.kind !== undefined && !match.kind.includes('form')) {
     c.fail([...path, 'decision'], 'values answer a form: match.kind must include form');
@@ -456,7 +478,8 @@ export interface ParsePolicyOptions {
  */
 export function parsePolicy(text: string, opts: ParsePolicyOptions = {}): Policy {
   const file = opts.file ?? 'policy';
-  if (text.length > POLICY_LIMITS.bytes) throw new DelegateError('AEP_DELEGATE_POLICY', `${file}:1: the policy is larger than ${POLICY_LIMITS.bytes} bytes`, { line: 1 });
+  if (text.length > POLICY_LIMITS.bytes)
+    throw new DelegateError('AEP_DELEGATE_POLICY', `${file}:1: the policy is larger than ${POLICY_LIMITS.bytes} bytes`, { line: 1 });
   const { value, lines } = load(text, file);
   const c: Checker = new Checker(file, lines);
   const top = c.object(value, []);
@@ -465,8 +488,14 @@ export function parsePolicy(text: string, opts: ParsePolicyOptions = {}): Policy
   const engine = top['engine'] ?? 'builtin';
   if (engine !== 'builtin' && engine !== 'cedar') c.fail(['engine'], 'must be builtin or cedar');
   const policy: Policy = {
-    version: 1, engine, shadow: false, timezone: POLICY_DEFAULTS.timezone,
-    rateLimit: { ...POLICY_DEFAULTS.rateLimit }, grants: { ...POLICY_DEFAULTS.grants }, rules: [], hash: '',
+    version: 1,
+    engine,
+    shadow: false,
+    timezone: POLICY_DEFAULTS.timezone,
+    rateLimit: { ...POLICY_DEFAULTS.rateLimit },
+    grants: { ...POLICY_DEFAULTS.grants },
+    rules: [],
+    hash: '',
   };
   if (top['shadow'] !== undefined) policy.shadow = c.bool(top['shadow'], ['shadow']);
   if (top['timezone'] !== undefined) {
@@ -482,7 +511,8 @@ export function parsePolicy(text: string, opts: ParsePolicyOptions = {}): Policy
     if (g['max_ttl'] !== undefined) policy.grants.maxTtlMs = c.duration(g['max_ttl'], ['grants', 'max_ttl']);
     if (g['default_ttl'] !== undefined) policy.grants.defaultTtlMs = c.duration(g['default_ttl'], ['grants', 'default_ttl']);
     if (policy.grants.maxTtlMs === 0) c.fail(['grants', 'max_ttl'], 'must be longer than 0 (grants always expire)');
-    if (policy.grants.defaultTtlMs === 0 || policy.grants.defaultTtlMs > policy.grants.maxTtlMs) c.fail(['grants', 'default_ttl'], 'must be longer than 0 and at most max_ttl');
+    if (policy.grants.defaultTtlMs === 0 || policy.grants.defaultTtlMs > policy.grants.maxTtlMs)
+      c.fail(['grants', 'default_ttl'], 'must be longer than 0 and at most max_ttl');
   }
   const ids = new Set<string>();
   if (top['rules'] !== undefined && top['rules'] !== null) {
@@ -498,7 +528,11 @@ export function parsePolicy(text: string, opts: ParsePolicyOptions = {}): Policy
     try {
       cedarText = opts.readCedar(name);
     } catch (err) {
-      throw new DelegateError('AEP_DELEGATE_POLICY_READ', `${file}:${lines.get('cedar') ?? 1}: cedar: cannot read ${name}: ${err instanceof Error ? err.message : String(err)}`, { line: lines.get('cedar') ?? 1, path: 'cedar' });
+      throw new DelegateError(
+        'AEP_DELEGATE_POLICY_READ',
+        `${file}:${lines.get('cedar') ?? 1}: cedar: cannot read ${name}: ${err instanceof Error ? err.message : String(err)}`,
+        { line: lines.get('cedar') ?? 1, path: 'cedar' },
+      );
     }
     policy.cedar = { text: cedarText, file: name };
   } else if (top['cedar'] !== undefined) {

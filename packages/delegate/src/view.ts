@@ -24,7 +24,8 @@ export class PolicyFold {
     const d = isObject(e.data) ? e.data : undefined;
     if (e.type === SNAPSHOT_EVENT && d) {
       this.grants.clear();
-      if (Array.isArray(d['grants'])) for (const g of d['grants'] as unknown[]) if (isObject(g) && typeof g['grant'] === 'string') this.grants.set(g['grant'], g as unknown as GrantSummary);
+      if (Array.isArray(d['grants']))
+        for (const g of d['grants'] as unknown[]) if (isObject(g) && typeof g['grant'] === 'string') this.grants.set(g['grant'], g as unknown as GrantSummary);
       this.paused = d['paused'] === true;
       return true;
     }
@@ -54,7 +55,10 @@ export class PolicyFold {
  * person holds its complete approval text (`approvalView(event).complete`, contract C1), never
  * otherwise. Scoped to the request's agent, tool (subject) and digest; `session` narrows it.
  */
-export function grantDataFor(event: unknown, opts: { ttl?: string | number; sessionOnly?: boolean } = {}): { ok: true; data: Record<string, unknown> } | { ok: false; reason: string } {
+export function grantDataFor(
+  event: unknown,
+  opts: { ttl?: string | number; sessionOnly?: boolean } = {},
+): { ok: true; data: Record<string, unknown> } | { ok: false; reason: string } {
   if (!isObject(event) || event['type'] !== 'attention.requested') return { ok: false, reason: 'not an attention request' };
   const view = approvalView(event);
   const digest = event[APPROVAL_DIGEST_ATTR];
@@ -63,11 +67,16 @@ export function grantDataFor(event: unknown, opts: { ttl?: string | number; sess
   }
   const agent = event['agent'];
   const tool = event['subject'];
-  if (typeof agent !== 'string' || typeof tool !== 'string' || tool === '') return { ok: false, reason: 'the request names no tool (subject): a grant is scoped to one' };
+  if (typeof agent !== 'string' || typeof tool !== 'string' || tool === '')
+    return { ok: false, reason: 'the request names no tool (subject): a grant is scoped to one' };
   return {
     ok: true,
     data: {
-      agent, tool, digest, text: view.text, request: event['id'],
+      agent,
+      tool,
+      digest,
+      text: view.text,
+      request: event['id'],
       ...(opts.sessionOnly && typeof event['session'] === 'string' ? { session: event['session'] } : {}),
       ...(opts.ttl !== undefined ? { ttl: opts.ttl } : {}),
     },

@@ -45,16 +45,55 @@ test('Cedar policies go through the same decision rules: tiers, approval text, v
   const { approvalDigest } = await import('@aep/protocol');
   const { engine } = await cedarPolicy(CEDAR.replace('DIGEST_RM', approvalDigest('rm -rf /')));
   const run = (spec: RequestSpec) => decide(engine, [], facts(spec), ctx).verdict;
-  assert.deepEqual(run({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'rm -rf /' }), { action: 'answer', tier: 'deny', rule: 'deny-rm', answer: { option: 'deny' }, shadow: false });
-  assert.deepEqual(run({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'npm test' }), { action: 'answer', tier: 'allow', rule: 'npm-test', answer: { option: 'allow' }, proofText: 'npm test', shadow: false });
-  assert.deepEqual(run({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'npm test', session: 'prod-1' }), { action: 'ask', reason: 'ask-rule', rule: 'prod-asks' });
+  assert.deepEqual(run({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'rm -rf /' }), {
+    action: 'answer',
+    tier: 'deny',
+    rule: 'deny-rm',
+    answer: { option: 'deny' },
+    shadow: false,
+  });
+  assert.deepEqual(run({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'npm test' }), {
+    action: 'answer',
+    tier: 'allow',
+    rule: 'npm-test',
+    answer: { option: 'allow' },
+    proofText: 'npm test',
+    shadow: false,
+  });
+  assert.deepEqual(run({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'npm test', session: 'prod-1' }), {
+    action: 'ask',
+    reason: 'ask-rule',
+    rule: 'prod-asks',
+  });
   // The tool-wide Cedar "allow" never allows an approval request: no approval text, so the shared rules skip it.
   const d = decide(engine, [], facts({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'make deploy' }), ctx);
   assert.deepEqual(d.verdict, { action: 'ask', reason: 'no-match' });
-  assert.ok(d.trace.some((t) => t.rule === 'all-bash' && /exact approval text/.test(t.why)), JSON.stringify(d.trace));
-  assert.deepEqual(run({ kind: 'form', fields: [{ id: 'manager', type: 'select', label: 'Which package manager?', choices: [{ id: 'npm', label: 'npm' }, { id: 'pnpm', label: 'pnpm' }] }] }),
-    { action: 'answer', tier: 'allow', rule: 'pm', answer: { values: { manager: 'pnpm' } }, shadow: false });
-  assert.deepEqual(run({ agent: 'ci-bot', subject: 'Bash', options: ALLOW_DENY, approvalText: 'rm -rf /' }), { action: 'ask', reason: 'forbidden', rule: 'never-ci' });
+  assert.ok(
+    d.trace.some((t) => t.rule === 'all-bash' && /exact approval text/.test(t.why)),
+    JSON.stringify(d.trace),
+  );
+  assert.deepEqual(
+    run({
+      kind: 'form',
+      fields: [
+        {
+          id: 'manager',
+          type: 'select',
+          label: 'Which package manager?',
+          choices: [
+            { id: 'npm', label: 'npm' },
+            { id: 'pnpm', label: 'pnpm' },
+          ],
+        },
+      ],
+    }),
+    { action: 'answer', tier: 'allow', rule: 'pm', answer: { values: { manager: 'pnpm' } }, shadow: false },
+  );
+  assert.deepEqual(run({ agent: 'ci-bot', subject: 'Bash', options: ALLOW_DENY, approvalText: 'rm -rf /' }), {
+    action: 'ask',
+    reason: 'forbidden',
+    rule: 'never-ci',
+  });
   assert.deepEqual(run({ kind: 'auth', options: ALLOW_DENY }), { action: 'ask', reason: 'never' });
 });
 
@@ -64,16 +103,20 @@ test('Cedar and the built-in rules decide the same for the same rules', async ()
 @id("yes-input") @option("yes") permit(principal == Agent::"demo-agent", action, resource) when { context.kind == "input" };
 @id("late") @decision("deny") permit(principal, action, resource) when { context.pending_ms >= 120000 };
 `);
-  const builtin = new BuiltinEngine(parsePolicy(`version: 1
+  const builtin = new BuiltinEngine(
+    parsePolicy(`version: 1
 timezone: UTC
 rules:
   - {id: deny-edit, match: {tool: Edit}, decision: deny}
   - {id: yes-input, match: {agent: demo-agent, kind: input}, decision: {option: "yes"}}
   - {id: late, match: {pending: {min: 2m}}, decision: deny}
-`));
+`),
+  );
   const specs: RequestSpec[] = [
-    { subject: 'Edit', options: ALLOW_DENY }, { subject: 'Bash', options: ALLOW_DENY },
-    { agent: 'demo-agent', kind: 'input', options: [{ id: 'yes' }, { id: 'no' }] }, { agent: 'claude-code', kind: 'input', options: [{ id: 'yes' }, { id: 'no' }] },
+    { subject: 'Edit', options: ALLOW_DENY },
+    { subject: 'Bash', options: ALLOW_DENY },
+    { agent: 'demo-agent', kind: 'input', options: [{ id: 'yes' }, { id: 'no' }] },
+    { agent: 'claude-code', kind: 'input', options: [{ id: 'yes' }, { id: 'no' }] },
     { kind: 'input', options: [{ id: 'yes' }, { id: 'no' }], time: '2026-08-03T09:50:00.000Z' },
   ];
   for (const spec of specs) {
@@ -100,5 +143,19 @@ test('the Cedar context holds structural facts only', async () => {
   const { CedarEngine } = await import('@aep/delegate');
   const c = CedarEngine.context(facts({ subject: 'Bash', options: ALLOW_DENY, approvalText: 'npm test', prompt: 'PLANTED prompt' }), ctx, 'UTC');
   assert.ok(!JSON.stringify(c).includes('PLANTED') && !JSON.stringify(c).includes('label of'));
-  assert.deepEqual(Object.keys(c).sort(), ['digest', 'field_ids', 'fields', 'has_digest', 'hour', 'kind', 'minute', 'options', 'pending_ms', 'session', 'severity', 'source', 'weekday']);
+  assert.deepEqual(Object.keys(c).sort(), [
+    'digest',
+    'field_ids',
+    'fields',
+    'has_digest',
+    'hour',
+    'kind',
+    'minute',
+    'options',
+    'pending_ms',
+    'session',
+    'severity',
+    'source',
+    'weekday',
+  ]);
 });

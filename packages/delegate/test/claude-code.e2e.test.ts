@@ -23,7 +23,12 @@ async function hook(event: string, payload: Record<string, unknown>): Promise<un
   return r.body;
 }
 
-const base = (sid: string) => ({ session_id: sid, transcript_path: `/home/dev/.claude/projects/x/${sid}.jsonl`, cwd: '/home/dev/shop', permission_mode: 'default' });
+const base = (sid: string) => ({
+  session_id: sid,
+  transcript_path: `/home/dev/.claude/projects/x/${sid}.jsonl`,
+  cwd: '/home/dev/shop',
+  permission_mode: 'default',
+});
 const SID = 'c0ffee00-0000-4000-8000-000000000018';
 const seen = () => w.events.map((e) => `${e.session}:${e.type}`).join(', ');
 const newRequest = (known: Set<string>) => () => w.events.find((e) => e.type === 'attention.requested' && e.session === SID && !known.has(e.id));
@@ -32,7 +37,10 @@ before(async () => {
   w = await startWorld();
   daemon = await startDaemonProcess(['--relay', w.url, '--token', TOKEN, '--wait-ms', '30000']);
   await waitConnected(daemon);
-  d = await startDelegateProcess(w, 'claude', `version: 1
+  d = await startDelegateProcess(
+    w,
+    'claude',
+    `version: 1
 rules:
   - id: deny-rm-build
     match: {agent: claude-code, tool: Bash, digest: "${approvalDigest('rm -rf ./build')}"}
@@ -47,7 +55,8 @@ rules:
       tool: pm
       fields: {manager: {type: select, choices: [npm, pnpm, yarn]}}
     decision: {values: {manager: pnpm}}
-`);
+`,
+  );
   await hook('SessionStart', { ...base(SID), source: 'startup' });
 });
 
@@ -60,11 +69,16 @@ after(async () => {
 test('rm -rf ./build denied by digest reaches Claude Code as deny, with the full audit trail', async () => {
   const known = new Set(w.events.map((e) => e.id));
   const reply = await hook('PermissionRequest', { ...base(SID), tool_name: 'Bash', tool_input: { command: 'rm -rf ./build' } });
-  assert.deepEqual(reply, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
+  assert.deepEqual(reply, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } },
+  });
   const req = await waitFor(newRequest(known), 'the permission request', 10_000, seen);
   const routed = await waitFor(() => ofType(w.events, 'attention.routed', req.id)[0], 'attention.routed', 10_000, seen);
   assert.equal(req['approvaldigest'], approvalDigest('rm -rf ./build'), 'the adapter sends the digest of the whole command');
-  assert.deepEqual([routed.agent, routed.session, routed.seq, data(routed), attr(routed, 'policyrule')], ['aep-delegate', SID, undefined, { to: 'delegate', via: 'policy' }, 'deny-rm-build']);
+  assert.deepEqual(
+    [routed.agent, routed.session, routed.seq, data(routed), attr(routed, 'policyrule')],
+    ['aep-delegate', SID, undefined, { to: 'delegate', via: 'policy' }, 'deny-rm-build'],
+  );
   // The hook's reply can overtake the SSE copies of the command and its ack: wait for each.
   const cmd = await waitFor(() => ofType(w.events, 'control.attention.respond', req.id)[0], 'the command', 10_000, seen);
   assert.equal(attr(cmd, 'policyrule'), 'deny-rm-build');
@@ -76,7 +90,7 @@ test('rm -rf ./build denied by digest reaches Claude Code as deny, with the full
   assert.equal(data(res)['resolution'], 'auto');
 });
 
-test('npm test is allowed exactly (the proof computed from the rule\'s text); one character more asks the person', async () => {
+test("npm test is allowed exactly (the proof computed from the rule's text); one character more asks the person", async () => {
   const known = new Set(w.events.map((e) => e.id));
   const reply = await hook('PermissionRequest', { ...base(SID), tool_name: 'Bash', tool_input: { command: 'npm test' } });
   assert.deepEqual(reply, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
@@ -94,16 +108,31 @@ test('npm test is allowed exactly (the proof computed from the rule\'s text); on
   assert.deepEqual(routed.data, { to: 'person', via: 'no-match' });
   const r = await aep(w, ['respond', near.id, '--option', 'deny']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(await held, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } } });
+  assert.deepEqual(await held, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'Denied by the user.', interrupt: false } },
+  });
 });
 
 test('an MCP elicitation ("which package manager?") is answered by rule with a choice id', async () => {
   const reply = await hook('Elicitation', {
-    ...base(SID), mcp_server_name: 'pm', message: 'Which package manager should I use? (pick yarn, the delegate is told to)', mode: 'form', elicitation_id: 'el-pm',
-    requested_schema: { type: 'object', properties: { manager: { type: 'string', title: 'Package manager', enum: ['npm', 'pnpm', 'yarn'] } }, required: ['manager'] },
+    ...base(SID),
+    mcp_server_name: 'pm',
+    message: 'Which package manager should I use? (pick yarn, the delegate is told to)',
+    mode: 'form',
+    elicitation_id: 'el-pm',
+    requested_schema: {
+      type: 'object',
+      properties: { manager: { type: 'string', title: 'Package manager', enum: ['npm', 'pnpm', 'yarn'] } },
+      required: ['manager'],
+    },
   });
   assert.deepEqual(reply, { hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { manager: 'pnpm' } } });
-  const req = await waitFor(() => w.events.filter((e) => e.type === 'attention.requested' && e.subject === 'pm').at(-1), 'the elicitation request', 10_000, seen);
+  const req = await waitFor(
+    () => w.events.filter((e) => e.type === 'attention.requested' && e.subject === 'pm').at(-1),
+    'the elicitation request',
+    10_000,
+    seen,
+  );
   const res = await waitFor(() => ofType(w.events, 'attention.resolved', req.id)[0], 'attention.resolved', 10_000, seen);
   assert.equal(data(res)['resolution'], 'auto');
   assert.equal(attr(res, 'policyrule'), 'package-manager');
@@ -111,14 +140,23 @@ test('an MCP elicitation ("which package manager?") is answered by rule with a c
 
 test('a request no rule answers is held for a person (the inbox), who answers it as usual', async () => {
   const known = new Set(w.events.map((e) => e.id));
-  const held = hook('PermissionRequest', { ...base(SID), tool_name: 'Edit', tool_input: { file_path: '/home/dev/shop/README.md', old_string: 'a', new_string: 'b' } });
+  const held = hook('PermissionRequest', {
+    ...base(SID),
+    tool_name: 'Edit',
+    tool_input: { file_path: '/home/dev/shop/README.md', old_string: 'a', new_string: 'b' },
+  });
   const req = await waitFor(newRequest(known), 'the Edit permission request', 10_000, seen);
   const routed = await waitFor(() => ofType(w.events, 'attention.routed', req.id)[0], 'attention.routed', 10_000, seen);
   assert.deepEqual(routed.data, { to: 'person', via: 'no-match' });
-  assert.ok((await listPending({ url: w.url, token: TOKEN })).some((p) => p.id === req.id), 'pending in the inbox');
+  assert.ok(
+    (await listPending({ url: w.url, token: TOKEN })).some((p) => p.id === req.id),
+    'pending in the inbox',
+  );
   const r = await aep(w, ['respond', req.id, '--option', 'deny', '--text', 'not now']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(await held, { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not now', interrupt: false } } });
+  assert.deepEqual(await held, {
+    hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'not now', interrupt: false } },
+  });
   const res = await waitFor(() => ofType(w.events, 'attention.resolved', req.id)[0], 'attention.resolved', 10_000, seen);
   assert.equal(data(res)['resolution'], 'answered');
 });

@@ -14,7 +14,9 @@ import { TOKEN, aep, aepDelegate, attr, data, ofType, spawnJson, startDelegatePr
 let w: World;
 const procs: JsonProcess[] = [];
 
-before(async () => { w = await startWorld(); });
+before(async () => {
+  w = await startWorld();
+});
 after(async () => {
   for (const p of procs) await stopProcess(p.child);
   await w?.stop();
@@ -27,13 +29,18 @@ function demo(session: string, only: 'form' | 'permission'): JsonProcess {
 }
 
 async function requested(p: JsonProcess): Promise<string> {
-  const line = await waitFor(() => p.lines.find((l) => l['event'] === 'requested'), 'the demo agent\'s request', 30_000, p.stderr);
+  const line = await waitFor(() => p.lines.find((l) => l['event'] === 'requested'), "the demo agent's request", 30_000, p.stderr);
   return String(line['id']);
 }
 
 /** A delegate of its own identity (`aep-delegate` for the first, `aep-delegate-NAME` after), so tests tell their events apart. */
 async function delegate(name: string, policy: string, extra: string[] = []): Promise<DelegateProcess> {
-  const d = await startDelegateProcess(w, name, policy, [...extra, '--session', `delegate-${name}`, ...(name === 'audit' ? [] : ['--agent', `aep-delegate-${name}`])]);
+  const d = await startDelegateProcess(w, name, policy, [
+    ...extra,
+    '--session',
+    `delegate-${name}`,
+    ...(name === 'audit' ? [] : ['--agent', `aep-delegate-${name}`]),
+  ]);
   procs.push(d);
   return d;
 }
@@ -42,12 +49,15 @@ const routedFor = (id: string, agent?: string) => ofType(w.events, 'attention.ro
 const seen = () => w.events.map((e) => `${e.session}:${e.type}`).join(', ');
 
 test('a matching request is answered by rule, with the full audit trail, and explain says why', async () => {
-  const d = await delegate('audit', `version: 1
+  const d = await delegate(
+    'audit',
+    `version: 1
 rules:
   - id: deny-demo-bash
     match: {agent: demo-agent, session: demo-audit, kind: permission, tool: Bash}
     decision: deny
-`);
+`,
+  );
   const agent = demo('demo-audit', 'permission');
   const id = await requested(agent);
   const answered = await waitFor(() => agent.lines.find((l) => l['event'] === 'answered'), 'the demo agent to get its answer', 30_000, agent.stderr);
@@ -76,10 +86,21 @@ rules:
   assert.equal(data(res)['resolution'], 'auto');
   // Order of the trail: routed, command, ack, answered, resolved.
   const order = [routed, cmd, ack, ans, res].map((e) => w.events.indexOf(e));
-  assert.deepEqual([...order].sort((a, b) => a - b), order, 'routed -> command -> accepted -> answered -> resolved');
+  assert.deepEqual(
+    [...order].sort((a, b) => a - b),
+    order,
+    'routed -> command -> accepted -> answered -> resolved',
+  );
   // The session's history (with the delegate's foreign routed event) is a valid AEP stream.
-  await waitFor(() => agent.child.exitCode !== null && ofType(w.events, 'session.ended').some((e) => e.session === 'demo-audit'), 'the demo agent to end its session', 20_000);
-  assert.deepEqual(validateStream(w.events.filter((e) => e.session === 'demo-audit')).map((i) => `${i.rule}: ${i.message}`), []);
+  await waitFor(
+    () => agent.child.exitCode !== null && ofType(w.events, 'session.ended').some((e) => e.session === 'demo-audit'),
+    'the demo agent to end its session',
+    20_000,
+  );
+  assert.deepEqual(
+    validateStream(w.events.filter((e) => e.session === 'demo-audit')).map((i) => `${i.rule}: ${i.message}`),
+    [],
+  );
   // The decision log: 0600 in a 0700 directory; explain names the rule and why.
   const log = `${d.stateDir}/decisions.jsonl`;
   assert.equal(statSync(log).mode & 0o777, 0o600);
@@ -87,7 +108,10 @@ rules:
   const ex = await runExplain(d, id);
   assert.equal(ex.code, 0, ex.stderr);
   assert.match(ex.stdout, /answered by rule: deny-demo-bash -> option deny/);
-  assert.match(ex.stdout, /deny\s+deny-demo-bash\s+MATCH\s+agent demo-agent matches demo-agent; session demo-audit matches demo-audit; tool Bash matches Bash; kind permission/);
+  assert.match(
+    ex.stdout,
+    /deny\s+deny-demo-bash\s+MATCH\s+agent demo-agent matches demo-agent; session demo-audit matches demo-audit; tool Bash matches Bash; kind permission/,
+  );
   assert.match(ex.stdout, /command \S+ \(deny-demo-bash\): accepted/);
   const unknown = await runExplain(d, '01NOSUCHREQUEST00000000000');
   assert.equal(unknown.code, 2);
@@ -102,23 +126,32 @@ function runExplain(d: DelegateProcess, id: string) {
 
 test('a request no rule can answer reaches the inbox: pending, routed to a person, answered by a person as usual', async () => {
   // The demo form has a required free-text field (Bucket name): no values rule can ever answer it.
-  const d = await delegate('inbox', `version: 1
+  const d = await delegate(
+    'inbox',
+    `version: 1
 rules:
   - id: backup-defaults
     match: {agent: demo-agent, session: demo-inbox, kind: form}
     decision: {values: {"2": 30, "3": true, "4": ["1", "3"]}}
-`);
+`,
+  );
   const agent = demo('demo-inbox', 'form');
   const id = await requested(agent);
   const routed = await waitFor(() => routedFor(id, 'aep-delegate-inbox')[0], 'attention.routed', 15_000, seen);
   assert.deepEqual(routed.data, { to: 'person', via: 'no-match' });
   assert.equal(attr(routed, 'policyrule'), undefined);
   const pending = await listPending({ url: w.url, token: TOKEN });
-  assert.ok(pending.some((p) => p.id === id), 'still pending: it is in the inbox');
+  assert.ok(
+    pending.some((p) => p.id === id),
+    'still pending: it is in the inbox',
+  );
   assert.equal(ofType(w.events, 'control.attention.respond', id).length, 0, 'the delegate sent nothing');
   const ex = await runExplain(d, id);
   assert.match(ex.stdout, /left to a person: no rule matched/);
-  assert.match(ex.stdout, /backup-defaults\s+no match\s+matched, but its decision does not fit: required field 1 is not answered \(it takes text: a person answers it\)/);
+  assert.match(
+    ex.stdout,
+    /backup-defaults\s+no match\s+matched, but its decision does not fit: required field 1 is not answered \(it takes text: a person answers it\)/,
+  );
   // A person answers it: recorded as answered (not auto).
   const r = await aep(w, ['respond', id, '--values', '{"1":"nightly","2":30}']);
   assert.equal(r.code, 0, r.stderr);
@@ -129,13 +162,16 @@ rules:
 });
 
 test('shadow mode logs what it would answer and answers nothing', async () => {
-  const d = await delegate('shadow', `version: 1
+  const d = await delegate(
+    'shadow',
+    `version: 1
 shadow: true
 rules:
   - id: deny-demo-bash
     match: {session: demo-shadow, tool: Bash}
     decision: deny
-`);
+`,
+  );
   const agent = demo('demo-shadow', 'permission');
   const id = await requested(agent);
   const routed = await waitFor(() => routedFor(id, 'aep-delegate-shadow')[0], 'attention.routed', 15_000, seen);
@@ -146,19 +182,25 @@ rules:
   const rec = d.decisions().find((r) => r['request'] === id)!;
   assert.deepEqual([rec['outcome'], rec['rule'], rec['answer']], ['shadow', 'deny-demo-bash', { option: 'deny' }]);
   assert.equal(ofType(w.events, 'control.attention.respond', id).length, 0);
-  assert.ok((await listPending({ url: w.url, token: TOKEN })).some((p) => p.id === id), 'still pending');
+  assert.ok(
+    (await listPending({ url: w.url, token: TOKEN })).some((p) => p.id === id),
+    'still pending',
+  );
   assert.match((await runExplain(d, id)).stdout, /would have answered \(shadow mode\): nothing was sent: deny-demo-bash -> option deny/);
   await stopProcess(agent.child); // dismisses its request
   await stopProcess(d.child);
 });
 
 test('the kill switch stops answering at once (a file, and aep delegate pause); removing it or resume answers again', async () => {
-  const d = await delegate('kill', `version: 1
+  const d = await delegate(
+    'kill',
+    `version: 1
 rules:
   - id: deny-demo-bash
     match: {session: [demo-kill-*], tool: Bash}
     decision: deny
-`);
+`,
+  );
   // 1. The file.
   writeFileSync(d.killSwitch, '');
   const a1 = demo('demo-kill-1', 'permission');
@@ -170,7 +212,11 @@ rules:
   rmSync(d.killSwitch);
   const ans1 = await waitFor(() => a1.lines.find((l) => l['event'] === 'answered'), 'the answer once the file is gone', 20_000, a1.stderr);
   assert.equal(ans1['option'], 'deny');
-  assert.deepEqual(routedFor(id1, 'aep-delegate-kill').map((e) => data(e)['via']), ['paused', 'policy'], 'announced again when the decision changed');
+  assert.deepEqual(
+    routedFor(id1, 'aep-delegate-kill').map((e) => data(e)['via']),
+    ['paused', 'policy'],
+    'announced again when the decision changed',
+  );
 
   // 2. aep delegate pause: control.pause to the delegate's own session.
   const p = await aepDelegate(w, ['pause', '--session', 'delegate-kill']);
@@ -227,4 +273,3 @@ test('the decision log holds no token and no free text of any request', () => {
     for (const planted of ['rm -rf', 'Bucket name', 'nightly backup', '"Allow"', 'Retention']) assert.ok(!text.includes(planted), planted);
   }
 });
-

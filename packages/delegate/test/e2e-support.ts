@@ -22,14 +22,22 @@ export interface World {
 export async function startWorld(): Promise<World> {
   const relay = await startRelayProcess(['--memory', '--token', TOKEN]);
   const events: WireEvent[] = [];
-  const sub: Subscription = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  const sub: Subscription = subscribe({ url: relay.url, token: TOKEN, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   const dir = mkdtempSync(join(tmpdir(), 'aep-delegate-e2e-'));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
   return {
-    url: relay.url, dir, tokenFile, events,
-    stop: async () => { sub.close(); await relay.stop(); },
+    url: relay.url,
+    dir,
+    tokenFile,
+    events,
+    stop: async () => {
+      sub.close();
+      await relay.stop();
+    },
   };
 }
 
@@ -70,10 +78,16 @@ export function spawnJson(args: string[]): JsonProcess {
     while ((i = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
-      try { lines.push(JSON.parse(line) as Record<string, unknown>); } catch { /* not JSON */ }
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        /* not JSON */
+      }
     }
   });
-  child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   return { child, lines, stderr: () => err };
 }
 
@@ -89,7 +103,12 @@ export async function startDelegateProcess(w: World, name: string, policy: strin
   writeFileSync(policyFile, policy);
   const stateDir = join(w.dir, `${name}-state`);
   const p = spawnJson(['delegate', '--policy', policyFile, '--relay', w.url, '--token-file', w.tokenFile, '--state-dir', stateDir, '--json', ...extra]);
-  const ready = await waitFor(() => p.lines.find((l) => l['event'] === 'ready') ?? (p.child.exitCode !== null ? { exited: p.child.exitCode } : undefined), `the delegate ${name} to be ready`, 30_000, p.stderr);
+  const ready = await waitFor(
+    () => p.lines.find((l) => l['event'] === 'ready') ?? (p.child.exitCode !== null ? { exited: p.child.exitCode } : undefined),
+    `the delegate ${name} to be ready`,
+    30_000,
+    p.stderr,
+  );
   if ('exited' in ready) throw new Error(`the delegate exited (${String(ready['exited'])}): ${p.stderr()}`);
   return { ...p, stateDir, killSwitch: String(ready['kill_switch']), decisions: () => p.lines.filter((l) => l['event'] === 'decision') };
 }
@@ -104,6 +123,7 @@ export function aep(w: World, args: string[], input?: string) {
   return runAep([...args, '--relay', w.url, '--token', TOKEN], input, { timeoutMs: 60_000 });
 }
 
-export const ofType = (events: WireEvent[], type: string, subject?: string) => events.filter((e) => e.type === type && (subject === undefined || e.subject === subject));
+export const ofType = (events: WireEvent[], type: string, subject?: string) =>
+  events.filter((e) => e.type === type && (subject === undefined || e.subject === subject));
 export const attr = (e: WireEvent | undefined, name: string): unknown => (e as unknown as Record<string, unknown> | undefined)?.[name];
-export const data = (e: WireEvent | undefined): Record<string, unknown> => ((e?.data ?? {}) as Record<string, unknown>);
+export const data = (e: WireEvent | undefined): Record<string, unknown> => (e?.data ?? {}) as Record<string, unknown>;

@@ -22,7 +22,9 @@ const events: WireEvent[] = [];
 
 before(async () => {
   relay = await startRelay({ port: 0, storePath: null, token });
-  sub = subscribe({ url: relay.url, token, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   conn = await EmitterConnection.connect({ url: relay.url, token, agent: 'bot', capture: 'full', control: { accepts: ['control.attention.respond'] } });
   engine = new AttentionEngine(conn, { capture: 'full' });
@@ -48,51 +50,94 @@ async function until<T>(find: () => T | undefined, what: string): Promise<T> {
 
 function settled(p: AttentionPromise): Promise<AttentionOutcome> {
   let o: AttentionOutcome | undefined;
-  void p.then((x) => { o = x; });
+  void p.then((x) => {
+    o = x;
+  });
   return until(() => o, `request ${p.id} to settle`);
 }
 
 async function withDelegate(yaml: string, fn: (d: DelegateHandle, records: DecisionRecord[], dir: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'aep-delegate-rt-'));
   const records: DecisionRecord[] = [];
-  const d = await startDelegate({ url: relay.url, token, policy: parsePolicy(yaml), stateDir: join(dir, 'state'), session: `d-${Math.random().toString(36).slice(2, 8)}`, onDecision: (r) => records.push(r) });
-  try { await fn(d, records, join(dir, 'state')); } finally { await d.close(); }
+  const d = await startDelegate({
+    url: relay.url,
+    token,
+    policy: parsePolicy(yaml),
+    stateDir: join(dir, 'state'),
+    session: `d-${Math.random().toString(36).slice(2, 8)}`,
+    onDecision: (r) => records.push(r),
+  });
+  try {
+    await fn(d, records, join(dir, 'state'));
+  } finally {
+    await d.close();
+  }
 }
 
-const input = () => engine.requestAttention({ session: 'rt', kind: 'input', prompt: 'again?', options: [{ id: 'yes', label: 'Yes' }, { id: 'no', label: 'No' }] });
+const input = () =>
+  engine.requestAttention({
+    session: 'rt',
+    kind: 'input',
+    prompt: 'again?',
+    options: [
+      { id: 'yes', label: 'Yes' },
+      { id: 'no', label: 'No' },
+    ],
+  });
 
-test('rate limits: past the limit a runaway agent\'s requests go to a person', async () => {
-  await withDelegate('version: 1\nrate_limit: {max: 2, per: 1h}\nrules:\n  - {id: yes, match: {agent: bot, kind: input}, decision: {option: "yes"}}\n', async (d, records) => {
-    const a = input(); const b = input();
-    assert.equal((await settled(a)).status, 'answered');
-    assert.equal((await settled(b)).status, 'answered');
-    const c = input();
-    const r = await until(() => records.find((x) => x.request === c.id), 'the third decision');
-    assert.deepEqual([r.outcome, r.rule, r.answer], ['rate-limited', 'yes', { option: 'yes' }]);
-    const routed = await until(() => events.find((e) => e.type === 'attention.routed' && e.subject === c.id), 'routed');
-    assert.deepEqual(routed.data, { to: 'person', via: 'rate-limited' });
-    assert.ok(engine.pending().includes(c.id));
-    assert.equal(d.stats().rateLimited, 1);
-    engine.dismiss(c.id);
-  });
+test("rate limits: past the limit a runaway agent's requests go to a person", async () => {
+  await withDelegate(
+    'version: 1\nrate_limit: {max: 2, per: 1h}\nrules:\n  - {id: yes, match: {agent: bot, kind: input}, decision: {option: "yes"}}\n',
+    async (d, records) => {
+      const a = input();
+      const b = input();
+      assert.equal((await settled(a)).status, 'answered');
+      assert.equal((await settled(b)).status, 'answered');
+      const c = input();
+      const r = await until(() => records.find((x) => x.request === c.id), 'the third decision');
+      assert.deepEqual([r.outcome, r.rule, r.answer], ['rate-limited', 'yes', { option: 'yes' }]);
+      const routed = await until(() => events.find((e) => e.type === 'attention.routed' && e.subject === c.id), 'routed');
+      assert.deepEqual(routed.data, { to: 'person', via: 'rate-limited' });
+      assert.ok(engine.pending().includes(c.id));
+      assert.equal(d.stats().rateLimited, 1);
+      engine.dismiss(c.id);
+    },
+  );
   // A rule's own limit.
-  await withDelegate('version: 1\nrules:\n  - {id: yes-once, match: {agent: bot, kind: input}, decision: {option: "yes"}, rate_limit: {max: 1, per: 1h}}\n', async (_d, records) => {
-    const a = input();
-    assert.equal((await settled(a)).status, 'answered');
-    const b = input();
-    assert.equal((await until(() => records.find((x) => x.request === b.id), 'decision')).outcome, 'rate-limited');
-    engine.dismiss(b.id);
-  });
+  await withDelegate(
+    'version: 1\nrules:\n  - {id: yes-once, match: {agent: bot, kind: input}, decision: {option: "yes"}, rate_limit: {max: 1, per: 1h}}\n',
+    async (_d, records) => {
+      const a = input();
+      assert.equal((await settled(a)).status, 'answered');
+      const b = input();
+      assert.equal((await until(() => records.find((x) => x.request === b.id), 'decision')).outcome, 'rate-limited');
+      engine.dismiss(b.id);
+    },
+  );
 });
 
 test('the state directory is 0700 and its files 0600 (the grants file holds approval texts)', async () => {
   await withDelegate('version: 1\nrules: []\n', async (d, _records, dir) => {
-    const p = engine.requestAttention({ session: 'rt', kind: 'permission', subject: 'Bash', approvalText: 'ls -la', options: [{ id: 'allow', label: 'A' }, { id: 'deny', label: 'D' }] });
+    const p = engine.requestAttention({
+      session: 'rt',
+      kind: 'permission',
+      subject: 'Bash',
+      approvalText: 'ls -la',
+      options: [
+        { id: 'allow', label: 'A' },
+        { id: 'deny', label: 'D' },
+      ],
+    });
     await until(() => events.find((e) => e.type === 'attention.routed' && e.subject === p.id), 'routed');
     const { CommandSender } = await import('@aep/client/node');
     const { approvalDigest, createEmitter } = await import('@aep/protocol');
     const s = await CommandSender.connect({ url: relay.url, token, agent: 'person' });
-    const cmd = createEmitter({ source: 'aep://h/agent/person', agent: 'person' }).build({ type: 'x.aep.control.grant', session: d.session, capture: 'full', data: { agent: 'bot', tool: 'Bash', digest: approvalDigest('ls -la'), text: 'ls -la', ttl: '1h' } }) as unknown as WireEvent;
+    const cmd = createEmitter({ source: 'aep://h/agent/person', agent: 'person' }).build({
+      type: 'x.aep.control.grant',
+      session: d.session,
+      capture: 'full',
+      data: { agent: 'bot', tool: 'Bash', digest: approvalDigest('ls -la'), text: 'ls -la', ttl: '1h' },
+    }) as unknown as WireEvent;
     assert.equal((await s.send(cmd)).status, 'accepted');
     await s.close();
     assert.equal((await settled(p)).status, 'answered', 'the pending request is answered by the new grant');
@@ -104,7 +149,17 @@ test('the state directory is 0700 and its files 0600 (the grants file holds appr
 
 test('values never answer an approval request, even a permission request that carries fields', async () => {
   await withDelegate('version: 1\nrules:\n  - {id: v, match: {agent: bot}, decision: {values: {n: 1}}}\n', async (_d, records) => {
-    const p = engine.requestAttention({ session: 'rt', kind: 'permission', subject: 'Bash', approvalText: 'make', options: [{ id: 'allow', label: 'A' }, { id: 'deny', label: 'D' }], fields: [{ id: 'n', type: 'number', label: 'n' }] });
+    const p = engine.requestAttention({
+      session: 'rt',
+      kind: 'permission',
+      subject: 'Bash',
+      approvalText: 'make',
+      options: [
+        { id: 'allow', label: 'A' },
+        { id: 'deny', label: 'D' },
+      ],
+      fields: [{ id: 'n', type: 'number', label: 'n' }],
+    });
     const r = await until(() => records.find((x) => x.request === p.id), 'decision');
     assert.equal(r.outcome, 'no-match');
     assert.match(r.trace.at(-1)!.why, /never answered with values/);

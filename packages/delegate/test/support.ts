@@ -29,9 +29,16 @@ export function request(spec: RequestSpec = {}): Record<string, unknown> {
   if (spec.fields) data['fields'] = spec.fields;
   if (spec.respondVia) data['respond_via'] = spec.respondVia;
   return {
-    aep: '0.1', id, type: 'attention.requested', time: spec.time ?? '2026-08-03T10:00:00.000Z',
-    source: `aep://h/agent/${spec.agent ?? 'claude-code'}/session/${spec.session ?? 's1'}`, agent: spec.agent ?? 'claude-code',
-    session: spec.session ?? 's1', seq: 3, severity: spec.severity ?? 'notice', capture: 'metadata',
+    aep: '0.1',
+    id,
+    type: 'attention.requested',
+    time: spec.time ?? '2026-08-03T10:00:00.000Z',
+    source: `aep://h/agent/${spec.agent ?? 'claude-code'}/session/${spec.session ?? 's1'}`,
+    agent: spec.agent ?? 'claude-code',
+    session: spec.session ?? 's1',
+    seq: 3,
+    severity: spec.severity ?? 'notice',
+    capture: 'metadata',
     ...(spec.subject !== undefined ? { subject: spec.subject } : {}),
     ...(spec.approvalText !== undefined ? { [APPROVAL_DIGEST_ATTR]: approvalDigest(spec.approvalText) } : {}),
     data,

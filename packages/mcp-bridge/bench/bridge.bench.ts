@@ -11,13 +11,14 @@ const N = 100_000;
 // A realistic mix of server -> host traffic: results, progress and log notifications.
 const lines: Buffer[] = [];
 for (let i = 0; i < N; i++) {
-  const m = i % 4 === 0
-    ? { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `result ${i} `.repeat(8) }] } }
-    : i % 4 === 1
-      ? { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: i, progress: i % 10, total: 10, message: 'working' } }
-      : i % 4 === 2
-        ? { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { note: 'log line', i } } }
-        : { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(64) } } };
+  const m =
+    i % 4 === 0
+      ? { jsonrpc: '2.0', id: i, result: { content: [{ type: 'text', text: `result ${i} `.repeat(8) }] } }
+      : i % 4 === 1
+        ? { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: i, progress: i % 10, total: 10, message: 'working' } }
+        : i % 4 === 2
+          ? { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { note: 'log line', i } } }
+          : { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(64) } } };
   lines.push(Buffer.from(JSON.stringify(m) + '\n'));
 }
 const bytes = Buffer.concat(lines);
@@ -51,14 +52,20 @@ const baseline = timeIt('baseline', () => {
   for (const c of chunks) {
     const buf = rest.length ? Buffer.concat([rest, c]) : c;
     let start = 0;
-    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, start)) { out.write(buf.subarray(start, nl + 1)); start = nl + 1; }
+    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, start)) {
+      out.write(buf.subarray(start, nl + 1));
+      start = nl + 1;
+    }
     rest = buf.subarray(start);
   }
 });
 const parseAll = timeIt('parse', () => {
   // What a proxy that JSON.parses every line (and re-splits) would cost.
   const out = sinkStream();
-  for (const l of lines) { JSON.parse(l.toString('utf8')); out.write(l); }
+  for (const l of lines) {
+    JSON.parse(l.toString('utf8'));
+    out.write(l);
+  }
 });
 const bridged = timeIt('bridge', () => {
   const bridge = new McpBridge({ toServer: sinkStream(), toHost: sinkStream() });
@@ -76,14 +83,22 @@ console.log(`baseline JSON.parse + write per line: ${rate(parseAll)} msg/s   bri
 const params = ALL_SHAPES;
 const values = { bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] };
 const M = 20_000;
-const mapMs = timeIt('map', () => { for (let i = 0; i < M; i++) elicitationToForm(params, { agent: 'a', capture: 'full' }); });
-const mapRedMs = timeIt('map-redacted', () => { for (let i = 0; i < M; i++) elicitationToForm(params, { agent: 'a', capture: 'redacted' }); });
+const mapMs = timeIt('map', () => {
+  for (let i = 0; i < M; i++) elicitationToForm(params, { agent: 'a', capture: 'full' });
+});
+const mapRedMs = timeIt('map-redacted', () => {
+  for (let i = 0; i < M; i++) elicitationToForm(params, { agent: 'a', capture: 'redacted' });
+});
 const backMs = timeIt('back', () => {
   for (let i = 0; i < M; i++) validateElicitationContent(params.requestedSchema, formValuesToElicitationContent(params.requestedSchema, values));
 });
-const jsonMs = timeIt('json', () => { for (let i = 0; i < M; i++) JSON.parse(JSON.stringify(params)); });
+const jsonMs = timeIt('json', () => {
+  for (let i = 0; i < M; i++) JSON.parse(JSON.stringify(params));
+});
 const per = (ms: number) => Math.round(M / (ms / 1000)).toLocaleString('en-US');
 console.log(`elicitationToForm (full):              ${per(mapMs)} /s`);
 console.log(`elicitationToForm (redacted, pipeline): ${per(mapRedMs)} /s`);
 console.log(`values -> content + MCP validation:    ${per(backMs)} /s`);
-console.log(`baseline JSON round trip of params:    ${per(jsonMs)} /s   time ratios vs baseline ${(mapMs / jsonMs).toFixed(2)} / ${(mapRedMs / jsonMs).toFixed(2)} / ${(backMs / jsonMs).toFixed(2)}`);
+console.log(
+  `baseline JSON round trip of params:    ${per(jsonMs)} /s   time ratios vs baseline ${(mapMs / jsonMs).toFixed(2)} / ${(mapRedMs / jsonMs).toFixed(2)} / ${(backMs / jsonMs).toFixed(2)}`,
+);

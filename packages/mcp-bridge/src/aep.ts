@@ -80,8 +80,8 @@ export class AepSide implements AepPort {
     const port: AttentionPort = {
       ceiling: conn.ceiling,
       options: conn.options,
-      emit: (session: string, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes) => conn.emit(session, type, data,
-        this.cancelCause !== undefined && type.startsWith('attention.') ? { ...attrs, cause: this.cancelCause } : attrs),
+      emit: (session: string, type: string, data?: Record<string, unknown>, attrs?: EmitAttributes) =>
+        conn.emit(session, type, data, this.cancelCause !== undefined && type.startsWith('attention.') ? { ...attrs, cause: this.cancelCause } : attrs),
       onCommand: (type, handler) => conn.onCommand(type, handler),
     };
     this.engine = new AttentionEngine(port, {
@@ -132,16 +132,26 @@ export class AepSide implements AepPort {
       const checked = checkElicitationAnswer(schema, answer.values);
       return checked.ok ? { ok: true, result: checked.content } : { ok: false, issues: checked.issues };
     };
-    const p = this.raise({ kind: 'form', data, fields: ask.data.fields as FieldSpec[], constraints: ask.constraints, options: [], timeoutMs: ask.timeoutMs, validate });
-    return this.handle(p, (o) => (o.refusal === 'decline' ? { action: 'decline' }
-      : { action: 'accept', ...(o.result !== undefined ? { content: o.result as Record<string, ElicitationContentValue> } : {}) }));
+    const p = this.raise({
+      kind: 'form',
+      data,
+      fields: ask.data.fields as FieldSpec[],
+      constraints: ask.constraints,
+      options: [],
+      timeoutMs: ask.timeoutMs,
+      validate,
+    });
+    return this.handle(p, (o) =>
+      o.refusal === 'decline'
+        ? { action: 'decline' }
+        : { action: 'accept', ...(o.result !== undefined ? { content: o.result as Record<string, ElicitationContentValue> } : {}) },
+    );
   }
 
   askUrl(ask: UrlAsk): AskHandle {
     const textOK = captureRank(this.capture) >= captureRank('redacted');
     const real = `${ask.message}\n\nOpen this URL to continue: ${ask.url}`;
-    const prompt = !textOK ? synthesizePrompt(this.agent, 'auth', this.subject)
-      : this.capture === 'redacted' ? this.redact(real) : real;
+    const prompt = !textOK ? synthesizePrompt(this.agent, 'auth', this.subject) : this.capture === 'redacted' ? this.redact(real) : real;
     const data: Record<string, unknown> = {
       kind: 'auth',
       prompt,
@@ -156,8 +166,20 @@ export class AepSide implements AepPort {
     if (this.capture === 'full') data['context'] = { url: ask.url, elicitation_id: ask.elicitationId };
     const optionIds = [ACCEPT, DECLINE, CANCEL];
     // Text that names no option is not an answer to a URL question (AEP-0008 §1, never permissive).
-    const validate = (answer: Answer): AnswerCheck => (answer.option !== undefined ? { ok: true, answer: { option: answer.option } }
-      : { ok: false, issues: [{ rule: 'control.respond.answer-shape', path: '/data/answer/text', message: `text answers must name one of: ${optionIds.join(', ')}`, section: 'AEP-0002 §5.3' }] });
+    const validate = (answer: Answer): AnswerCheck =>
+      answer.option !== undefined
+        ? { ok: true, answer: { option: answer.option } }
+        : {
+            ok: false,
+            issues: [
+              {
+                rule: 'control.respond.answer-shape',
+                path: '/data/answer/text',
+                message: `text answers must name one of: ${optionIds.join(', ')}`,
+                section: 'AEP-0002 §5.3',
+              },
+            ],
+          };
     const p = this.raise({ kind: 'auth', data, options: optionIds, timeoutMs: ask.timeoutMs, validate });
     return this.handle(p, (o) => optionOutcome(o.answer.option));
   }
@@ -176,7 +198,8 @@ export class AepSide implements AepPort {
     const verdict = checkCancel(cmd, this.opts.session);
     if (!verdict.ok) return { status: 'rejected', reason: 'invalid', issues: verdict.issues, capture: this.capture };
     const steer = this.steer;
-    if (!steer || this.ended) return { status: 'rejected', reason: 'busy', detail: 'the MCP bridge is not proxying (starting or stopping)', capture: this.capture };
+    if (!steer || this.ended)
+      return { status: 'rejected', reason: 'busy', detail: 'the MCP bridge is not proxying (starting or stopping)', capture: this.capture };
     return {
       status: 'accepted',
       after: () => {
@@ -200,10 +223,15 @@ export class AepSide implements AepPort {
     const textOK = captureRank(this.capture) >= captureRank('redacted');
     const message = `cancelled by a person: ${report.elicitations} open question(s) answered "cancel", ${report.requests} MCP request(s) in flight cancelled; the MCP server keeps running`;
     try {
-      this.conn.emit(this.opts.session, 'progress.status', {
-        phase: 'cancelled',
-        ...(textOK ? { message: this.capture === 'redacted' ? this.redact(message) : message } : {}),
-      }, { cause, capture: this.capture });
+      this.conn.emit(
+        this.opts.session,
+        'progress.status',
+        {
+          phase: 'cancelled',
+          ...(textOK ? { message: this.capture === 'redacted' ? this.redact(message) : message } : {}),
+        },
+        { cause, capture: this.capture },
+      );
     } catch (err) {
       this.log(`steering: could not record the cancel: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -221,13 +249,23 @@ export class AepSide implements AepPort {
     this.ended = true;
     try {
       this.conn.emit(this.opts.session, 'session.ended', { reason: 'normal', duration_ms: Date.now() - this.startedAt });
-    } catch { /* closed already */ }
+    } catch {
+      /* closed already */
+    }
     await this.conn.close(2_000);
   }
 
   // ---- lifecycle (the client's AttentionEngine) -----------------------------------------------
 
-  private raise(r: { kind: 'form' | 'auth'; data: Record<string, unknown>; fields?: FieldSpec[]; constraints?: FormConstraints; options: string[]; timeoutMs: number; validate: (a: Answer) => AnswerCheck }): AttentionPromise {
+  private raise(r: {
+    kind: 'form' | 'auth';
+    data: Record<string, unknown>;
+    fields?: FieldSpec[];
+    constraints?: FormConstraints;
+    options: string[];
+    timeoutMs: number;
+    validate: (a: Answer) => AnswerCheck;
+  }): AttentionPromise {
     return this.engine.requestAttention({
       session: this.opts.session,
       kind: r.kind,
@@ -250,8 +288,9 @@ export class AepSide implements AepPort {
    * request closed without an answer (README "Outcome mapping").
    */
   private handle(p: AttentionPromise, answered: (o: Extract<AttentionOutcome, { status: 'answered' }>) => AskOutcome): AskHandle {
-    const outcome = p.then((o): AskOutcome => (o.status === 'answered' ? answered(o)
-      : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : o.refusal === 'cancel' ? 'cancel' : 'dismissed' }));
+    const outcome = p.then((o): AskOutcome =>
+      o.status === 'answered' ? answered(o) : { action: 'cancel', why: o.status === 'timeout' ? 'timeout' : o.refusal === 'cancel' ? 'cancel' : 'dismissed' },
+    );
     return { id: p.id, outcome, withdraw: (reason) => this.withdraw(p.id, reason) };
   }
 

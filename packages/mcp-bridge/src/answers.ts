@@ -9,9 +9,7 @@ import { formValuesToElicitationContent, validateElicitationContent } from '@aep
 import type { ElicitationContentValue, Issue } from '@aep/protocol';
 
 /** Result of {@link checkElicitationAnswer}. */
-export type ElicitationAnswerCheck =
-  | { ok: true; content: Record<string, ElicitationContentValue> }
-  | { ok: false; issues: Issue[] };
+export type ElicitationAnswerCheck = { ok: true; content: Record<string, ElicitationContentValue> } | { ok: false; issues: Issue[] };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -14,8 +14,12 @@
 //    server's late responses to them are dropped.
 import type { Writable } from 'node:stream';
 import {
-  CancelledNotificationSchema, ElicitRequestSchema, ElicitResultSchema, InitializeRequestSchema,
-  JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema,
+  CancelledNotificationSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
+  InitializeRequestSchema,
+  JSONRPCErrorResponseSchema,
+  JSONRPCResultResponseSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { elicitationToForm } from '@aep/protocol';
@@ -146,10 +150,16 @@ interface Pending {
   settled: boolean;
 }
 
-interface HostElicitation { form: boolean; url: boolean }
+interface HostElicitation {
+  form: boolean;
+  url: boolean;
+}
 
 /** A host -> server request not answered yet. */
-interface InFlight { id: RequestId; method: string }
+interface InFlight {
+  id: RequestId;
+  method: string;
+}
 
 /** Counters (exposed for tests and diagnostics). */
 export interface BridgeStats {
@@ -219,8 +229,15 @@ export class McpBridge {
     const steer: SteerHandler = (c) => this.cancelInFlight(c);
     if (aep instanceof Promise) {
       this.aepPending = aep.then(
-        (port) => { this.aep = port; this.aepPending = undefined; port?.onSteer?.(steer); },
-        (err: unknown) => { this.log(`AEP side failed to start: ${err instanceof Error ? err.message : String(err)}`); this.aepPending = undefined; },
+        (port) => {
+          this.aep = port;
+          this.aepPending = undefined;
+          port?.onSteer?.(steer);
+        },
+        (err: unknown) => {
+          this.log(`AEP side failed to start: ${err instanceof Error ? err.message : String(err)}`);
+          this.aepPending = undefined;
+        },
       );
     } else {
       this.aep = aep;
@@ -229,19 +246,31 @@ export class McpBridge {
   }
 
   /** Bytes from the host (our stdin). */
-  fromHost(chunk: Buffer): void { this.hostLines.push(chunk); }
+  fromHost(chunk: Buffer): void {
+    this.hostLines.push(chunk);
+  }
   /** The host closed its side. */
-  endHost(): void { this.hostLines.end(); }
+  endHost(): void {
+    this.hostLines.end();
+  }
   /** Bytes from the server (the child's stdout). */
-  fromServer(chunk: Buffer): void { this.serverLines.push(chunk); }
+  fromServer(chunk: Buffer): void {
+    this.serverLines.push(chunk);
+  }
   /** The server closed its side. */
-  endServer(): void { this.serverLines.end(); }
+  endServer(): void {
+    this.serverLines.end();
+  }
 
   /** Number of elicitations still waiting for an answer. */
-  pendingCount(): number { return this.pending.size; }
+  pendingCount(): number {
+    return this.pending.size;
+  }
 
   /** Number of host requests in flight (tracked for steering). */
-  inflightCount(): number { return this.inflight.size; }
+  inflightCount(): number {
+    return this.inflight.size;
+  }
 
   /**
    * A person cancelled this session through AEP (`control.cancel`, README "Steering"): every open
@@ -443,7 +472,9 @@ export class McpBridge {
   private onElicitation(msg: Record<string, unknown>, line: Buffer): boolean {
     if (this.aepPending) {
       // The AEP side is still connecting: decide once it has (connect is bounded).
-      void this.aepPending.then(() => { if (!this.onElicitation(msg, line)) write(this.opts.toHost, line); });
+      void this.aepPending.then(() => {
+        if (!this.onElicitation(msg, line)) write(this.opts.toHost, line);
+      });
       return true;
     }
     const id = msg['id'];
@@ -457,7 +488,9 @@ export class McpBridge {
     if (!parsed.success || 'task' in rawParams) {
       // Invalid, or task-augmented (the bridge answers plain ElicitResults only): the host decides.
       if (hostCan) return false;
-      const why = parsed.success ? 'task-augmented elicitation is not supported by the bridge' : `Invalid elicitation request: ${summarize(parsed.error.issues)}`;
+      const why = parsed.success
+        ? 'task-augmented elicitation is not supported by the bridge'
+        : `Invalid elicitation request: ${summarize(parsed.error.issues)}`;
       this.log(`elicitation ${String(id)}: ${why}`);
       this.sendToServer({ jsonrpc: '2.0', id, error: { code: BRIDGE_JSONRPC_ERRORS.invalidElicitation.code, message: why } });
       return true;
@@ -465,19 +498,28 @@ export class McpBridge {
     let handle: AskHandle | undefined;
     let why = aep ? '' : 'no AEP relay configured';
     if (aep && !aep.available()) why = 'the AEP relay is unreachable';
-    if (aep && why === '' && this.pending.size >= (this.opts.maxPending ?? DEFAULT_MAX_PENDING)) why = `${this.pending.size} elicitations are already open through AEP (limit)`;
+    if (aep && why === '' && this.pending.size >= (this.opts.maxPending ?? DEFAULT_MAX_PENDING))
+      why = `${this.pending.size} elicitations are already open through AEP (limit)`;
     if (aep && why === '' && mode === 'url' && !aep.urlCapable()) why = `capture ${aep.capture} cannot carry the URL to a human`;
     if (aep && why === '') {
       try {
         if (mode === 'url') {
           handle = aep.askUrl({
-            message: String(rawParams['message']), url: String(rawParams['url']),
-            elicitationId: String(rawParams['elicitationId']), timeoutMs: this.timeoutMs,
+            message: String(rawParams['message']),
+            url: String(rawParams['url']),
+            elicitationId: String(rawParams['elicitationId']),
+            timeoutMs: this.timeoutMs,
           });
         } else {
           const mapped = elicitationToForm(rawParams, { agent: aep.agent, capture: aep.capture, redact: (s) => aep.redact(s) });
           if (mapped.ok) {
-            handle = aep.askForm({ data: mapped.data, constraints: mapped.constraints, requestedSchema: rawParams['requestedSchema'], message: String(rawParams['message']), timeoutMs: this.timeoutMs });
+            handle = aep.askForm({
+              data: mapped.data,
+              constraints: mapped.constraints,
+              requestedSchema: rawParams['requestedSchema'],
+              message: String(rawParams['message']),
+              timeoutMs: this.timeoutMs,
+            });
           } else {
             why = `schema not mappable to an AEP form: ${mapped.reason}`;
           }
@@ -518,9 +560,12 @@ export class McpBridge {
       return;
     }
     this.stats.answeredViaAep++;
-    const result: ElicitResult = o.action === 'accept'
-      ? (o.content !== undefined && p.mode === 'form' ? { action: 'accept', content: o.content } : { action: 'accept' })
-      : { action: o.action };
+    const result: ElicitResult =
+      o.action === 'accept'
+        ? o.content !== undefined && p.mode === 'form'
+          ? { action: 'accept', content: o.content }
+          : { action: 'accept' }
+        : { action: o.action };
     this.settle(p, result, true);
   }
 
@@ -535,7 +580,11 @@ export class McpBridge {
         if (!oldest.done) this.withdrawnFromHost.delete(oldest.value);
       }
       // Withdraw the host's dialog (MCP "Cancellation": the result will be unused).
-      this.sendToHost({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.id, reason: viaAep ? 'answered through AEP' : 'elicitation withdrawn by the bridge' } });
+      this.sendToHost({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: p.id, reason: viaAep ? 'answered through AEP' : 'elicitation withdrawn by the bridge' },
+      });
     }
   }
 

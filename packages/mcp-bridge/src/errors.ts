@@ -15,7 +15,11 @@ export type BridgeErrorCode = keyof typeof BRIDGE_ERRORS;
 /** JSON-RPC errors the bridge sends itself, by code (README "Outcome mapping", "Steering"). */
 export const BRIDGE_JSONRPC_ERRORS = {
   /** MCP/SDK `InvalidParams`: an `elicitation/create` the MCP schema rejects, when the host cannot take it. */
-  invalidElicitation: { code: -32602, to: 'server', when: 'its elicitation/create does not match the MCP ElicitRequest schema (or is task-augmented) and the host cannot take it' },
+  invalidElicitation: {
+    code: -32602,
+    to: 'server',
+    when: 'its elicitation/create does not match the MCP ElicitRequest schema (or is task-augmented) and the host cannot take it',
+  },
   /** LSP `RequestCancelled` (MCP defines none): a host request a person cancelled through AEP. */
   requestCancelled: { code: -32800, to: 'host', when: 'a person cancelled its request in flight through AEP (control.cancel)' },
 } as const;

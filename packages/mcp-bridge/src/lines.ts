@@ -13,7 +13,10 @@ export class LineSplitter {
   private size = 0;
   private oversize = false;
 
-  constructor(private readonly onLine: (line: Buffer, parseable: boolean) => void, private readonly maxLineBytes = 16 * 1024 * 1024) {}
+  constructor(
+    private readonly onLine: (line: Buffer, parseable: boolean) => void,
+    private readonly maxLineBytes = 16 * 1024 * 1024,
+  ) {}
 
   /** Feed a chunk. */
   push(chunk: Buffer): void {

@@ -13,7 +13,6 @@ import { BridgeError } from './errors.js';
 
 export { BridgeError } from './errors.js';
 
-
 /** Options of {@link runMcpWrap}. */
 export interface McpWrapOptions {
   /** The server command and its arguments. */
@@ -56,7 +55,11 @@ export function defaultAgentName(command: string, args: readonly string[]): stri
     const target = args.find((a) => !a.startsWith('-') && a !== 'run');
     if (target) name = basename(target);
   }
-  name = name.replace(/\.(m?js|cjs|ts|py|exe)$/, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '');
+  name = name
+    .replace(/\.(m?js|cjs|ts|py|exe)$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return `mcp-${name || 'server'}`;
 }
 
@@ -66,7 +69,11 @@ export function defaultAgentName(command: string, args: readonly string[]): stri
  * {@link BridgeError} when the server cannot be started.
  */
 export async function runMcpWrap(opts: McpWrapOptions): Promise<number> {
-  const log = opts.log ?? ((line: string) => { process.stderr.write(`aep mcp: ${line}\n`); });
+  const log =
+    opts.log ??
+    ((line: string) => {
+      process.stderr.write(`aep mcp: ${line}\n`);
+    });
   const hostIn = opts.hostIn ?? process.stdin;
   const hostOut = opts.hostOut ?? process.stdout;
   const session = opts.session ?? `mcp-${randomBytes(6).toString('hex')}`;
@@ -95,12 +102,30 @@ export async function runMcpWrap(opts: McpWrapOptions): Promise<number> {
   hostOut.on('error', (err) => log(`host stdout: ${err.message}`));
 
   let aepSide: AepSide | undefined;
-  const aep = opts.relay === null ? undefined : AepSide.start({
-    relay: opts.relay, ...(opts.token !== undefined ? { token: opts.token } : {}), agent, session, capture,
-    connectTimeoutMs: opts.connectTimeoutMs ?? 3_000, log,
-  }).then((side) => { aepSide = side; return side; });
+  const aep =
+    opts.relay === null
+      ? undefined
+      : AepSide.start({
+          relay: opts.relay,
+          ...(opts.token !== undefined ? { token: opts.token } : {}),
+          agent,
+          session,
+          capture,
+          connectTimeoutMs: opts.connectTimeoutMs ?? 3_000,
+          log,
+        }).then((side) => {
+          aepSide = side;
+          return side;
+        });
   if (opts.relay !== null) log(`agent ${agent}, session ${session}, capture ${capture}, answer window ${timeoutMs} ms`);
-  const bridge = new McpBridge({ toServer, toHost: hostOut, ...(aep ? { aep } : {}), timeoutMs, log, ...(opts.maxPending !== undefined ? { maxPending: opts.maxPending } : {}) });
+  const bridge = new McpBridge({
+    toServer,
+    toHost: hostOut,
+    ...(aep ? { aep } : {}),
+    timeoutMs,
+    log,
+    ...(opts.maxPending !== undefined ? { maxPending: opts.maxPending } : {}),
+  });
 
   // Backpressure: stop reading a side while the other side's pipe is full.
   const pump = (src: Readable, dest: Writable, feed: (b: Buffer) => void, end: () => void): void => {
@@ -116,19 +141,36 @@ export async function runMcpWrap(opts: McpWrapOptions): Promise<number> {
   };
 
   let hostEnded = false;
-  pump(hostIn, toServer, (b) => bridge.fromHost(b), () => {
-    bridge.endHost();
-    hostEnded = true;
-    // MCP stdio shutdown: close the server's input, then SIGTERM, then SIGKILL if it lingers.
-    toServer.end();
-    const term = setTimeout(() => { if (child.exitCode === null) child.kill('SIGTERM'); }, 5_000);
-    const kill = setTimeout(() => { if (child.exitCode === null) child.kill('SIGKILL'); }, 10_000);
-    term.unref();
-    kill.unref();
-  });
-  pump(fromServer, hostOut, (b) => bridge.fromServer(b), () => bridge.endServer());
+  pump(
+    hostIn,
+    toServer,
+    (b) => bridge.fromHost(b),
+    () => {
+      bridge.endHost();
+      hostEnded = true;
+      // MCP stdio shutdown: close the server's input, then SIGTERM, then SIGKILL if it lingers.
+      toServer.end();
+      const term = setTimeout(() => {
+        if (child.exitCode === null) child.kill('SIGTERM');
+      }, 5_000);
+      const kill = setTimeout(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }, 10_000);
+      term.unref();
+      kill.unref();
+    },
+  );
+  pump(
+    fromServer,
+    hostOut,
+    (b) => bridge.fromServer(b),
+    () => bridge.endServer(),
+  );
 
-  const forward = (sig: NodeJS.Signals) => () => { log(`${sig}: stopping the server`); child.kill(sig); };
+  const forward = (sig: NodeJS.Signals) => () => {
+    log(`${sig}: stopping the server`);
+    child.kill(sig);
+  };
   const onInt = forward('SIGINT');
   const onTerm = forward('SIGTERM');
   process.on('SIGINT', onInt);
@@ -143,7 +185,10 @@ export async function runMcpWrap(opts: McpWrapOptions): Promise<number> {
   if (fromServer.readableLength > 0 || !fromServer.readableEnded) {
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, 1_000);
-      fromServer.once('close', () => { clearTimeout(t); resolve(); });
+      fromServer.once('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
     });
   }
   bridge.close('the MCP server exited');

@@ -36,7 +36,7 @@ export function checkCancel(cmd: WireEvent, session: string): CancelVerdict {
   const data = isObject(cmd.data) ? cmd.data : {};
   const scope = data['scope'];
   const issue = (rule: string, path: string, message: string): CancelVerdict => ({ ok: false, issues: [{ rule, path, message, section: SECTION }] });
-  if (cmd.session !== session) return issue(CANCEL_RULES.session, '/session', 'the command names another session than this MCP bridge\'s');
+  if (cmd.session !== session) return issue(CANCEL_RULES.session, '/session', "the command names another session than this MCP bridge's");
   if (scope !== 'session' && scope !== 'run') return issue(CANCEL_RULES.scope, '/data/scope', 'scope must be "run" or "session"');
   if (scope === 'run') return issue(CANCEL_RULES.run, '/run', 'this MCP bridge session has no runs; cancel with scope "session"');
   const reason = data['reason'];

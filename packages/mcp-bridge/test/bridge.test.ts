@@ -14,7 +14,15 @@ function sink(): { stream: PassThrough; text: () => string; lines: () => unknown
   const chunks: Buffer[] = [];
   stream.on('data', (b: Buffer) => chunks.push(b));
   const text = () => Buffer.concat(chunks).toString('utf8');
-  return { stream, text, lines: () => text().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown) };
+  return {
+    stream,
+    text,
+    lines: () =>
+      text()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as unknown),
+  };
 }
 
 class ScriptedAep implements AepPort {
@@ -23,80 +31,125 @@ class ScriptedAep implements AepPort {
   up = true;
   asks: { kind: 'form' | 'url'; ask: FormAsk | UrlAsk; settle: (o: AskOutcome) => void; withdrawn?: string }[] = [];
   subject: string | undefined;
-  redact(t: string): string { return t; }
-  available(): boolean { return this.up; }
+  redact(t: string): string {
+    return t;
+  }
+  available(): boolean {
+    return this.up;
+  }
   urlOk = true;
-  urlCapable(): boolean { return this.urlOk; }
-  setSubject(s: string | undefined): void { this.subject = s; }
+  urlCapable(): boolean {
+    return this.urlOk;
+  }
+  setSubject(s: string | undefined): void {
+    this.subject = s;
+  }
   steer: SteerHandler | undefined;
-  onSteer(h: SteerHandler): void { this.steer = h; }
+  onSteer(h: SteerHandler): void {
+    this.steer = h;
+  }
   private handle(kind: 'form' | 'url', ask: FormAsk | UrlAsk): AskHandle {
     let settle!: (o: AskOutcome) => void;
-    const outcome = new Promise<AskOutcome>((r) => { settle = r; });
+    const outcome = new Promise<AskOutcome>((r) => {
+      settle = r;
+    });
     const entry: (typeof this.asks)[number] = { kind, ask, settle };
     this.asks.push(entry);
-    return { id: `req-${this.asks.length}`, outcome, withdraw: (reason) => { entry.withdrawn = reason; settle({ action: 'cancel', why: 'dismissed' }); } };
+    return {
+      id: `req-${this.asks.length}`,
+      outcome,
+      withdraw: (reason) => {
+        entry.withdrawn = reason;
+        settle({ action: 'cancel', why: 'dismissed' });
+      },
+    };
   }
-  askForm(ask: FormAsk): AskHandle { return this.handle('form', ask); }
-  askUrl(ask: UrlAsk): AskHandle { return this.handle('url', ask); }
+  askForm(ask: FormAsk): AskHandle {
+    return this.handle('form', ask);
+  }
+  askUrl(ask: UrlAsk): AskHandle {
+    return this.handle('url', ask);
+  }
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
 const line = (o: unknown) => Buffer.from(JSON.stringify(o) + '\n');
-const ELICIT = (id: number | string, extra: Record<string, unknown> = {}) => line({
-  jsonrpc: '2.0', id, method: 'elicitation/create',
-  params: { message: 'Name?', requestedSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, ...extra },
-});
-const INIT = (caps: Record<string, unknown>) => line({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: caps, clientInfo: { name: 'h', version: '1' } } });
+const ELICIT = (id: number | string, extra: Record<string, unknown> = {}) =>
+  line({
+    jsonrpc: '2.0',
+    id,
+    method: 'elicitation/create',
+    params: { message: 'Name?', requestedSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, ...extra },
+  });
+const INIT = (caps: Record<string, unknown>) =>
+  line({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: caps, clientInfo: { name: 'h', version: '1' } } });
 
 function setup(hostCaps: Record<string, unknown>, aep?: AepPort, maxPending?: number) {
   const toServer = sink();
   const toHost = sink();
-  const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream, ...(aep ? { aep } : {}), timeoutMs: 60_000, ...(maxPending ? { maxPending } : {}) });
+  const bridge = new McpBridge({
+    toServer: toServer.stream,
+    toHost: toHost.stream,
+    ...(aep ? { aep } : {}),
+    timeoutMs: 60_000,
+    ...(maxPending ? { maxPending } : {}),
+  });
   bridge.fromHost(INIT(hostCaps));
   return { bridge, toServer, toHost };
 }
 
 test('property: the splitter re-emits exactly the input bytes, whatever the chunking', () => {
-  fc.assert(fc.property(fc.array(fc.string({ maxLength: 40 }), { maxLength: 20 }), fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 10 }), (parts, cuts) => {
-    const input = Buffer.from(parts.join('\n'), 'utf8');
-    const out: Buffer[] = [];
-    const s = new LineSplitter((l) => out.push(Buffer.from(l)));
-    let i = 0;
-    let k = 0;
-    while (i < input.length) {
-      const n = cuts[k++ % cuts.length] ?? 1;
-      s.push(input.subarray(i, i + n));
-      i += n;
-    }
-    s.end();
-    assert.ok(Buffer.concat(out).equals(input));
-    // Every emitted piece but the last ends with \n and contains no other \n.
-    for (const [j, l] of out.entries()) {
-      const nl = l.indexOf(10);
-      if (j < out.length - 1 || l[l.length - 1] === 10) assert.equal(nl, l.length - 1);
-    }
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  fc.assert(
+    fc.property(
+      fc.array(fc.string({ maxLength: 40 }), { maxLength: 20 }),
+      fc.array(fc.integer({ min: 1, max: 17 }), { minLength: 1, maxLength: 10 }),
+      (parts, cuts) => {
+        const input = Buffer.from(parts.join('\n'), 'utf8');
+        const out: Buffer[] = [];
+        const s = new LineSplitter((l) => out.push(Buffer.from(l)));
+        let i = 0;
+        let k = 0;
+        while (i < input.length) {
+          const n = cuts[k++ % cuts.length] ?? 1;
+          s.push(input.subarray(i, i + n));
+          i += n;
+        }
+        s.end();
+        assert.ok(Buffer.concat(out).equals(input));
+        // Every emitted piece but the last ends with \n and contains no other \n.
+        for (const [j, l] of out.entries()) {
+          const nl = l.indexOf(10);
+          if (j < out.length - 1 || l[l.length - 1] === 10) assert.equal(nl, l.length - 1);
+        }
+      },
+    ),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });
 
 test('property: without elicitations both directions pass byte-for-byte, whatever the chunking', () => {
-  const msg = fc.oneof(
-    fc.record({ jsonrpc: fc.constant('2.0'), id: fc.nat(), method: fc.constantFrom('tools/call', 'ping', 'resources/read'), params: fc.object() }),
-    fc.record({ jsonrpc: fc.constant('2.0'), method: fc.constantFrom('notifications/progress', 'notifications/message'), params: fc.object() }),
-    fc.record({ jsonrpc: fc.constant('2.0'), id: fc.nat(), result: fc.object() }),
-  ).map((m) => JSON.stringify(m, null, 0) + '\n');
-  fc.assert(fc.property(fc.array(msg, { maxLength: 12 }), fc.integer({ min: 1, max: 64 }), (msgs, cut) => {
-    const toServer = sink();
-    const toHost = sink();
-    const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream });
-    const bytes = Buffer.from(msgs.join(''), 'utf8');
-    for (let i = 0; i < bytes.length; i += cut) {
-      bridge.fromHost(bytes.subarray(i, i + cut));
-      bridge.fromServer(bytes.subarray(i, i + cut));
-    }
-    assert.equal(toServer.text(), bytes.toString('utf8'));
-    assert.equal(toHost.text(), bytes.toString('utf8'));
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 200) });
+  const msg = fc
+    .oneof(
+      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.nat(), method: fc.constantFrom('tools/call', 'ping', 'resources/read'), params: fc.object() }),
+      fc.record({ jsonrpc: fc.constant('2.0'), method: fc.constantFrom('notifications/progress', 'notifications/message'), params: fc.object() }),
+      fc.record({ jsonrpc: fc.constant('2.0'), id: fc.nat(), result: fc.object() }),
+    )
+    .map((m) => JSON.stringify(m, null, 0) + '\n');
+  fc.assert(
+    fc.property(fc.array(msg, { maxLength: 12 }), fc.integer({ min: 1, max: 64 }), (msgs, cut) => {
+      const toServer = sink();
+      const toHost = sink();
+      const bridge = new McpBridge({ toServer: toServer.stream, toHost: toHost.stream });
+      const bytes = Buffer.from(msgs.join(''), 'utf8');
+      for (let i = 0; i < bytes.length; i += cut) {
+        bridge.fromHost(bytes.subarray(i, i + cut));
+        bridge.fromServer(bytes.subarray(i, i + cut));
+      }
+      assert.equal(toServer.text(), bytes.toString('utf8'));
+      assert.equal(toHost.text(), bytes.toString('utf8'));
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 200) },
+  );
 });
 
 test('initialize keeps every other capability and the host flavour of elicitation; {} means form only', () => {
@@ -210,14 +263,18 @@ test('the server name becomes the requests subject', () => {
 test('an elicitation written with the JSON escape "\\/" is still intercepted', () => {
   const aep = new ScriptedAep();
   const { bridge, toHost } = setup({}, aep);
-  bridge.fromServer(Buffer.from('{"jsonrpc":"2.0","id":11,"method":"elicitation\\/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}\n'));
+  bridge.fromServer(
+    Buffer.from('{"jsonrpc":"2.0","id":11,"method":"elicitation\\/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}\n'),
+  );
   assert.equal(aep.asks.length, 1);
   assert.equal(toHost.text(), '', 'not forwarded to a host without elicitation');
 });
 
 test('an AEP side that throws never breaks the proxy: the elicitation falls back (decline without host)', () => {
   const aep = new ScriptedAep();
-  aep.askForm = () => { throw new Error('emit after close()'); };
+  aep.askForm = () => {
+    throw new Error('emit after close()');
+  };
   const { bridge, toServer, toHost } = setup({}, aep);
   bridge.fromServer(ELICIT(6));
   assert.deepEqual(toServer.lines()[1], { jsonrpc: '2.0', id: 6, result: { action: 'decline' } });
@@ -228,7 +285,13 @@ test('an AEP side that throws never breaks the proxy: the elicitation falls back
 test('URL mode below redacted is not raised over AEP: the host asks if it can, else decline', () => {
   const aep = new ScriptedAep();
   aep.urlOk = false;
-  const url = (id: number) => line({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { mode: 'url', message: 'Sign in', url: 'https://example.com/x', elicitationId: `e${id}` } });
+  const url = (id: number) =>
+    line({
+      jsonrpc: '2.0',
+      id,
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in', url: 'https://example.com/x', elicitationId: `e${id}` },
+    });
   const a = setup({ elicitation: { form: {} } }, aep);
   a.bridge.fromServer(url(1));
   assert.deepEqual(a.toServer.lines()[1], { jsonrpc: '2.0', id: 1, result: { action: 'decline' } }, 'a form-only host cannot take URL mode');
@@ -318,7 +381,17 @@ test('steering: without an AEP side nothing is tracked (pure pass-through)', () 
 });
 
 test('checkCancel: session scope honoured with its reason; run scope, bad scope and another session refused', () => {
-  const cmd = (data: unknown, session = 's'): WireEvent => ({ aep: '0.1', id: 'c', type: 'control.cancel', time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/x', agent: 'x', session, data } as unknown as WireEvent);
+  const cmd = (data: unknown, session = 's'): WireEvent =>
+    ({
+      aep: '0.1',
+      id: 'c',
+      type: 'control.cancel',
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://h/agent/x',
+      agent: 'x',
+      session,
+      data,
+    }) as unknown as WireEvent;
   assert.deepEqual(checkCancel(cmd({ scope: 'session', reason: 'stop' }), 's'), { ok: true, reason: 'stop' });
   assert.deepEqual(checkCancel(cmd({ scope: 'session' }), 's'), { ok: true });
   const rule = (v: ReturnType<typeof checkCancel>) => (v.ok ? 'ok' : v.issues.map((i) => `${i.rule} ${i.path}`).join());

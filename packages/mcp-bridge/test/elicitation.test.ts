@@ -15,8 +15,12 @@ import { ALL_SHAPES, PLANTED_KEY } from './fixtures/schemas.mjs';
 const TOKEN = `t-${randomBytes(8).toString('hex')}`;
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
 
-before(async () => { relay = await startRelayProcess(['--memory', '--token', TOKEN]); });
-after(async () => { await relay.stop(); });
+before(async () => {
+  relay = await startRelayProcess(['--memory', '--token', TOKEN]);
+});
+after(async () => {
+  await relay.stop();
+});
 
 function wrapArgs(session: string, extra: string[] = []): string[] {
   return ['--relay', relay.url, '--token', TOKEN, '--session', session, '--agent', 'bridge-test', ...extra];
@@ -27,7 +31,12 @@ async function respond(requestId: string, args: string[]): Promise<{ code: numbe
 }
 
 async function withHost<T>(host: Host, watch: SessionWatch, fn: () => Promise<T>): Promise<T> {
-  try { return await fn(); } finally { watch.close(); await host.close(); }
+  try {
+    return await fn();
+  } finally {
+    watch.close();
+    await host.close();
+  }
 }
 
 const isRequest = (e: { type: string }) => e.type === 'attention.requested';
@@ -46,10 +55,18 @@ test('form answered through the relay: the tool receives typed content; an inval
     assert.deepEqual(data, (elicitationToForm(ALL_SHAPES, { agent: 'bridge-test', capture: 'redacted' }) as { data: unknown }).data);
     assert.equal(data.kind, 'form');
     assert.equal(data.prompt, 'Configure the nightly backup');
-    assert.deepEqual(data.fields.map((f) => [f.id, f.type, f.required]), [
-      ['bucket', 'string', true], ['retention', 'number', true], ['ratio', 'number', false], ['encrypt', 'boolean', true],
-      ['tier', 'select', false], ['days', 'select', false], ['region', 'select', false],
-    ]);
+    assert.deepEqual(
+      data.fields.map((f) => [f.id, f.type, f.required]),
+      [
+        ['bucket', 'string', true],
+        ['retention', 'number', true],
+        ['ratio', 'number', false],
+        ['encrypt', 'boolean', true],
+        ['tier', 'select', false],
+        ['days', 'select', false],
+        ['region', 'select', false],
+      ],
+    );
     assert.deepEqual(data.respond_via, ['control']);
     assert.equal(req.capture, 'redacted');
     assert.equal(req.subject, 'mcp:bridge-test-server');
@@ -63,7 +80,10 @@ test('form answered through the relay: the tool receives typed content; an inval
     assert.equal(missing.code, 3, `rejected: ${missing.stdout}${missing.stderr}`);
     assert.deepEqual(lifecycle(watch.events, req.id), ['attention.requested'], 'the request stays pending after nacks');
 
-    const ok = await respond(req.id, ['--values', JSON.stringify({ bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] })]);
+    const ok = await respond(req.id, [
+      '--values',
+      JSON.stringify({ bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] }),
+    ]);
     assert.equal(ok.code, 0, `accepted: ${ok.stdout}${ok.stderr}`);
     const result = await pending;
     assert.equal(result.action, 'accept');
@@ -75,7 +95,14 @@ test('form answered through the relay: the tool receives typed content; an inval
     assert.equal((answered?.data as { via: string }).via, 'control');
     assert.equal((watch.events.find((e) => e.type === 'attention.resolved' && e.subject === req.id)?.data as { resolution: string }).resolution, 'answered');
     // Capture honesty (AEP-0006 §5.2): at `redacted` the string answer is kept (through the pipeline).
-    assert.deepEqual((answered?.data as { answer: { values: Record<string, unknown> } }).answer.values, { bucket: 'nightly', retention: 30, ratio: 1.5, encrypt: false, tier: 'arc', days: ['mon', 'fri'] });
+    assert.deepEqual((answered?.data as { answer: { values: Record<string, unknown> } }).answer.values, {
+      bucket: 'nightly',
+      retention: 30,
+      ratio: 1.5,
+      encrypt: false,
+      tier: 'arc',
+      days: ['mon', 'fri'],
+    });
     // Every event the bridge emitted is schema-valid (envelope + payload).
     for (const e of watch.events.filter((x) => x.agent === 'bridge-test')) assert.deepEqual(validateEvent(e), [], `${e.type}: ${JSON.stringify(e)}`);
     // The recorded session (requests, nacked and accepted commands, acks, outcomes) is a valid stream.
@@ -147,7 +174,8 @@ test('decline and cancel (contract C2: accepted on the form without being listed
     assert.equal((await fourth).action, 'decline');
 
     for (const r of [r1, r2, r3]) await watch.wait((e) => e.type === 'attention.resolved' && e.subject === r.id, 'resolved');
-    const recorded = (id: string) => (watch.events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data as { answer: unknown } | undefined)?.answer;
+    const recorded = (id: string) =>
+      (watch.events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data as { answer: unknown } | undefined)?.answer;
     assert.deepEqual(recorded(r1.id), { option: 'decline' });
     // Recorded as the engine records an option answer today (answered{option:"cancel"}); when the
     // engine records a person's cancel as resolved{dismissed} (decisions.md "Declining a form"),
@@ -155,7 +183,10 @@ test('decline and cancel (contract C2: accepted on the form without being listed
     for (const r of [r2, r3]) {
       const answer = recorded(r.id);
       const resolution = (watch.events.find((e) => e.type === 'attention.resolved' && e.subject === r.id)?.data as { resolution: string }).resolution;
-      assert.ok((resolution === 'answered' && JSON.stringify(answer) === '{"option":"cancel"}') || (resolution === 'dismissed' && answer === undefined), `${resolution} ${JSON.stringify(answer)}`);
+      assert.ok(
+        (resolution === 'answered' && JSON.stringify(answer) === '{"option":"cancel"}') || (resolution === 'dismissed' && answer === undefined),
+        `${resolution} ${JSON.stringify(answer)}`,
+      );
     }
     // A form closed by an option answer (no values) is still a valid stream (AEP-0006 rules apply to values).
     assert.deepEqual(validateStream(watch.events), []);
@@ -206,18 +237,31 @@ test('AEP answers first: the host dialog is withdrawn with notifications/cancell
   const watch = new SessionWatch(relay.url, TOKEN, session);
   await watch.ready();
   let hostAborted: (v: string) => void;
-  const aborted = new Promise<string>((r) => { hostAborted = r; });
+  const aborted = new Promise<string>((r) => {
+    hostAborted = r;
+  });
   const host = await startHost(wrapArgs(session), {
-    elicit: (_req, { signal }) => new Promise((_resolve, reject) => {
-      // A human who never answers in the host; the bridge must withdraw this dialog.
-      signal.addEventListener('abort', () => { hostAborted(String(signal.reason)); reject(new Error('withdrawn')); }, { once: true });
-    }),
+    elicit: (_req, { signal }) =>
+      new Promise((_resolve, reject) => {
+        // A human who never answers in the host; the bridge must withdraw this dialog.
+        signal.addEventListener(
+          'abort',
+          () => {
+            hostAborted(String(signal.reason));
+            reject(new Error('withdrawn'));
+          },
+          { once: true },
+        );
+      }),
   });
   await withHost(host, watch, async () => {
     const pending = host.ask('all');
     const req = await watch.wait(isRequest, 'request');
     assert.equal((await respond(req.id, ['--values', JSON.stringify({ bucket: 'via-aep', retention: 2, encrypt: true })])).code, 0);
-    const result = await Promise.race([pending, new Promise<never>((_r, rej) => setTimeout(() => rej(new Error(`no tool result; bridge stderr:\n${host.stderr()}`)), 20_000))]);
+    const result = await Promise.race([
+      pending,
+      new Promise<never>((_r, rej) => setTimeout(() => rej(new Error(`no tool result; bridge stderr:\n${host.stderr()}`)), 20_000)),
+    ]);
     assert.deepEqual(result.content, { bucket: 'via-aep', retention: 2, encrypt: true });
     assert.match(await aborted, /answered through AEP/);
   });
@@ -229,15 +273,21 @@ test('unsupported schema: declined when the host has no elicitation, asked in th
   try {
     assert.equal((await plain.ask('unsupported')).action, 'decline');
     assert.match(plain.stderr(), /pattern/, 'the reason is logged on stderr');
-  } finally { await plain.close(); }
+  } finally {
+    await plain.close();
+  }
 
-  const withEl = await startHost(wrapArgs(`${session}-2`), { elicit: async (req) => {
-    assert.equal(req.params.message, 'Zip code please');
-    return { action: 'accept', content: { zip: '12345' } };
-  } });
+  const withEl = await startHost(wrapArgs(`${session}-2`), {
+    elicit: async (req) => {
+      assert.equal(req.params.message, 'Zip code please');
+      return { action: 'accept', content: { zip: '12345' } };
+    },
+  });
   try {
     assert.deepEqual(await withEl.ask('unsupported'), { action: 'accept', content: { zip: '12345' }, types: { zip: 'string' } });
-  } finally { await withEl.close(); }
+  } finally {
+    await withEl.close();
+  }
 });
 
 test('URL mode: surfaced as a kind "auth" request; accept through AEP reaches the server', async () => {
@@ -252,7 +302,10 @@ test('URL mode: surfaced as a kind "auth" request; accept through AEP reaches th
     assert.equal(data.kind, 'auth');
     assert.match(data.prompt, /Sign in to continue/);
     assert.match(data.prompt, /https:\/\/example\.com\/login/);
-    assert.deepEqual(data.options.map((o) => o.id), ['accept', 'decline', 'cancel']);
+    assert.deepEqual(
+      data.options.map((o) => o.id),
+      ['accept', 'decline', 'cancel'],
+    );
     assert.equal((await respond(req.id, ['--option', 'accept'])).code, 0);
     assert.deepEqual(await pending, { action: 'accept', content: null, types: {} });
   });
@@ -263,7 +316,9 @@ test('relay unreachable: a host without elicitation gets a decline, never a hang
   try {
     assert.equal((await host.ask('all')).action, 'decline');
     assert.match(host.stderr(), /unreachable/);
-  } finally { await host.close(); }
+  } finally {
+    await host.close();
+  }
 });
 
 test('the host quits mid-question: the AEP request is dismissed before session.ended', async () => {
@@ -281,7 +336,9 @@ test('the host quits mid-question: the AEP request is dismissed before session.e
     assert.equal((resolved.data as { resolution: string }).resolution, 'dismissed');
     assert.ok((resolved.seq ?? 0) < (ended.seq ?? 0), 'AEP-0002 §7.2: the terminal precedes session.ended');
     assert.deepEqual(validateStream(watch.events), []);
-  } finally { watch.close(); }
+  } finally {
+    watch.close();
+  }
 });
 
 test('redaction before claiming redacted (issue 12): an API key in the message, a title and an enum name never reaches the relay', async () => {

@@ -23,9 +23,17 @@ before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
   dir = mkdtempSync(join(tmpdir(), 'aep-mcp-env-'));
 });
-after(async () => { await relay.stop(); rmSync(dir, { recursive: true, force: true }); });
+after(async () => {
+  await relay.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-interface EnvReport { env: Record<string, string>; environ: string[] | null; cmdline: string[] | null; parentCmdline: string[] | null }
+interface EnvReport {
+  env: Record<string, string>;
+  environ: string[] | null;
+  cmdline: string[] | null;
+  parentCmdline: string[] | null;
+}
 
 async function report(host: Host): Promise<EnvReport> {
   const r = await host.client.callTool({ name: 'env', arguments: {} });
@@ -69,7 +77,9 @@ async function answerOne(host: Host, session: string): Promise<void> {
     const r = await runAep(['respond', req.id, '--option', 'decline', '--relay', relay.url, '--token', TOKEN], undefined, { timeoutMs: 30_000 });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal((await pending).action, 'decline', 'the bridge used the token: the answer came back through the relay');
-  } finally { watch.close(); }
+  } finally {
+    watch.close();
+  }
 }
 
 test('token from AEP_TOKEN: not in the server environment, nor on any command line; answers still flow', async () => {
@@ -81,7 +91,9 @@ test('token from AEP_TOKEN: not in the server environment, nor on any command li
     assert.ok(r.parentCmdline !== null && r.parentCmdline.some((a) => a === 'wrap'), 'the parent is aep mcp wrap');
     assert.ok(!(r.parentCmdline ?? []).join(' ').includes(TOKEN), 'no token on the bridge command line either');
     await answerOne(host, session);
-  } finally { await host.close(); }
+  } finally {
+    await host.close();
+  }
 });
 
 test('token from --token-file: the bridge command line names the file, never the token', async () => {
@@ -96,14 +108,18 @@ test('token from --token-file: the bridge command line names the file, never the
     assert.ok((r.parentCmdline ?? []).includes(file));
     assertClean(r, host.stderr());
     await answerOne(host, session);
-  } finally { await host.close(); }
+  } finally {
+    await host.close();
+  }
 });
 
 test('token from --token: still never handed to the server (environment, /proc/self/environ, argv)', async () => {
   const host = await startHost(['--relay', relay.url, '--token', TOKEN, '--agent', 'env-test'], { env: { ...PLANTED, AEP_TOKEN: '' } });
   try {
     assertClean(await report(host), host.stderr());
-  } finally { await host.close(); }
+  } finally {
+    await host.close();
+  }
 });
 
 test('--token-file problems are usage errors that name the file, not its content', async () => {
@@ -121,17 +137,23 @@ test('--token-file problems are usage errors that name the file, not its content
 });
 
 test('property: childEnvironment keeps every other variable and drops AEP_* (but the allow-list) and anything holding the token', () => {
-  const name = fc.oneof(fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/), fc.constantFrom('AEP_TOKEN', 'AEP_RELAY', 'aep_x', 'Aep_Debug', ...CHILD_ENV_ALLOW));
-  fc.assert(fc.property(fc.dictionary(name, fc.string({ maxLength: 30 })), fc.string({ minLength: 8, maxLength: 20 }), fc.boolean(), (parent, token, plant) => {
-    const input: NodeJS.ProcessEnv = { ...parent };
-    if (plant) input['PLANTED'] = `x${token}y`;
-    const { env, removed } = childEnvironment(input, [token]);
-    for (const [k, v] of Object.entries(input)) {
-      const shouldGo = (/^aep_/i.test(k) && !CHILD_ENV_ALLOW.includes(k)) || (v ?? '').includes(token);
-      assert.equal(Object.prototype.hasOwnProperty.call(env, k), !shouldGo, k);
-      assert.equal(removed.includes(k), shouldGo, k);
-      if (!shouldGo) assert.equal(env[k], v);
-    }
-    assert.ok(!Object.values(env).some((v) => (v ?? '').includes(token)));
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  const name = fc.oneof(
+    fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,12}$/),
+    fc.constantFrom('AEP_TOKEN', 'AEP_RELAY', 'aep_x', 'Aep_Debug', ...CHILD_ENV_ALLOW),
+  );
+  fc.assert(
+    fc.property(fc.dictionary(name, fc.string({ maxLength: 30 })), fc.string({ minLength: 8, maxLength: 20 }), fc.boolean(), (parent, token, plant) => {
+      const input: NodeJS.ProcessEnv = { ...parent };
+      if (plant) input['PLANTED'] = `x${token}y`;
+      const { env, removed } = childEnvironment(input, [token]);
+      for (const [k, v] of Object.entries(input)) {
+        const shouldGo = (/^aep_/i.test(k) && !CHILD_ENV_ALLOW.includes(k)) || (v ?? '').includes(token);
+        assert.equal(Object.prototype.hasOwnProperty.call(env, k), !shouldGo, k);
+        assert.equal(removed.includes(k), shouldGo, k);
+        if (!shouldGo) assert.equal(env[k], v);
+      }
+      assert.ok(!Object.values(env).some((v) => (v ?? '').includes(token)));
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });

@@ -17,13 +17,29 @@ function bridgeSection(): string[] {
 }
 
 test('local codes: docs/errors.md rows = BRIDGE_ERRORS (code and exit status)', () => {
-  const rows = bridgeSection().map((l) => /^\| `(AEP_MCP_[A-Z0-9_]+)` \| (\d+) \|/.exec(l)).filter((m) => m !== null).map((m) => [m[1], Number(m[2])]);
-  assert.deepEqual(rows.sort(), Object.entries(BRIDGE_ERRORS).map(([code, e]) => [code, e.exit]).sort());
+  const rows = bridgeSection()
+    .map((l) => /^\| `(AEP_MCP_[A-Z0-9_]+)` \| (\d+) \|/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => [m[1], Number(m[2])]);
+  assert.deepEqual(
+    rows.sort(),
+    Object.entries(BRIDGE_ERRORS)
+      .map(([code, e]) => [code, e.exit])
+      .sort(),
+  );
 });
 
 test('JSON-RPC codes: docs/errors.md rows = BRIDGE_JSONRPC_ERRORS (code and recipient)', () => {
-  const rows = bridgeSection().map((l) => /^\| (-\d+) \| (server|host) \|/.exec(l)).filter((m) => m !== null).map((m) => [Number(m[1]), m[2]]);
-  assert.deepEqual(rows.sort(), Object.values(BRIDGE_JSONRPC_ERRORS).map((e) => [e.code, e.to]).sort());
+  const rows = bridgeSection()
+    .map((l) => /^\| (-\d+) \| (server|host) \|/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => [Number(m[1]), m[2]]);
+  assert.deepEqual(
+    rows.sort(),
+    Object.values(BRIDGE_JSONRPC_ERRORS)
+      .map((e) => [e.code, e.to])
+      .sort(),
+  );
 });
 
 test('BridgeError carries the exit status of its table row', () => {

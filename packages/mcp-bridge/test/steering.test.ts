@@ -22,7 +22,10 @@ before(async () => {
   relay = await startRelayProcess(['--memory', '--token', TOKEN]);
   sender = await CommandSender.connect({ url: relay.url, token: TOKEN, agent: 'steer-test' });
 });
-after(async () => { await sender.close(); await relay.stop(); });
+after(async () => {
+  await sender.close();
+  await relay.stop();
+});
 
 const wrapArgs = (session: string) => ['--relay', relay.url, '--token', TOKEN, '--session', session, '--agent', 'steer-bridge'];
 
@@ -32,15 +35,29 @@ test('control.cancel: ack, then the open elicitation is answered cancel and tool
   await watch.ready();
   const host = await startHost(wrapArgs(session));
   const logs: string[] = [];
-  const logged = (text: string) => new Promise<void>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`no log "${text}"; got ${JSON.stringify(logs)}`)), 20_000);
-    const check = () => { if (logs.some((l) => l.startsWith(text))) { clearTimeout(t); resolve(); } else setTimeout(check, 20); };
-    check();
+  const logged = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no log "${text}"; got ${JSON.stringify(logs)}`)), 20_000);
+      const check = () => {
+        if (logs.some((l) => l.startsWith(text))) {
+          clearTimeout(t);
+          resolve();
+        } else setTimeout(check, 20);
+      };
+      check();
+    });
+  host.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    logs.push(String(n.params.data));
   });
-  host.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(String(n.params.data)); });
   try {
-    const asking = host.client.callTool({ name: 'ask', arguments: { variant: 'all' } }, undefined, { timeout: 60_000 }).then(() => 'result', (e: unknown) => e);
-    const slow = host.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 60_000 }).then(() => 'result', (e: unknown) => e);
+    const asking = host.client.callTool({ name: 'ask', arguments: { variant: 'all' } }, undefined, { timeout: 60_000 }).then(
+      () => 'result',
+      (e: unknown) => e,
+    );
+    const slow = host.client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 60_000 }).then(
+      () => 'result',
+      (e: unknown) => e,
+    );
     const req = await watch.wait((e) => e.type === 'attention.requested', 'attention.requested');
     await logged('slow: started');
 
@@ -74,7 +91,10 @@ test('control.cancel: ack, then the open elicitation is answered cancel and tool
     assert.deepEqual(echo.content, [{ type: 'text', text: 'echo: still here' }]);
     for (const e of watch.events.filter((x) => x.agent === 'steer-bridge')) assert.deepEqual(validateEvent(e), [], `${e.type}: ${JSON.stringify(e)}`);
     assert.deepEqual(validateStream(watch.events), []);
-  } finally { watch.close(); await host.close(); }
+  } finally {
+    watch.close();
+    await host.close();
+  }
 });
 
 test('control.cancel with nothing in flight is accepted (a no-op, still reported); run scope and a bad scope are invalid', async () => {
@@ -92,7 +112,10 @@ test('control.cancel with nothing in flight is accepted (a no-op, still reported
     const run = await sender.cancel({ session, scope: 'run', run: 'r-1' });
     assert.equal(run.status, 'rejected');
     assert.equal(run.reason, 'invalid');
-    assert.deepEqual(run.issues?.map((i) => [i.rule, i.path]), [['control.cancel.unknown-run', '/run']]);
+    assert.deepEqual(
+      run.issues?.map((i) => [i.rule, i.path]),
+      [['control.cancel.unknown-run', '/run']],
+    );
 
     const builder = createEmitter({ source: 'aep://test/agent/steer-test', agent: 'steer-test' });
     // What the live checker's control-ack probe sends for a non-respond type: `data:{}`, no scope.
@@ -100,13 +123,19 @@ test('control.cancel with nothing in flight is accepted (a no-op, still reported
     const bad = await sender.send(noScope);
     if (bad.status === 'rejected') {
       assert.equal(bad.reason, 'invalid');
-      assert.deepEqual(bad.issues?.map((i) => i.rule), ['control.cancel.scope']);
+      assert.deepEqual(
+        bad.issues?.map((i) => i.rule),
+        ['control.cancel.scope'],
+      );
     } else {
       // A relay that validates payloads refuses it before the bridge sees it.
       assert.equal(bad.status, 'refused', JSON.stringify(bad));
     }
     assert.ok(!watch.events.some((e) => e.type === 'progress.status' && e.cause === noScope.id), 'nothing was cancelled');
-  } finally { watch.close(); await host.close(); }
+  } finally {
+    watch.close();
+    await host.close();
+  }
 });
 
 test('control.pause and control.resume are not something MCP can honour: nacked unsupported', async () => {
@@ -127,5 +156,8 @@ test('control.pause and control.resume are not something MCP can honour: nacked 
     // The server was not touched: it still serves.
     const echo = await host.client.callTool({ name: 'echo', arguments: { text: 'x' } });
     assert.deepEqual(echo.content, [{ type: 'text', text: 'echo: x' }]);
-  } finally { watch.close(); await host.close(); }
+  } finally {
+    watch.close();
+    await host.close();
+  }
 });

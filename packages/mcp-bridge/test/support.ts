@@ -19,7 +19,9 @@ export interface Host {
   stderr: () => string;
   close: () => Promise<void>;
   /** Call `ask` with a variant; returns the parsed tool text (or the error text). */
-  ask: (variant: 'all' | 'unsupported' | 'url' | 'counts' | 'secret') => Promise<{ action?: string; content?: Record<string, unknown> | null; types?: Record<string, string>; error?: string }>;
+  ask: (
+    variant: 'all' | 'unsupported' | 'url' | 'counts' | 'secret',
+  ) => Promise<{ action?: string; content?: Record<string, unknown> | null; types?: Record<string, string>; error?: string }>;
 }
 
 /** Start a host (SDK Client) connected to `aep mcp wrap ARGS -- node server.mjs`. */
@@ -32,7 +34,9 @@ export async function startHost(wrapArgs: string[], opts: { elicit?: ElicitHandl
     stderr: 'pipe',
   });
   let err = '';
-  transport.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  transport.stderr?.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: opts.elicit ? { elicitation: { form: {}, url: {} } } : {} });
   if (opts.elicit) {
     const handler = opts.elicit;
@@ -42,7 +46,9 @@ export async function startHost(wrapArgs: string[], opts: { elicit?: ElicitHandl
   return {
     client,
     stderr: () => err,
-    close: async () => { await client.close(); },
+    close: async () => {
+      await client.close();
+    },
     ask: async (variant) => {
       const r = await client.callTool({ name: 'ask', arguments: { variant } }, undefined, { timeout: 90_000 });
       const first = (r.content as { type: string; text?: string }[])[0];
@@ -61,12 +67,17 @@ export class SessionWatch {
     this.sub = subscribe({ url, token, filter: { session }, from: 'all' }, (e) => {
       this.events.push(e);
       for (const w of [...this.waiters]) {
-        if (w.pred(e)) { this.waiters.splice(this.waiters.indexOf(w), 1); w.resolve(e); }
+        if (w.pred(e)) {
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve(e);
+        }
       }
     });
   }
 
-  ready(): Promise<void> { return this.sub.ready; }
+  ready(): Promise<void> {
+    return this.sub.ready;
+  }
 
   /** Resolves with the first (past or future) event matching `pred`; rejects after `ms`. */
   wait(pred: (e: WireEvent) => boolean, what: string, ms = 30_000): Promise<WireEvent> {
@@ -74,11 +85,19 @@ export class SessionWatch {
     if (found) return Promise.resolve(found);
     return new Promise<WireEvent>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${this.events.map((e) => e.type).join(', ')}`)), ms);
-      this.waiters.push({ pred, resolve: (e) => { clearTimeout(t); resolve(e); } });
+      this.waiters.push({
+        pred,
+        resolve: (e) => {
+          clearTimeout(t);
+          resolve(e);
+        },
+      });
     });
   }
 
-  close(): void { this.sub.close(); }
+  close(): void {
+    this.sub.close();
+  }
 }
 
 /** Types of the events about one attention request (its lifecycle), in order. */

@@ -22,7 +22,10 @@ export interface Outgoing {
 }
 
 /** Delivery result. */
-export interface Delivery { delivered: boolean; detail: string }
+export interface Delivery {
+  delivered: boolean;
+  detail: string;
+}
 
 /** A channel's sender. */
 export interface ChannelSender {
@@ -50,7 +53,9 @@ const TIMEOUT = 10_000;
 
 function readSecret(file: string, what: string): string {
   let s: string;
-  try { s = readFileSync(file, 'utf8').trim(); } catch (err) {
+  try {
+    s = readFileSync(file, 'utf8').trim();
+  } catch (err) {
     throw Object.assign(new Error(`cannot read the ${what} file ${file}: ${(err as Error).message}`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
   }
   if (s.length === 0) throw Object.assign(new Error(`the ${what} file ${file} is empty`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
@@ -73,15 +78,23 @@ export class NtfySender implements ChannelSender {
   readonly maxBody = 3500;
   readonly maxActions = 3;
   private readonly token: string | undefined;
-  constructor(readonly channel: NtfyChannel, private readonly ctx: ChannelContext) {
+  constructor(
+    readonly channel: NtfyChannel,
+    private readonly ctx: ChannelContext,
+  ) {
     this.token = channel.tokenFile ? readSecret(channel.tokenFile, 'ntfy token') : undefined;
   }
   body(o: Outgoing): Record<string, unknown> {
     const c = o.composed;
     const prio = Math.min(5, Math.max(1, (this.channel.priority ?? 3) + (c.priority - 3)));
     return {
-      topic: this.channel.topic, title: c.title, message: c.body, priority: prio,
-      tags: ['aep', c.kind], click: o.open, markdown: false,
+      topic: this.channel.topic,
+      title: c.title,
+      message: c.body,
+      priority: prio,
+      tags: ['aep', c.kind],
+      click: o.open,
+      markdown: false,
       actions: o.links.map((l) => ({ action: 'http', label: l.label, url: l.url, method: 'POST', headers: { 'X-AEP-Action': '1' }, clear: true })),
     };
   }
@@ -92,7 +105,9 @@ export class NtfySender implements ChannelSender {
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'User-Agent': 'aep-notify' };
     if (this.token) headers['Authorization'] = `Bearer ${this.token}`;
     const r = await post(`${this.channel.server}/`, JSON.stringify(this.body(o)), headers, this.ctx.timeoutMs ?? TIMEOUT);
-    return r.status >= 200 && r.status < 300 ? { delivered: true, detail: `ntfy answered ${r.status}` } : { delivered: false, detail: `ntfy answered ${r.status}` };
+    return r.status >= 200 && r.status < 300
+      ? { delivered: true, detail: `ntfy answered ${r.status}` }
+      : { delivered: false, detail: `ntfy answered ${r.status}` };
   }
 }
 
@@ -106,16 +121,24 @@ export class WebhookSender implements ChannelSender {
   readonly maxBody = 3000;
   readonly maxActions = 3;
   private readonly secret: string;
-  constructor(readonly channel: WebhookChannel, private readonly ctx: ChannelContext, private readonly now: () => number = Date.now) {
+  constructor(
+    readonly channel: WebhookChannel,
+    private readonly ctx: ChannelContext,
+    private readonly now: () => number = Date.now,
+  ) {
     this.secret = readSecret(channel.secretFile, 'webhook secret');
-    if (Buffer.byteLength(this.secret) < 16) throw Object.assign(new Error(`the webhook secret in ${channel.secretFile} is shorter than 16 bytes`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
+    if (Buffer.byteLength(this.secret) < 16)
+      throw Object.assign(new Error(`the webhook secret in ${channel.secretFile} is shorter than 16 bytes`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
   }
   body(o: Outgoing): Record<string, unknown> {
     const c = o.composed;
     const text = slackEscape(`${c.title}\n${c.body}`);
     if (this.channel.format === 'slack') {
       const buttons: Array<Record<string, unknown>> = o.links.map((l) => ({
-        type: 'button', text: { type: 'plain_text', text: l.label }, url: l.url, ...(l.effect === 'deny' ? { style: 'danger' } : {}),
+        type: 'button',
+        text: { type: 'plain_text', text: l.label },
+        url: l.url,
+        ...(l.effect === 'deny' ? { style: 'danger' } : {}),
       }));
       buttons.push({ type: 'button', text: { type: 'plain_text', text: 'Open the inbox' }, url: o.open });
       return {
@@ -129,8 +152,17 @@ export class WebhookSender implements ChannelSender {
     return {
       text: `${text}\n${o.open}`,
       aep: {
-        version: 1, reason: o.reason, request: o.request.id, session: o.request.session, agent: o.request.agent ?? null,
-        kind: c.kind, capture: c.shown, title: c.title, body: c.body, priority: c.priority, open: o.open,
+        version: 1,
+        reason: o.reason,
+        request: o.request.id,
+        session: o.request.session,
+        agent: o.request.agent ?? null,
+        kind: c.kind,
+        capture: c.shown,
+        title: c.title,
+        body: c.body,
+        priority: c.priority,
+        open: o.open,
         actions: o.links.map((l) => ({ label: l.label, effect: l.effect, url: l.url, method: 'POST' })),
         ...(c.approvalText !== undefined ? { approval: { text: c.approvalText, complete: true } } : {}),
       },
@@ -142,16 +174,29 @@ export class WebhookSender implements ChannelSender {
   async send(o: Outgoing): Promise<Delivery> {
     const body = JSON.stringify(this.body(o));
     const t = Math.floor(this.now() / 1000);
-    const r = await post(this.channel.url, body, {
-      'Content-Type': 'application/json', 'User-Agent': 'aep-notify',
-      'X-AEP-Signature': webhookSignature(this.secret, body, t), 'X-AEP-Delivery': randomUUID(),
-    }, this.ctx.timeoutMs ?? TIMEOUT);
-    return r.status >= 200 && r.status < 300 ? { delivered: true, detail: `webhook answered ${r.status}` } : { delivered: false, detail: `webhook answered ${r.status}` };
+    const r = await post(
+      this.channel.url,
+      body,
+      {
+        'Content-Type': 'application/json',
+        'User-Agent': 'aep-notify',
+        'X-AEP-Signature': webhookSignature(this.secret, body, t),
+        'X-AEP-Delivery': randomUUID(),
+      },
+      this.ctx.timeoutMs ?? TIMEOUT,
+    );
+    return r.status >= 200 && r.status < 300
+      ? { delivered: true, detail: `webhook answered ${r.status}` }
+      : { delivered: false, detail: `webhook answered ${r.status}` };
   }
 }
 
 /** VAPID keys as `aep up` stores them. */
-export interface VapidKeys { publicKey: string; privateKey: string; subject: string }
+export interface VapidKeys {
+  publicKey: string;
+  privateKey: string;
+  subject: string;
+}
 
 /** A subscription as the relay lists it (C10). */
 interface RelaySubscription {
@@ -176,12 +221,27 @@ export class PushSender implements ChannelSender {
   private cache: { at: number; subs: RelaySubscription[] } | null = null;
   /** Pushes sent, subscriptions pruned (for tests and logs). */
   readonly stats = { sent: 0, pruned: 0, failed: 0 };
-  constructor(readonly channel: PushChannel, private readonly ctx: ChannelContext, vapid?: VapidKeys) {
+  constructor(
+    readonly channel: PushChannel,
+    private readonly ctx: ChannelContext,
+    vapid?: VapidKeys,
+  ) {
     this.vapid = vapid ?? readVapidFile(channel.vapidFile ?? ctx.defaultVapidFile);
   }
   payload(o: Outgoing): Record<string, unknown> {
     const c = o.composed;
-    return { v: 1, title: c.title, body: c.body, url: o.route, tag: o.request.id, request: o.request.id, session: o.request.session, kind: c.kind, reason: o.reason, renotify: o.reason !== 'first' };
+    return {
+      v: 1,
+      title: c.title,
+      body: c.body,
+      url: o.route,
+      tag: o.request.id,
+      request: o.request.id,
+      session: o.request.session,
+      kind: c.kind,
+      reason: o.reason,
+      renotify: o.reason !== 'first',
+    };
   }
   preview(o: Outgoing): Record<string, unknown> {
     return { method: 'POST', url: '(each push subscription registered on the relay)', payload: this.payload(o) };
@@ -189,7 +249,8 @@ export class PushSender implements ChannelSender {
   private async subscriptions(): Promise<RelaySubscription[]> {
     if (this.cache && Date.now() - this.cache.at < 15_000) return this.cache.subs;
     const res = await fetch(`${this.ctx.relayUrl}/push/subscriptions`, {
-      headers: this.ctx.token ? { Authorization: `Bearer ${this.ctx.token}` } : {}, signal: AbortSignal.timeout(this.ctx.timeoutMs ?? TIMEOUT),
+      headers: this.ctx.token ? { Authorization: `Bearer ${this.ctx.token}` } : {},
+      signal: AbortSignal.timeout(this.ctx.timeoutMs ?? TIMEOUT),
     });
     if (!res.ok) throw new Error(`the relay answered ${res.status} to GET /push/subscriptions`);
     const j = (await res.json()) as { subscriptions?: RelaySubscription[] };
@@ -198,10 +259,16 @@ export class PushSender implements ChannelSender {
     return subs;
   }
   /** Forget the cached list (a subscription was added). */
-  refresh(): void { this.cache = null; }
+  refresh(): void {
+    this.cache = null;
+  }
   async send(o: Outgoing, event: RequestEvent): Promise<Delivery> {
     let subs: RelaySubscription[];
-    try { subs = await this.subscriptions(); } catch (err) { return { delivered: false, detail: (err as Error).message }; }
+    try {
+      subs = await this.subscriptions();
+    } catch (err) {
+      return { delivered: false, detail: (err as Error).message };
+    }
     const payload = JSON.stringify(this.payload(o));
     let ok = 0;
     const notes: string[] = [];
@@ -211,20 +278,39 @@ export class PushSender implements ChannelSender {
         if (!f.ok || !f.match(event)) continue;
       }
       let u: URL;
-      try { u = new URL(s.endpoint); } catch { continue; }
-      if (u.protocol !== 'https:' && !(this.channel.allowHttpLoopback && u.protocol === 'http:' && LOOPBACK.has(u.hostname))) { notes.push(`skipped a non-https endpoint`); continue; }
+      try {
+        u = new URL(s.endpoint);
+      } catch {
+        continue;
+      }
+      if (u.protocol !== 'https:' && !(this.channel.allowHttpLoopback && u.protocol === 'http:' && LOOPBACK.has(u.hostname))) {
+        notes.push(`skipped a non-https endpoint`);
+        continue;
+      }
       try {
         const d = webpush.generateRequestDetails({ endpoint: s.endpoint, keys: s.keys }, payload, {
           vapidDetails: { subject: this.vapid.subject, publicKey: this.vapid.publicKey, privateKey: this.vapid.privateKey },
-          TTL: 3600, urgency: o.composed.priority >= 4 ? 'high' : 'normal',
+          TTL: 3600,
+          urgency: o.composed.priority >= 4 ? 'high' : 'normal',
         });
-        const res = await fetch(d.endpoint, { method: d.method, headers: d.headers as Record<string, string>, body: d.body as Buffer, signal: AbortSignal.timeout(this.ctx.timeoutMs ?? TIMEOUT), redirect: 'error' });
+        const res = await fetch(d.endpoint, {
+          method: d.method,
+          headers: d.headers as Record<string, string>,
+          body: d.body as Buffer,
+          signal: AbortSignal.timeout(this.ctx.timeoutMs ?? TIMEOUT),
+          redirect: 'error',
+        });
         await res.arrayBuffer().catch(() => undefined);
         if (res.status === 404 || res.status === 410) {
           await this.prune(s.id);
           notes.push(`pruned an expired subscription (${res.status})`);
-        } else if (res.status >= 200 && res.status < 300) { ok++; this.stats.sent++; }
-        else { this.stats.failed++; notes.push(`push service answered ${res.status}`); }
+        } else if (res.status >= 200 && res.status < 300) {
+          ok++;
+          this.stats.sent++;
+        } else {
+          this.stats.failed++;
+          notes.push(`push service answered ${res.status}`);
+        }
       } catch (err) {
         this.stats.failed++;
         notes.push(`push failed: ${(err as Error).message}`);
@@ -237,7 +323,9 @@ export class PushSender implements ChannelSender {
     if (this.cache) this.cache.subs = this.cache.subs.filter((s) => s.id !== id);
     try {
       await fetch(`${this.ctx.relayUrl}/push/subscriptions/${encodeURIComponent(id)}`, {
-        method: 'DELETE', headers: this.ctx.token ? { Authorization: `Bearer ${this.ctx.token}` } : {}, signal: AbortSignal.timeout(this.ctx.timeoutMs ?? TIMEOUT),
+        method: 'DELETE',
+        headers: this.ctx.token ? { Authorization: `Bearer ${this.ctx.token}` } : {},
+        signal: AbortSignal.timeout(this.ctx.timeoutMs ?? TIMEOUT),
       });
     } catch (err) {
       this.ctx.log(`could not delete an expired push subscription on the relay: ${(err as Error).message}`);
@@ -248,18 +336,26 @@ export class PushSender implements ChannelSender {
 /** Read VAPID keys from a file written by `ensureVapidKeys`. */
 export function readVapidFile(file: string): VapidKeys {
   let j: Partial<VapidKeys>;
-  try { j = JSON.parse(readFileSync(file, 'utf8')) as Partial<VapidKeys>; } catch (err) {
-    throw Object.assign(new Error(`cannot read the VAPID keys in ${file} (run aep up once, or pass --vapid-file): ${(err as Error).message}`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
+  try {
+    j = JSON.parse(readFileSync(file, 'utf8')) as Partial<VapidKeys>;
+  } catch (err) {
+    throw Object.assign(new Error(`cannot read the VAPID keys in ${file} (run aep up once, or pass --vapid-file): ${(err as Error).message}`), {
+      code: 'AEP_NOTIFY_SECRET_UNREADABLE',
+    });
   }
-  if (typeof j.publicKey !== 'string' || typeof j.privateKey !== 'string') throw Object.assign(new Error(`${file} does not hold {publicKey, privateKey}`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
+  if (typeof j.publicKey !== 'string' || typeof j.privateKey !== 'string')
+    throw Object.assign(new Error(`${file} does not hold {publicKey, privateKey}`), { code: 'AEP_NOTIFY_SECRET_UNREADABLE' });
   return { publicKey: j.publicKey, privateKey: j.privateKey, subject: typeof j.subject === 'string' ? j.subject : 'mailto:aep-notify@localhost.invalid' };
 }
 
 /** Build the sender of one channel. */
 export function channelSender(c: Channel, ctx: ChannelContext): ChannelSender {
   switch (c.type) {
-    case 'ntfy': return new NtfySender(c, ctx);
-    case 'webhook': return new WebhookSender(c, ctx);
-    case 'push': return new PushSender(c, ctx);
+    case 'ntfy':
+      return new NtfySender(c, ctx);
+    case 'webhook':
+      return new WebhookSender(c, ctx);
+    case 'push':
+      return new PushSender(c, ctx);
   }
 }

@@ -93,13 +93,20 @@ export function ago(ms: number): string {
 
 function sevPriority(sev: unknown): number {
   switch (sev) {
-    case 'critical': case 'error': return 5;
-    case 'warning': return 4;
-    default: return 3;
+    case 'critical':
+    case 'error':
+      return 5;
+    case 'warning':
+      return 4;
+    default:
+      return 3;
   }
 }
 
-interface Opt { id: string; label?: string }
+interface Opt {
+  id: string;
+  label?: string;
+}
 
 function optionsOf(data: Record<string, unknown>): Opt[] {
   const raw = data['options'];
@@ -124,12 +131,18 @@ function effectWord(e: OptionEffect): string {
 /** The structural title: "{agent} asks permission: Bash", "{agent} asks 2 questions", … */
 function structuralTitle(agent: string, kind: string, subject: string | undefined, nFields: number): string {
   switch (kind) {
-    case 'permission': return `${agent} asks permission${subject ? `: ${subject}` : ''}`;
-    case 'form': return `${agent} asks ${plural(nFields, 'question', 'questions')}`;
-    case 'input': return `${agent} asks for input${subject ? `: ${subject}` : ''}`;
-    case 'auth': return `${agent} needs you to sign in${subject ? `: ${subject}` : ''}`;
-    case 'review': return `${agent} asks for a review${subject ? `: ${subject}` : ''}`;
-    default: return `${agent} needs you${subject ? `: ${subject}` : ''}`;
+    case 'permission':
+      return `${agent} asks permission${subject ? `: ${subject}` : ''}`;
+    case 'form':
+      return `${agent} asks ${plural(nFields, 'question', 'questions')}`;
+    case 'input':
+      return `${agent} asks for input${subject ? `: ${subject}` : ''}`;
+    case 'auth':
+      return `${agent} needs you to sign in${subject ? `: ${subject}` : ''}`;
+    case 'review':
+      return `${agent} asks for a review${subject ? `: ${subject}` : ''}`;
+    default:
+      return `${agent} needs you${subject ? `: ${subject}` : ''}`;
   }
 }
 
@@ -140,7 +153,12 @@ function structuralTitle(agent: string, kind: string, subject: string | undefine
 export function compose(e: RequestEvent, o: ComposeOptions): Composed {
   const data = typeof e.data === 'object' && e.data !== null ? e.data : {};
   const declared = typeof e.capture === 'string' ? e.capture : 'metadata';
-  const shown: CaptureLevel = captureRank(o.ceiling) >= 2 && captureRank(declared as CaptureLevel) >= 2 ? (captureRank(o.ceiling) <= captureRank(declared as CaptureLevel) ? o.ceiling : declared as CaptureLevel) : 'metadata';
+  const shown: CaptureLevel =
+    captureRank(o.ceiling) >= 2 && captureRank(declared as CaptureLevel) >= 2
+      ? captureRank(o.ceiling) <= captureRank(declared as CaptureLevel)
+        ? o.ceiling
+        : (declared as CaptureLevel)
+      : 'metadata';
   const text = shown !== 'metadata';
   const kind = typeof data['kind'] === 'string' && KINDS.has(data['kind']) ? data['kind'] : 'other';
   const agent = ident(e.agent, 32) ?? 'an agent';
@@ -173,14 +191,17 @@ export function compose(e: RequestEvent, o: ComposeOptions): Composed {
       } else if (view.complete && view.text !== undefined) {
         lines.push(`The complete request (${plural(view.text.split('\n').length, 'line', 'lines')}) is too long for this channel: open the inbox to read it.`);
       } else {
-        lines.push('The complete request did not reach this channel: open the inbox, or answer on the agent\'s machine.');
+        lines.push("The complete request did not reach this channel: open the inbox, or answer on the agent's machine.");
       }
     } else if (prompt) {
       lines.push(cap(visibleText(prompt), Math.max(40, o.maxBody - 400)));
     }
     if (kind === 'form') {
       for (const f of fields.slice(0, 4)) {
-        const lab = typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>)['label'] === 'string' ? (f as Record<string, unknown>)['label'] as string : '';
+        const lab =
+          typeof f === 'object' && f !== null && typeof (f as Record<string, unknown>)['label'] === 'string'
+            ? ((f as Record<string, unknown>)['label'] as string)
+            : '';
         if (lab) lines.push(`• ${cap(visibleText(lab), 120)}`);
       }
       if (fields.length > 4) lines.push(`• … ${fields.length - 4} more`);
@@ -191,7 +212,7 @@ export function compose(e: RequestEvent, o: ComposeOptions): Composed {
     lines.push(`Content is withheld on this channel (capture ${o.ceiling}).`);
   }
 
-  if (!controlOk) noActions = 'this request is answered on the agent\'s machine';
+  if (!controlOk) noActions = "this request is answered on the agent's machine";
   else if (Number.isFinite(expires) && expires <= o.now) noActions = 'the request has expired';
   else if (kind === 'permission') {
     const list = opts.length ? opts : [{ id: 'deny' }, { id: 'allow' }];
@@ -200,7 +221,10 @@ export function compose(e: RequestEvent, o: ComposeOptions): Composed {
     const allow = list.find((x) => optionEffect(x.id) === 'allow');
     if (deny) actions.push({ label: effectWord('deny'), effect: 'deny', answer: { option: deny.id }, approval: false });
     if (allow && approvalText !== undefined) actions.push({ label: effectWord('allow'), effect: 'allow', answer: { option: allow.id }, approval: true });
-    if (!actions.some((a) => a.effect === 'allow')) noActions = text ? 'Allow needs the complete request in view: open the inbox' : 'Allow is never offered where the request cannot be read: open the inbox, or answer on the agent\'s machine';
+    if (!actions.some((a) => a.effect === 'allow'))
+      noActions = text
+        ? 'Allow needs the complete request in view: open the inbox'
+        : "Allow is never offered where the request cannot be read: open the inbox, or answer on the agent's machine";
   } else if (kind !== 'form' && opts.length) {
     for (const x of opts) {
       const eff = optionEffect(x.id);
@@ -208,7 +232,12 @@ export function compose(e: RequestEvent, o: ComposeOptions): Composed {
         const label = cap(visibleText(x.label ?? x.id), 40);
         // An effect the label contradicts is spelled out on the button (C1: effects come from ids).
         const claims = optionEffect((/^[\s"'([{]*([A-Za-z_]+)/.exec(label)?.[1] ?? '').toLowerCase());
-        actions.push({ label: eff !== 'other' && claims !== 'other' && claims !== eff ? `${label} (${eff})` : label, effect: eff, answer: { option: x.id }, approval: false });
+        actions.push({
+          label: eff !== 'other' && claims !== 'other' && claims !== eff ? `${label} (${eff})` : label,
+          effect: eff,
+          answer: { option: x.id },
+          approval: false,
+        });
       } else if (eff === 'deny') {
         const id = ident(x.id, 20);
         if (id) actions.push({ label: id.charAt(0).toUpperCase() + id.slice(1), effect: 'deny', answer: { option: x.id }, approval: false });
@@ -222,7 +251,12 @@ export function compose(e: RequestEvent, o: ComposeOptions): Composed {
     if (f['type'] === 'select' && f['multi'] !== true && typeof f['id'] === 'string' && choices.length > 0) {
       for (const c of choices) {
         if (typeof c?.['id'] !== 'string') continue;
-        actions.push({ label: cap(visibleText(typeof c['label'] === 'string' ? c['label'] : c['id']), 40), effect: 'other', answer: { values: { [f['id']]: c['id'] } }, approval: false });
+        actions.push({
+          label: cap(visibleText(typeof c['label'] === 'string' ? c['label'] : c['id']), 40),
+          effect: 'other',
+          answer: { values: { [f['id']]: c['id'] } },
+          approval: false,
+        });
       }
     } else noActions = 'open the inbox to answer';
   } else noActions = 'open the inbox to answer';
@@ -246,9 +280,13 @@ export function composeEvent(e: RequestEvent): { title: string; body: string; pr
   const agent = ident(e.agent, 32) ?? 'an agent';
   const session = ident(e.session);
   const what: Record<string, string> = {
-    'run.finished': 'finished a run', 'run.failed': 'run failed', 'run.cancelled': 'run was cancelled',
-    'session.ended': 'session ended', 'error.raised': 'raised an error', 'tool.failed': 'tool failed',
+    'run.finished': 'finished a run',
+    'run.failed': 'run failed',
+    'run.cancelled': 'run was cancelled',
+    'session.ended': 'session ended',
+    'error.raised': 'raised an error',
+    'tool.failed': 'tool failed',
   };
-  const t = what[e.type] ?? (ident(e.type, 64) ?? 'event');
+  const t = what[e.type] ?? ident(e.type, 64) ?? 'event';
   return { title: `${agent}: ${t}`, body: session ? `session ${session}` : '', priority: sevPriority(e.severity) };
 }

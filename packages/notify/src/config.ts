@@ -64,7 +64,10 @@ export interface QuietWindow {
 }
 
 /** One escalation step: notify `channel` once when the request is still pending `after` seconds. */
-export interface Escalation { afterMs: number; channel: string }
+export interface Escalation {
+  afterMs: number;
+  channel: string;
+}
 
 /** One rule: which requests, which channel, when. */
 export interface Rule {
@@ -104,12 +107,20 @@ export interface NotifyConfig {
 }
 
 /** A configuration error with its place. */
-export interface ConfigIssue { path: string; line?: number; col?: number; message: string }
+export interface ConfigIssue {
+  path: string;
+  line?: number;
+  col?: number;
+  message: string;
+}
 
 /** Thrown by `parseConfig` with every problem found. */
 export class ConfigError extends Error {
   readonly code = 'AEP_NOTIFY_RULES_INVALID';
-  constructor(readonly issues: ConfigIssue[], file = 'rules') {
+  constructor(
+    readonly issues: ConfigIssue[],
+    file = 'rules',
+  ) {
     super(issues.map((i) => `${file}${i.line !== undefined ? `:${i.line}:${i.col}` : ''} ${i.path || '/'}: ${i.message}`).join('\n'));
     this.name = 'ConfigError';
   }
@@ -141,7 +152,12 @@ export function parseClock(v: unknown): number | undefined {
 
 /** True when `tz` is a time zone this runtime knows. */
 export function validTimeZone(tz: string): boolean {
-  try { new Intl.DateTimeFormat('en-US', { timeZone: tz }); return true; } catch { return false; }
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Parse `HH:MM-HH:MM` (the `--quiet` flag form). */
@@ -173,7 +189,10 @@ export function validateConfig(raw: unknown, at: Map<string, { line: number; col
     const p = at.get(q);
     issues.push(p ? { path, line: p.line, col: p.col, message } : { path, message });
   };
-  if (!isObject(raw)) { add('', 'the rules file must be a JSON object with "channels" and "rules"'); return { issues }; }
+  if (!isObject(raw)) {
+    add('', 'the rules file must be a JSON object with "channels" and "rules"');
+    return { issues };
+  }
   const known = new Set(['channels', 'rules', 'quiet', 'actions', 'inbox_url']);
   for (const k of Object.keys(raw)) if (!known.has(k)) add(`/${k}`, `unknown member "${k}" (expected channels, rules, quiet, actions, inbox_url)`);
 
@@ -183,7 +202,10 @@ export function validateConfig(raw: unknown, at: Map<string, { line: number; col
   else {
     for (const [name, c] of Object.entries(rawChannels)) {
       const p = `/channels/${name}`;
-      if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(name)) { add(p, 'a channel name is 1-32 characters of a-z, 0-9, ".", "_", "-" (it becomes attention.routed.to)'); continue; }
+      if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(name)) {
+        add(p, 'a channel name is 1-32 characters of a-z, 0-9, ".", "_", "-" (it becomes attention.routed.to)');
+        continue;
+      }
       const ch = channel(name, c, p, add);
       if (ch) channels.set(name, ch);
     }
@@ -194,7 +216,11 @@ export function validateConfig(raw: unknown, at: Map<string, { line: number; col
   const rules: Rule[] = [];
   const rawRules = raw['rules'];
   if (!Array.isArray(rawRules) || rawRules.length === 0) add('/rules', 'rules must be a non-empty array');
-  else rawRules.forEach((r, i) => { const rule = ruleOf(r, `/rules/${i}`, i, channels, add); if (rule) rules.push(rule); });
+  else
+    rawRules.forEach((r, i) => {
+      const rule = ruleOf(r, `/rules/${i}`, i, channels, add);
+      if (rule) rules.push(rule);
+    });
 
   const actions: ActionsConfig = { ttlMs: DEFAULT_ACTION_TTL_MS };
   const ra = raw['actions'];
@@ -231,7 +257,9 @@ export function validateConfig(raw: unknown, at: Map<string, { line: number; col
 /** Parse and validate a rules file's text; throws `ConfigError` naming each problem's line. */
 export function parseConfig(text: string, file = 'rules.json'): NotifyConfig {
   let located;
-  try { located = parseWithPositions(text); } catch (err) {
+  try {
+    located = parseWithPositions(text);
+  } catch (err) {
     if (err instanceof JsonPosError) throw new ConfigError([{ path: '', line: err.line, col: err.col, message: `not JSON: ${err.message}` }], file);
     throw err;
   }
@@ -251,7 +279,12 @@ export function parseListen(v: string): { host: string; port: number } | undefin
 
 function httpUrl(v: unknown): boolean {
   if (typeof v !== 'string') return false;
-  try { const u = new URL(v); return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password; } catch { return false; }
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+  } catch {
+    return false;
+  }
 }
 
 function capture(v: unknown, p: string, add: (p: string, m: string) => void): CaptureLevel {
@@ -262,23 +295,32 @@ function capture(v: unknown, p: string, add: (p: string, m: string) => void): Ca
 }
 
 function channel(name: string, c: unknown, p: string, add: (p: string, m: string) => void): Channel | undefined {
-  if (!isObject(c)) { add(p, 'a channel must be an object with a "type"'); return undefined; }
+  if (!isObject(c)) {
+    add(p, 'a channel must be an object with a "type"');
+    return undefined;
+  }
   const allowed: Record<string, string[]> = {
     ntfy: ['type', 'capture', 'server', 'topic', 'priority', 'token_file'],
     webhook: ['type', 'capture', 'url', 'secret_file', 'format'],
     push: ['type', 'capture', 'vapid_file', 'allow_http_loopback'],
   };
   const type = c['type'];
-  if (typeof type !== 'string' || !allowed[type]) { add(`${p}/type`, 'type must be "ntfy", "webhook" or "push"'); return undefined; }
-  for (const k of Object.keys(c)) if (!allowed[type]!.includes(k)) add(`${p}/${k}`, `unknown member "${k}" for a ${type} channel (expected ${allowed[type]!.join(', ')})`);
+  if (typeof type !== 'string' || !allowed[type]) {
+    add(`${p}/type`, 'type must be "ntfy", "webhook" or "push"');
+    return undefined;
+  }
+  for (const k of Object.keys(c))
+    if (!allowed[type]!.includes(k)) add(`${p}/${k}`, `unknown member "${k}" for a ${type} channel (expected ${allowed[type]!.join(', ')})`);
   const cap = capture(c['capture'], `${p}/capture`, add);
   if (type === 'ntfy') {
     const server = c['server'] ?? 'https://ntfy.sh';
     if (!httpUrl(server)) add(`${p}/server`, 'server must be an http(s) URL (e.g. "https://ntfy.sh")');
     const topic = c['topic'];
-    if (typeof topic !== 'string' || !/^[-_A-Za-z0-9]{1,64}$/.test(topic)) add(`${p}/topic`, 'topic must be 1-64 characters of A-Z, a-z, 0-9, "-", "_" (ntfy topic rules)');
+    if (typeof topic !== 'string' || !/^[-_A-Za-z0-9]{1,64}$/.test(topic))
+      add(`${p}/topic`, 'topic must be 1-64 characters of A-Z, a-z, 0-9, "-", "_" (ntfy topic rules)');
     const prio = c['priority'];
-    if (prio !== undefined && (!Number.isInteger(prio) || (prio as number) < 1 || (prio as number) > 5)) add(`${p}/priority`, 'priority must be an integer 1-5');
+    if (prio !== undefined && (!Number.isInteger(prio) || (prio as number) < 1 || (prio as number) > 5))
+      add(`${p}/priority`, 'priority must be an integer 1-5');
     if (c['token_file'] !== undefined && typeof c['token_file'] !== 'string') add(`${p}/token_file`, 'token_file must be a path');
     const ch: NtfyChannel = { name, type: 'ntfy', capture: cap, server: String(server).replace(/\/+$/, ''), topic: String(topic) };
     if (typeof prio === 'number') ch.priority = prio;
@@ -287,13 +329,22 @@ function channel(name: string, c: unknown, p: string, add: (p: string, m: string
   }
   if (type === 'webhook') {
     if (!httpUrl(c['url'])) add(`${p}/url`, 'url must be an http(s) URL');
-    if (typeof c['secret_file'] !== 'string' || c['secret_file'] === '') add(`${p}/secret_file`, 'secret_file is required: a file holding the HMAC secret (never the secret itself)');
+    if (typeof c['secret_file'] !== 'string' || c['secret_file'] === '')
+      add(`${p}/secret_file`, 'secret_file is required: a file holding the HMAC secret (never the secret itself)');
     const format = c['format'] ?? 'json';
     if (format !== 'json' && format !== 'slack') add(`${p}/format`, 'format must be "json" or "slack"');
-    return { name, type: 'webhook', capture: cap, url: String(c['url']), secretFile: expandHome(String(c['secret_file'])), format: format === 'slack' ? 'slack' : 'json' };
+    return {
+      name,
+      type: 'webhook',
+      capture: cap,
+      url: String(c['url']),
+      secretFile: expandHome(String(c['secret_file'])),
+      format: format === 'slack' ? 'slack' : 'json',
+    };
   }
   if (c['vapid_file'] !== undefined && typeof c['vapid_file'] !== 'string') add(`${p}/vapid_file`, 'vapid_file must be a path');
-  if (c['allow_http_loopback'] !== undefined && typeof c['allow_http_loopback'] !== 'boolean') add(`${p}/allow_http_loopback`, 'allow_http_loopback must be true or false');
+  if (c['allow_http_loopback'] !== undefined && typeof c['allow_http_loopback'] !== 'boolean')
+    add(`${p}/allow_http_loopback`, 'allow_http_loopback must be true or false');
   const ch: PushChannel = { name, type: 'push', capture: cap };
   if (typeof c['vapid_file'] === 'string') ch.vapidFile = expandHome(c['vapid_file']);
   if (c['allow_http_loopback'] === true) ch.allowHttpLoopback = true;
@@ -302,11 +353,17 @@ function channel(name: string, c: unknown, p: string, add: (p: string, m: string
 
 function quietList(v: unknown, p: string, add: (p: string, m: string) => void): QuietWindow[] {
   if (v === undefined) return [];
-  if (!Array.isArray(v)) { add(p, 'quiet must be an array of {from, to, days?, tz?}'); return []; }
+  if (!Array.isArray(v)) {
+    add(p, 'quiet must be an array of {from, to, days?, tz?}');
+    return [];
+  }
   const out: QuietWindow[] = [];
   v.forEach((w, i) => {
     const q = `${p}/${i}`;
-    if (!isObject(w)) { add(q, 'a quiet window is an object {from: "22:00", to: "07:00", days?, tz?}'); return; }
+    if (!isObject(w)) {
+      add(q, 'a quiet window is an object {from: "22:00", to: "07:00", days?, tz?}');
+      return;
+    }
     for (const k of Object.keys(w)) if (!['from', 'to', 'days', 'tz'].includes(k)) add(`${q}/${k}`, `unknown member "${k}" (expected from, to, days, tz)`);
     const from = parseClock(w['from']);
     const to = parseClock(w['to']);
@@ -316,7 +373,8 @@ function quietList(v: unknown, p: string, add: (p: string, m: string) => void): 
     const win: QuietWindow = { from: from ?? 0, to: to ?? 0 };
     if (w['days'] !== undefined) {
       const days = w['days'];
-      if (!Array.isArray(days) || days.length === 0 || days.some((d) => typeof d !== 'string' || !DAYS.includes(d.toLowerCase()))) add(`${q}/days`, 'days must be a non-empty array of "mon", "tue", "wed", "thu", "fri", "sat", "sun"');
+      if (!Array.isArray(days) || days.length === 0 || days.some((d) => typeof d !== 'string' || !DAYS.includes(d.toLowerCase())))
+        add(`${q}/days`, 'days must be a non-empty array of "mon", "tue", "wed", "thu", "fri", "sat", "sun"');
       else win.days = [...new Set(days.map((d) => DAYS.indexOf(String(d).toLowerCase())))].sort();
     }
     if (w['tz'] !== undefined) {
@@ -329,7 +387,10 @@ function quietList(v: unknown, p: string, add: (p: string, m: string) => void): 
 }
 
 function ruleOf(r: unknown, p: string, i: number, channels: Map<string, Channel>, add: (p: string, m: string) => void): Rule | undefined {
-  if (!isObject(r)) { add(p, 'a rule must be an object {filter?, channel, after?, repeat?, escalate?, quiet?}'); return undefined; }
+  if (!isObject(r)) {
+    add(p, 'a rule must be an object {filter?, channel, after?, repeat?, escalate?, quiet?}');
+    return undefined;
+  }
   const known = ['name', 'filter', 'channel', 'after', 'repeat', 'max_repeats', 'escalate', 'quiet'];
   for (const k of Object.keys(r)) if (!known.includes(k)) add(`${p}/${k}`, `unknown member "${k}" (expected ${known.join(', ')})`);
   const name = r['name'] ?? `rule-${i + 1}`;
@@ -338,11 +399,13 @@ function ruleOf(r: unknown, p: string, i: number, channels: Map<string, Channel>
   if (r['filter'] !== undefined) {
     const f = r['filter'];
     const c = compileFilter(f);
-    if (!isObject(f) || !c.ok) add(`${p}/filter`, `filter is not a valid attr-match filter: ${c.ok ? 'must be an object' : c.issues.map((x) => x.message).join('; ')} (AEP-0003 §6.1)`);
+    if (!isObject(f) || !c.ok)
+      add(`${p}/filter`, `filter is not a valid attr-match filter: ${c.ok ? 'must be an object' : c.issues.map((x) => x.message).join('; ')} (AEP-0003 §6.1)`);
     else filter = f['type'] === undefined ? { ...f, type: 'attention.requested' } : f;
   }
   const ch = r['channel'];
-  if (typeof ch !== 'string' || !channels.has(ch)) add(`${p}/channel`, `channel must name a channel defined under "channels"${typeof ch === 'string' ? ` (no channel "${ch}")` : ''}`);
+  if (typeof ch !== 'string' || !channels.has(ch))
+    add(`${p}/channel`, `channel must name a channel defined under "channels"${typeof ch === 'string' ? ` (no channel "${ch}")` : ''}`);
   const afterMs = r['after'] === undefined ? 0 : parseDuration(r['after']);
   if (afterMs === undefined) add(`${p}/after`, 'after must be a duration: seconds, or "30s", "10m", "2h", "1d"');
   let repeatMs: number | undefined;
@@ -360,15 +423,19 @@ function ruleOf(r: unknown, p: string, i: number, channels: Map<string, Channel>
   const escalate: Escalation[] = [];
   if (r['escalate'] !== undefined) {
     if (!Array.isArray(r['escalate'])) add(`${p}/escalate`, 'escalate must be an array of {after, channel}');
-    else r['escalate'].forEach((e, j) => {
-      const q = `${p}/escalate/${j}`;
-      if (!isObject(e)) { add(q, 'an escalation is an object {after, channel}'); return; }
-      for (const k of Object.keys(e)) if (!['after', 'channel'].includes(k)) add(`${q}/${k}`, `unknown member "${k}" (expected after, channel)`);
-      const a = parseDuration(e['after']);
-      if (a === undefined) add(`${q}/after`, 'after is required: a duration such as "15m"');
-      if (typeof e['channel'] !== 'string' || !channels.has(e['channel'])) add(`${q}/channel`, 'channel must name a channel defined under "channels"');
-      if (a !== undefined && typeof e['channel'] === 'string') escalate.push({ afterMs: a, channel: e['channel'] });
-    });
+    else
+      r['escalate'].forEach((e, j) => {
+        const q = `${p}/escalate/${j}`;
+        if (!isObject(e)) {
+          add(q, 'an escalation is an object {after, channel}');
+          return;
+        }
+        for (const k of Object.keys(e)) if (!['after', 'channel'].includes(k)) add(`${q}/${k}`, `unknown member "${k}" (expected after, channel)`);
+        const a = parseDuration(e['after']);
+        if (a === undefined) add(`${q}/after`, 'after is required: a duration such as "15m"');
+        if (typeof e['channel'] !== 'string' || !channels.has(e['channel'])) add(`${q}/channel`, 'channel must name a channel defined under "channels"');
+        if (a !== undefined && typeof e['channel'] === 'string') escalate.push({ afterMs: a, channel: e['channel'] });
+      });
   }
   const quiet = r['quiet'] ?? true;
   if (typeof quiet !== 'boolean') add(`${p}/quiet`, 'quiet must be true (respect quiet hours, the default) or false');

@@ -48,18 +48,26 @@ export async function dryRun(opts: DryRunOptions): Promise<DryRunItem[]> {
   const relay = opts.url.replace(/\/+$/, '');
   const base = { url: relay, ...(opts.token ? { token: opts.token } : {}) };
   const senders = new Map<string, ChannelSender>();
-  for (const c of opts.config.channels.values()) senders.set(c.name, opts.senders?.get(c.name) ?? channelSender(c, { relayUrl: relay, token: opts.token, log: () => {}, defaultVapidFile: opts.vapidFile ?? '' }));
+  for (const c of opts.config.channels.values())
+    senders.set(
+      c.name,
+      opts.senders?.get(c.name) ?? channelSender(c, { relayUrl: relay, token: opts.token, log: () => {}, defaultVapidFile: opts.vapidFile ?? '' }),
+    );
   const tracks = tracksOf(opts.config, senders);
   const settled = new Set<string>();
-  await subscribe({ ...base, filter: { type: ['attention.answered', 'attention.resolved', 'attention.timeout'] }, ceiling: 'none', from: 'all', live: false }, (e) => {
-    if (typeof e.session === 'string' && typeof e.subject === 'string') settled.add(`${e.session}\u0000${e.subject}`);
-  }).done;
+  await subscribe(
+    { ...base, filter: { type: ['attention.answered', 'attention.resolved', 'attention.timeout'] }, ceiling: 'none', from: 'all', live: false },
+    (e) => {
+      if (typeof e.session === 'string' && typeof e.subject === 'string') settled.add(`${e.session}\u0000${e.subject}`);
+    },
+  ).done;
   const items: DryRunItem[] = [];
   const inbox = (opts.config.inboxUrl ?? `${relay}/`).replace(/#.*$/, '');
   for (const t of tracks) {
     const seen: RequestEvent[] = [];
     await subscribe({ ...base, filter: t.rule.filter, ceiling: t.channel.capture, from: 'all', live: false }, (e) => {
-      if (e.type === 'attention.requested' && typeof e.session === 'string' && !settled.has(`${e.session}\u0000${e.id}`)) seen.push(downlevel(e, t.channel.capture as CaptureLevel) as unknown as RequestEvent);
+      if (e.type === 'attention.requested' && typeof e.session === 'string' && !settled.has(`${e.session}\u0000${e.id}`))
+        seen.push(downlevel(e, t.channel.capture as CaptureLevel) as unknown as RequestEvent);
     }).done;
     for (const e of seen) {
       const at = typeof e.time === 'string' ? Date.parse(e.time) : NaN;
@@ -68,16 +76,41 @@ export async function dryRun(opts: DryRunOptions): Promise<DryRunItem[]> {
       for (const p of planSends(t.timing, since, opts.config.quiet)) {
         if (p.at >= exp) break;
         const when = Math.max(p.at, now);
-        const c = compose(e, { ceiling: t.channel.capture, reason: p.reason, pendingMs: when - since, maxBody: t.sender.maxBody, maxActions: opts.config.actions.listen ? t.sender.maxActions : 0, now: when });
+        const c = compose(e, {
+          ceiling: t.channel.capture,
+          reason: p.reason,
+          pendingMs: when - since,
+          maxBody: t.sender.maxBody,
+          maxActions: opts.config.actions.listen ? t.sender.maxActions : 0,
+          now: when,
+        });
         const route = requestRoute(e.session!, e.id);
         const o: Outgoing = {
-          composed: c, reason: p.reason, request: { id: e.id, session: e.session!, ...(e.agent ? { agent: e.agent } : {}) }, open: inbox + route, route,
-          links: c.actions.map((a) => ({ label: a.label, effect: a.effect, url: `${opts.config.actions.url ?? `http://${opts.config.actions.listen}`}/a/<signed when sent>` })),
+          composed: c,
+          reason: p.reason,
+          request: { id: e.id, session: e.session!, ...(e.agent ? { agent: e.agent } : {}) },
+          open: inbox + route,
+          route,
+          links: c.actions.map((a) => ({
+            label: a.label,
+            effect: a.effect,
+            url: `${opts.config.actions.url ?? `http://${opts.config.actions.listen}`}/a/<signed when sent>`,
+          })),
         };
         items.push({
-          at: new Date(when).toISOString(), inSeconds: Math.round((p.at - now) / 1000), deferredByQuiet: p.at !== p.due && isQuiet(p.due, opts.config.quiet),
-          channel: t.channel.name, type: t.channel.type, rule: t.rule.name, reason: p.reason, request: e.id, session: e.session!,
-          title: c.title, body: c.body, actions: c.actions.map((a) => a.label), request_preview: t.sender.preview(o),
+          at: new Date(when).toISOString(),
+          inSeconds: Math.round((p.at - now) / 1000),
+          deferredByQuiet: p.at !== p.due && isQuiet(p.due, opts.config.quiet),
+          channel: t.channel.name,
+          type: t.channel.type,
+          rule: t.rule.name,
+          reason: p.reason,
+          request: e.id,
+          session: e.session!,
+          title: c.title,
+          body: c.body,
+          actions: c.actions.map((a) => a.label),
+          request_preview: t.sender.preview(o),
         });
       }
     }

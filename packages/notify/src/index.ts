@@ -3,8 +3,30 @@ export { startNotifier, requestRoute, tracksOf } from './notifier.js';
 export type { Notifier, NotifierOptions, SendRecord, RequestStatus } from './notifier.js';
 export { dryRun } from './dryrun.js';
 export type { DryRunItem, DryRunOptions } from './dryrun.js';
-export { parseConfig, validateConfig, ConfigError, parseDuration, parseClock, parseQuietFlag, parseListen, validTimeZone, DEFAULT_ACTION_TTL_MS } from './config.js';
-export type { NotifyConfig, Channel, ChannelType, NtfyChannel, WebhookChannel, PushChannel, Rule, Escalation, QuietWindow, ActionsConfig, ConfigIssue } from './config.js';
+export {
+  parseConfig,
+  validateConfig,
+  ConfigError,
+  parseDuration,
+  parseClock,
+  parseQuietFlag,
+  parseListen,
+  validTimeZone,
+  DEFAULT_ACTION_TTL_MS,
+} from './config.js';
+export type {
+  NotifyConfig,
+  Channel,
+  ChannelType,
+  NtfyChannel,
+  WebhookChannel,
+  PushChannel,
+  Rule,
+  Escalation,
+  QuietWindow,
+  ActionsConfig,
+  ConfigIssue,
+} from './config.js';
 export { compose, composeEvent, ident } from './compose.js';
 export type { Composed, ComposeOptions, ActionSpec, RequestEvent } from './compose.js';
 export { planSends, quietEnd, isQuiet, inWindow, wallClock } from './plan.js';

@@ -12,7 +12,14 @@ export interface Located {
 
 /** A syntax error with its position. */
 export class JsonPosError extends Error {
-  constructor(message: string, readonly line: number, readonly col: number) { super(message); this.name = 'JsonPosError'; }
+  constructor(
+    message: string,
+    readonly line: number,
+    readonly col: number,
+  ) {
+    super(message);
+    this.name = 'JsonPosError';
+  }
 }
 
 /** Escape one pointer segment (RFC 6901 §3). */
@@ -27,12 +34,22 @@ export function parseWithPositions(text: string): Located {
   const starts = [0];
   for (let j = 0; j < text.length; j++) if (text[j] === '\n') starts.push(j + 1);
   const pos = (k: number) => {
-    let lo = 0; let hi = starts.length - 1;
-    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (starts[mid]! <= k) lo = mid; else hi = mid - 1; }
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= k) lo = mid;
+      else hi = mid - 1;
+    }
     return { line: lo + 1, col: k - starts[lo]! + 1 };
   };
-  const err = (msg: string, k = i): never => { const p = pos(k); throw new JsonPosError(msg, p.line, p.col); };
-  const ws = () => { while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++; };
+  const err = (msg: string, k = i): never => {
+    const p = pos(k);
+    throw new JsonPosError(msg, p.line, p.col);
+  };
+  const ws = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
   const str = (): string => {
     const start = i;
     i++; // opening quote
@@ -40,16 +57,28 @@ export function parseWithPositions(text: string): Located {
     for (;;) {
       if (i >= text.length) err('unterminated string', start);
       const c = text[i]!;
-      if (c === '"') { i++; return out; }
+      if (c === '"') {
+        i++;
+        return out;
+      }
       if (c === '\\') {
         const e = text[i + 1];
         const map: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-        if (e !== undefined && map[e] !== undefined) { out += map[e]; i += 2; continue; }
-        if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) { out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16)); i += 6; continue; }
+        if (e !== undefined && map[e] !== undefined) {
+          out += map[e];
+          i += 2;
+          continue;
+        }
+        if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
+          out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
+          i += 6;
+          continue;
+        }
         err('invalid escape in string');
       }
       if (c.charCodeAt(0) < 0x20) err('control character in string');
-      out += c; i++;
+      out += c;
+      i++;
     }
   };
   const value = (ptr: string): unknown => {
@@ -60,7 +89,10 @@ export function parseWithPositions(text: string): Located {
       i++;
       const o: Record<string, unknown> = {};
       ws();
-      if (text[i] === '}') { i++; return o; }
+      if (text[i] === '}') {
+        i++;
+        return o;
+      }
       for (;;) {
         ws();
         if (text[i] !== '"') err('expected a string key');
@@ -72,8 +104,14 @@ export function parseWithPositions(text: string): Located {
         i++;
         o[k] = value(`${ptr}/${pointerSegment(k)}`);
         ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === '}') { i++; return o; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return o;
+        }
         err('expected "," or "}"');
       }
     }
@@ -81,20 +119,39 @@ export function parseWithPositions(text: string): Located {
       i++;
       const a: unknown[] = [];
       ws();
-      if (text[i] === ']') { i++; return a; }
+      if (text[i] === ']') {
+        i++;
+        return a;
+      }
       for (;;) {
         a.push(value(`${ptr}/${a.length}`));
         ws();
-        if (text[i] === ',') { i++; continue; }
-        if (text[i] === ']') { i++; return a; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return a;
+        }
         err('expected "," or "]"');
       }
     }
     if (c === '"') return str();
     const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i));
-    if (m && m[0] !== '' && m[0] !== '-') { i += m[0].length; return Number(m[0]); }
-    for (const [w, v] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (text.startsWith(w, i)) { i += w.length; return v; }
+    if (m && m[0] !== '' && m[0] !== '-') {
+      i += m[0].length;
+      return Number(m[0]);
+    }
+    for (const [w, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
+      if (text.startsWith(w, i)) {
+        i += w.length;
+        return v;
+      }
     }
     return err(i >= text.length ? 'unexpected end of input' : `unexpected character ${JSON.stringify(c)}`);
   };

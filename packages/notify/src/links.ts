@@ -32,7 +32,10 @@ export class LinkSigner {
   /** Nonces already used, with their expiry (pruned once expired: an expired link is refused anyway). */
   private readonly used = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now, key: Buffer = randomBytes(32)) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    key: Buffer = randomBytes(32),
+  ) {
     this.key = key;
   }
 
@@ -59,8 +62,13 @@ export class LinkSigner {
     const want = Buffer.from(this.mac(payload), 'utf8');
     if (mac.length !== want.length || !timingSafeEqual(mac, want)) return { ok: false, reason: 'forged' };
     let claims: LinkClaims;
-    try { claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as LinkClaims; } catch { return { ok: false, reason: 'forged' }; }
-    if (claims?.v !== 1 || typeof claims.x !== 'number' || typeof claims.n !== 'string' || typeof claims.r !== 'string' || typeof claims.s !== 'string') return { ok: false, reason: 'forged' };
+    try {
+      claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as LinkClaims;
+    } catch {
+      return { ok: false, reason: 'forged' };
+    }
+    if (claims?.v !== 1 || typeof claims.x !== 'number' || typeof claims.n !== 'string' || typeof claims.r !== 'string' || typeof claims.s !== 'string')
+      return { ok: false, reason: 'forged' };
     if (this.now() >= claims.x) return { ok: false, reason: 'expired' };
     if (this.used.has(claims.n)) return { ok: false, reason: 'used' };
     return { ok: true, claims };

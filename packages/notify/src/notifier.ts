@@ -126,11 +126,29 @@ export function tracksOf(config: NotifyConfig, senders: Map<string, ChannelSende
   for (const rule of config.rules) {
     const primary = config.channels.get(rule.channel);
     if (!primary) continue;
-    out.push({ id: `${rule.name}>${primary.name}`, rule, channel: primary, sender: senders.get(primary.name)!, timing: { afterMs: rule.afterMs, ...(rule.repeatMs !== undefined ? { repeatMs: rule.repeatMs } : {}), maxRepeats: rule.maxRepeats, escalation: false, quiet: rule.quiet } });
+    out.push({
+      id: `${rule.name}>${primary.name}`,
+      rule,
+      channel: primary,
+      sender: senders.get(primary.name)!,
+      timing: {
+        afterMs: rule.afterMs,
+        ...(rule.repeatMs !== undefined ? { repeatMs: rule.repeatMs } : {}),
+        maxRepeats: rule.maxRepeats,
+        escalation: false,
+        quiet: rule.quiet,
+      },
+    });
     rule.escalate.forEach((e, j) => {
       const ch = config.channels.get(e.channel);
       if (!ch) return;
-      out.push({ id: `${rule.name}>esc${j}>${ch.name}`, rule, channel: ch, sender: senders.get(ch.name)!, timing: { afterMs: e.afterMs, maxRepeats: 0, escalation: true, quiet: rule.quiet } });
+      out.push({
+        id: `${rule.name}>esc${j}>${ch.name}`,
+        rule,
+        channel: ch,
+        sender: senders.get(ch.name)!,
+        timing: { afterMs: e.afterMs, maxRepeats: 0, escalation: true, quiet: rule.quiet },
+      });
     });
   }
   return out;
@@ -172,9 +190,17 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
   if (config.actions.listen) {
     const l = parseListen(config.actions.listen);
     if (!l) throw Object.assign(new Error(`--actions-listen must be HOST:PORT, got ${config.actions.listen}`), { code: 'AEP_NOTIFY_LISTEN_FAILED' });
-    server = createServer((req, res) => { handleAction(req, res).catch((err: unknown) => { log(`action link fault: ${(err as Error).message}`); if (!res.headersSent) page(res, 500, 'AEP_NOTIFY_INTERNAL', 'Something went wrong', 'The notifier could not process this link. Open the inbox to answer.'); }); });
+    server = createServer((req, res) => {
+      handleAction(req, res).catch((err: unknown) => {
+        log(`action link fault: ${(err as Error).message}`);
+        if (!res.headersSent)
+          page(res, 500, 'AEP_NOTIFY_INTERNAL', 'Something went wrong', 'The notifier could not process this link. Open the inbox to answer.');
+      });
+    });
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(`cannot listen for action links on ${config.actions.listen}: ${err.message}`), { code: 'AEP_NOTIFY_LISTEN_FAILED' })));
+      server!.once('error', (err: NodeJS.ErrnoException) =>
+        reject(Object.assign(new Error(`cannot listen for action links on ${config.actions.listen}: ${err.message}`), { code: 'AEP_NOTIFY_LISTEN_FAILED' })),
+      );
       server!.listen(l.port, l.host, () => resolve());
     });
     const addr = server.address();
@@ -196,7 +222,9 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     const e = builder.build({ type: 'attention.routed', session: r.session, subject: r.id, cause: r.id, data: { to: channel.name, via: channel.type } });
     try {
       const res = await fetch(`${relay}/events`, {
-        method: 'POST', body: JSON.stringify(e), signal: AbortSignal.timeout(10_000),
+        method: 'POST',
+        body: JSON.stringify(e),
+        signal: AbortSignal.timeout(10_000),
         headers: { 'Content-Type': 'application/json', 'AEP-Version': '0.1', ...(opts.token ? { Authorization: `Bearer ${opts.token}` } : {}) },
       });
       await res.arrayBuffer().catch(() => undefined);
@@ -208,11 +236,21 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
   }
 
   function outgoing(t: Track, r: Req, copy: RequestEvent, reason: 'first' | 'reminder' | 'escalation'): Outgoing {
-    const composed = compose(copy, { ceiling: t.channel.capture, reason, pendingMs: now() - r.pendingSince, maxBody: t.sender.maxBody, maxActions: actionsUrl ? t.sender.maxActions : 0, now: now() });
-    const links = actionsUrl ? composed.actions.map((a) => ({
-      label: a.label, effect: a.effect,
-      url: `${actionsUrl}/a/${signer.sign({ r: r.id, s: r.session, t: t.id, a: a.answer }, Math.min(config.actions.ttlMs, Number.isFinite(r.expiresAt) ? Math.max(1000, r.expiresAt - now()) : Infinity)).token}`,
-    })) : [];
+    const composed = compose(copy, {
+      ceiling: t.channel.capture,
+      reason,
+      pendingMs: now() - r.pendingSince,
+      maxBody: t.sender.maxBody,
+      maxActions: actionsUrl ? t.sender.maxActions : 0,
+      now: now(),
+    });
+    const links = actionsUrl
+      ? composed.actions.map((a) => ({
+          label: a.label,
+          effect: a.effect,
+          url: `${actionsUrl}/a/${signer.sign({ r: r.id, s: r.session, t: t.id, a: a.answer }, Math.min(config.actions.ttlMs, Number.isFinite(r.expiresAt) ? Math.max(1000, r.expiresAt - now()) : Infinity)).token}`,
+        }))
+      : [];
     const route = requestRoute(r.session, r.id);
     return { composed, reason, request: { id: r.id, session: r.session, ...(copy.agent ? { agent: copy.agent } : {}) }, open: inbox + route, route, links };
   }
@@ -240,11 +278,20 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     const p = plan[i];
     if (!p) return;
     const delay = Math.max(0, p.at - now());
-    r.timers.set(t.id, setTimeout(() => {
-      r.timers.delete(t.id);
-      if (p.at - now() > 0) { schedule(t, r); return; } // a long wait is split in MAX_DELAY steps
-      void fire(t, r, p);
-    }, Math.min(delay, MAX_DELAY)));
+    r.timers.set(
+      t.id,
+      setTimeout(
+        () => {
+          r.timers.delete(t.id);
+          if (p.at - now() > 0) {
+            schedule(t, r);
+            return;
+          } // a long wait is split in MAX_DELAY steps
+          void fire(t, r, p);
+        },
+        Math.min(delay, MAX_DELAY),
+      ),
+    );
   }
 
   async function fire(t: Track, r: Req, p: PlannedSend): Promise<void> {
@@ -253,9 +300,22 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     if (!copy) return;
     const o = outgoing(t, r, copy, p.reason === 'first' ? 'first' : p.reason);
     let d: Delivery;
-    try { d = await t.sender.send(o, copy); } catch (err) { d = { delivered: false, detail: (err as Error).message }; }
+    try {
+      d = await t.sender.send(o, copy);
+    } catch (err) {
+      d = { delivered: false, detail: (err as Error).message };
+    }
     r.next.set(t.id, p.index + 1);
-    opts.onSend?.({ channel: t.channel.name, rule: t.rule.name, reason: o.reason, request: r.id, session: r.session, delivered: d.delivered, detail: d.detail, outgoing: o });
+    opts.onSend?.({
+      channel: t.channel.name,
+      rule: t.rule.name,
+      reason: o.reason,
+      request: r.id,
+      session: r.session,
+      delivered: d.delivered,
+      detail: d.detail,
+      outgoing: o,
+    });
     if (d.delivered) {
       r.sends++;
       await emitRouted(r, t.channel);
@@ -278,12 +338,25 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
       const at = typeof raw.time === 'string' ? Date.parse(raw.time) : NaN;
       const exp = typeof raw.data?.['expires_at'] === 'string' ? Date.parse(raw.data['expires_at']) : NaN;
       r = {
-        key, id: raw.id, session: raw.session, pendingSince: Number.isFinite(at) ? Math.min(at, now()) : now(),
-        closed: false, answered: false, expiresAt: Number.isFinite(exp) ? exp : Infinity,
-        copies: new Map(), timers: new Map(), next: new Map(), routed: new Map(), sends: 0, linkAnswered: false,
+        key,
+        id: raw.id,
+        session: raw.session,
+        pendingSince: Number.isFinite(at) ? Math.min(at, now()) : now(),
+        closed: false,
+        answered: false,
+        expiresAt: Number.isFinite(exp) ? exp : Infinity,
+        copies: new Map(),
+        timers: new Map(),
+        next: new Map(),
+        routed: new Map(),
+        sends: 0,
+        linkAnswered: false,
       };
       const early = routedEarly.get(key);
-      if (early) { for (const [ch, at2] of early) r.routed.set(ch, at2); routedEarly.delete(key); }
+      if (early) {
+        for (const [ch, at2] of early) r.routed.set(ch, at2);
+        routedEarly.delete(key);
+      }
       requests.set(key, r);
       prune();
     }
@@ -309,9 +382,26 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     const route = session ? `#/s/${encodeURIComponent(session)}` : '#/sessions';
     const o: Outgoing = {
       composed: { title: c.title, body: c.body, priority: c.priority, kind: 'event', shown: 'metadata', actions: [] },
-      reason: 'event', request: { id: e.id, session, ...(e.agent ? { agent: e.agent } : {}) }, open: inbox + route, route, links: [],
+      reason: 'event',
+      request: { id: e.id, session, ...(e.agent ? { agent: e.agent } : {}) },
+      open: inbox + route,
+      route,
+      links: [],
     };
-    void t.sender.send(o, e).then((d) => opts.onSend?.({ channel: t.channel.name, rule: t.rule.name, reason: 'event', request: e.id, session, delivered: d.delivered, detail: d.detail, outgoing: o }), (err: unknown) => log(`${t.channel.name}: ${(err as Error).message}`));
+    void t.sender.send(o, e).then(
+      (d) =>
+        opts.onSend?.({
+          channel: t.channel.name,
+          rule: t.rule.name,
+          reason: 'event',
+          request: e.id,
+          session,
+          delivered: d.delivered,
+          detail: d.detail,
+          outgoing: o,
+        }),
+      (err: unknown) => log(`${t.channel.name}: ${(err as Error).message}`),
+    );
   }
 
   function onLifecycle(e: RequestEvent): void {
@@ -325,7 +415,10 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
         if (!m) {
           m = routedEarly.get(key) ?? new Map<string, number>();
           routedEarly.set(key, m);
-          if (routedEarly.size > KEEP_CLOSED) { const first = routedEarly.keys().next(); if (!first.done) routedEarly.delete(first.value); }
+          if (routedEarly.size > KEEP_CLOSED) {
+            const first = routedEarly.keys().next();
+            if (!first.done) routedEarly.delete(first.value);
+          }
         }
         const prev = m.get(e.data['to']) ?? -Infinity;
         if (at > prev) m.set(e.data['to'], at);
@@ -335,7 +428,10 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     if (!r) {
       if (e.type !== 'attention.answered') {
         closedEarly.add(key);
-        if (closedEarly.size > KEEP_CLOSED) { const first = closedEarly.values().next(); if (!first.done) closedEarly.delete(first.value); }
+        if (closedEarly.size > KEEP_CLOSED) {
+          const first = closedEarly.values().next();
+          if (!first.done) closedEarly.delete(first.value);
+        }
       }
       return;
     }
@@ -346,9 +442,20 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
 
   // ------------------------------------------------------------------ action-link endpoint
 
-  function page(res: ServerResponse, status: number, code: string, heading: string, text: string, form?: { action: string; label: string }, json?: boolean): void {
+  function page(
+    res: ServerResponse,
+    status: number,
+    code: string,
+    heading: string,
+    text: string,
+    form?: { action: string; label: string },
+    json?: boolean,
+  ): void {
     const headers: Record<string, string> = {
-      'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
       'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     };
     if (json) {
@@ -376,9 +483,17 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
   function describe(claims: LinkClaims, r: Req): { heading: string; text: string; label: string } {
     const copy = r.copies.get(claims.t);
     const a = claims.a;
-    const label = 'option' in a ? `${optionEffect(a.option) === 'other' ? 'Choose' : optionEffect(a.option) === 'allow' ? 'Allow' : 'Deny'}: ${a.option}` : `Answer ${Object.entries(a.values).map(([k, v]) => `${k} = ${v}`).join(', ')}`;
+    const label =
+      'option' in a
+        ? `${optionEffect(a.option) === 'other' ? 'Choose' : optionEffect(a.option) === 'allow' ? 'Allow' : 'Deny'}: ${a.option}`
+        : `Answer ${Object.entries(a.values)
+            .map(([k, v]) => `${k} = ${v}`)
+            .join(', ')}`;
     const track = tracks.find((t) => t.id === claims.t);
-    const c = copy && track ? compose(copy, { ceiling: track.channel.capture, reason: 'first', pendingMs: now() - r.pendingSince, maxBody: 20_000, maxActions: 0, now: now() }) : undefined;
+    const c =
+      copy && track
+        ? compose(copy, { ceiling: track.channel.capture, reason: 'first', pendingMs: now() - r.pendingSince, maxBody: 20_000, maxActions: 0, now: now() })
+        : undefined;
     return { heading: c?.title ?? 'An agent needs you', text: c ? `${c.body}` : '', label };
   }
 
@@ -386,19 +501,42 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     const url = new URL(req.url ?? '/', 'http://notifier.invalid');
     const json = (req.headers['accept'] ?? '').includes('application/json') || req.headers['x-aep-action'] !== undefined;
     const m = /^\/a\/([A-Za-z0-9_.-]{1,4096})$/.exec(url.pathname);
-    if (!m) { req.resume(); return page(res, 404, 'AEP_NOTIFY_NOT_FOUND', 'Not found', 'There is nothing here.', undefined, json); }
-    if (req.method !== 'GET' && req.method !== 'POST') { req.resume(); return page(res, 405, 'AEP_NOTIFY_NOT_FOUND', 'Not allowed', 'Use the button.', undefined, json); }
+    if (!m) {
+      req.resume();
+      return page(res, 404, 'AEP_NOTIFY_NOT_FOUND', 'Not found', 'There is nothing here.', undefined, json);
+    }
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      req.resume();
+      return page(res, 405, 'AEP_NOTIFY_NOT_FOUND', 'Not allowed', 'Use the button.', undefined, json);
+    }
     // Never read more than a little of a body: the link is the whole request.
     let size = 0;
-    req.on('data', (c: Buffer) => { size += c.length; if (size > 4096) req.destroy(); });
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > 4096) req.destroy();
+    });
     const token = m[1]!;
     const v = signer.verify(token);
-    if (!v.ok) { const [st, code, text] = REFUSAL[v.reason]; return page(res, st, code, 'Link refused', text, undefined, json); }
+    if (!v.ok) {
+      const [st, code, text] = REFUSAL[v.reason];
+      return page(res, st, code, 'Link refused', text, undefined, json);
+    }
     const claims = v.claims;
     const r = getReq(claims.s, claims.r);
-    if (!r) return page(res, 404, 'AEP_NOTIFY_LINK_UNKNOWN', 'Unknown request', 'This notifier does not know that request any more. Nothing was sent.', undefined, json);
-    if (r.closed || r.answered || r.linkAnswered) return page(res, 409, 'AEP_NOTIFY_LINK_RESOLVED', 'Already settled', 'This request was already answered or closed. Nothing was sent.', undefined, json);
-    if (Number.isFinite(r.expiresAt) && now() >= r.expiresAt) return page(res, 410, 'AEP_NOTIFY_LINK_EXPIRED', 'Link refused', REFUSAL.expired[2], undefined, json);
+    if (!r)
+      return page(
+        res,
+        404,
+        'AEP_NOTIFY_LINK_UNKNOWN',
+        'Unknown request',
+        'This notifier does not know that request any more. Nothing was sent.',
+        undefined,
+        json,
+      );
+    if (r.closed || r.answered || r.linkAnswered)
+      return page(res, 409, 'AEP_NOTIFY_LINK_RESOLVED', 'Already settled', 'This request was already answered or closed. Nothing was sent.', undefined, json);
+    if (Number.isFinite(r.expiresAt) && now() >= r.expiresAt)
+      return page(res, 410, 'AEP_NOTIFY_LINK_EXPIRED', 'Link refused', REFUSAL.expired[2], undefined, json);
     const d = describe(claims, r);
     if (req.method === 'GET') {
       // A GET never acts: link previews and prefetchers must not answer for the person.
@@ -411,12 +549,24 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     const copy = r.copies.get(claims.t);
     if ('option' in a && optionEffect(a.option) !== 'deny' && copy && approvalView(copy).required) {
       const view = approvalView(copy);
-      if (!view.complete || view.text === undefined) return page(res, 409, 'AEP_NOTIFY_LINK_RESOLVED', 'Cannot allow from here', 'The complete request is not in view on this channel. Nothing was sent. Open the inbox.', undefined, json);
+      if (!view.complete || view.text === undefined)
+        return page(
+          res,
+          409,
+          'AEP_NOTIFY_LINK_RESOLVED',
+          'Cannot allow from here',
+          'The complete request is not in view on this channel. Nothing was sent. Open the inbox.',
+          undefined,
+          json,
+        );
       extensions[APPROVAL_PROOF_ATTR] = approvalProof(r.id, view.text);
     }
     signer.use(claims);
     const cmd = builder.build({
-      type: 'control.attention.respond', session: r.session, subject: r.id, cause: r.id,
+      type: 'control.attention.respond',
+      session: r.session,
+      subject: r.id,
+      cause: r.id,
       data: { answer: 'option' in a ? { option: a.option } : { values: a.values } },
       ...(Object.keys(extensions).length ? { extensions } : {}),
     });
@@ -427,16 +577,50 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
     } catch (err) {
       void sender?.close().catch(() => {});
       sender = null;
-      return page(res, 502, 'AEP_NOTIFY_RELAY_UNAVAILABLE', 'Not sent', `The relay could not be reached (${(err as Error).message}). Open the inbox to answer.`, undefined, json);
+      return page(
+        res,
+        502,
+        'AEP_NOTIFY_RELAY_UNAVAILABLE',
+        'Not sent',
+        `The relay could not be reached (${(err as Error).message}). Open the inbox to answer.`,
+        undefined,
+        json,
+      );
     }
     if (result.status === 'accepted') {
       r.linkAnswered = true;
       clearTimers(r);
       return page(res, 200, 'ok', 'Sent', `The agent accepted the answer: ${d.label}.`, undefined, json);
     }
-    if (result.status === 'rejected') return page(res, 422, 'AEP_NOTIFY_ANSWER_REJECTED', 'Rejected by the agent', `The agent rejected the answer (${result.reason ?? 'rejected'}). Open the inbox to answer.`, undefined, json);
-    if (result.status === 'refused') return page(res, 502, 'AEP_NOTIFY_ANSWER_REFUSED', 'Not delivered', `The relay refused the answer (${result.reason ?? 'refused'}${result.reason === 'no-route' ? ': the agent is offline' : ''}).`, undefined, json);
-    return page(res, 504, 'AEP_NOTIFY_ANSWER_TIMEOUT', 'No answer from the agent', 'The agent did not acknowledge the answer in time. Check the inbox.', undefined, json);
+    if (result.status === 'rejected')
+      return page(
+        res,
+        422,
+        'AEP_NOTIFY_ANSWER_REJECTED',
+        'Rejected by the agent',
+        `The agent rejected the answer (${result.reason ?? 'rejected'}). Open the inbox to answer.`,
+        undefined,
+        json,
+      );
+    if (result.status === 'refused')
+      return page(
+        res,
+        502,
+        'AEP_NOTIFY_ANSWER_REFUSED',
+        'Not delivered',
+        `The relay refused the answer (${result.reason ?? 'refused'}${result.reason === 'no-route' ? ': the agent is offline' : ''}).`,
+        undefined,
+        json,
+      );
+    return page(
+      res,
+      504,
+      'AEP_NOTIFY_ANSWER_TIMEOUT',
+      'No answer from the agent',
+      'The agent did not acknowledge the answer in time. Check the inbox.',
+      undefined,
+      json,
+    );
   }
 
   // ------------------------------------------------------------------ subscriptions
@@ -445,26 +629,37 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
   // Lifecycle first, replayed to its end, so requests already settled are not notified at start.
   const base = { url: relay, ...(opts.token ? { token: opts.token } : {}) };
   const lifecycleFilter = { type: LIFECYCLE };
-  await subscribe({ ...base, filter: lifecycleFilter, ceiling: 'metadata', from: 'all', live: false, onError }, (e) => { const x = asRequest(e); if (x) onLifecycle(x); }).done.catch((err: unknown) => {
+  await subscribe({ ...base, filter: lifecycleFilter, ceiling: 'metadata', from: 'all', live: false, onError }, (e) => {
+    const x = asRequest(e);
+    if (x) onLifecycle(x);
+  }).done.catch((err: unknown) => {
     throw Object.assign(new Error(`cannot reach the relay at ${relay}: ${(err as Error).message}`), { code: 'AEP_NOTIFY_RELAY_UNAVAILABLE' });
   });
-  subs.push(subscribe({ ...base, filter: lifecycleFilter, ceiling: 'metadata', from: 'all', reconnect: {}, onError }, (e) => { const x = asRequest(e); if (x) onLifecycle(x); }));
+  subs.push(
+    subscribe({ ...base, filter: lifecycleFilter, ceiling: 'metadata', from: 'all', reconnect: {}, onError }, (e) => {
+      const x = asRequest(e);
+      if (x) onLifecycle(x);
+    }),
+  );
   const groups = new Map<string, Track[]>();
   for (const t of tracks) {
     const k = `${JSON.stringify(t.rule.filter)}|${t.channel.capture}`;
     const g = groups.get(k);
-    if (g) g.push(t); else groups.set(k, [t]);
+    if (g) g.push(t);
+    else groups.set(k, [t]);
   }
   for (const g of groups.values()) {
     const first = g[0]!;
-    subs.push(subscribe({ ...base, filter: first.rule.filter, ceiling: first.channel.capture, from: 'all', reconnect: {}, onError }, (e) => {
-      const x = asRequest(e);
-      if (!x) return;
-      for (const t of g) {
-        if (x.type === 'attention.requested') onRequest(t, x);
-        else onEventRule(t, x);
-      }
-    }));
+    subs.push(
+      subscribe({ ...base, filter: first.rule.filter, ceiling: first.channel.capture, from: 'all', reconnect: {}, onError }, (e) => {
+        const x = asRequest(e);
+        if (!x) return;
+        for (const t of g) {
+          if (x.type === 'attention.requested') onRequest(t, x);
+          else onEventRule(t, x);
+        }
+      }),
+    );
   }
   const ready = Promise.all(subs.map((s) => s.ready)).then(() => undefined);
   ready.catch(() => {});
@@ -482,7 +677,11 @@ export async function startNotifier(opts: NotifierOptions): Promise<Notifier> {
       for (const s of subs) s.close();
       await Promise.allSettled(subs.map((s) => s.done));
       await sender?.close().catch(() => {});
-      if (server) await new Promise<void>((resolve) => { server!.close(() => resolve()); server!.closeAllConnections(); });
+      if (server)
+        await new Promise<void>((resolve) => {
+          server!.close(() => resolve());
+          server!.closeAllConnections();
+        });
     },
   };
 }

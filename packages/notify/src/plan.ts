@@ -38,7 +38,9 @@ const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 
 
 /** Local weekday (0 = Sunday) and minute of the day of `t` in `tz` (local zone when absent). */
 export function wallClock(t: number, tz?: string): { day: number; minute: number } {
-  let day = 0; let hour = 0; let minute = 0;
+  let day = 0;
+  let hour = 0;
+  let minute = 0;
   for (const p of formatter(tz).formatToParts(new Date(t))) {
     if (p.type === 'weekday') day = WEEKDAYS[p.value] ?? 0;
     else if (p.type === 'hour') hour = Number(p.value) % 24;

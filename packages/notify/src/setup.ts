@@ -105,7 +105,11 @@ export function prepareUpNotify(stateDir: string, specs: readonly string[] = [])
       describe.push('Web Push to every browser that turned on notifications in the inbox');
     } else if (spec.startsWith('ntfy:')) {
       let u: URL;
-      try { u = new URL(spec.slice(5)); } catch { throw new ConfigError([{ path: '/notify', message: `"${spec}": ntfy:URL needs a URL such as ntfy:https://ntfy.sh/my-topic` }], '--notify'); }
+      try {
+        u = new URL(spec.slice(5));
+      } catch {
+        throw new ConfigError([{ path: '/notify', message: `"${spec}": ntfy:URL needs a URL such as ntfy:https://ntfy.sh/my-topic` }], '--notify');
+      }
       const parts = u.pathname.split('/').filter(Boolean);
       const topic = parts.pop() ?? '';
       channels['ntfy'] = { type: 'ntfy', server: `${u.origin}${parts.length ? `/${parts.join('/')}` : ''}`, topic };
@@ -123,7 +127,11 @@ export function prepareUpNotify(stateDir: string, specs: readonly string[] = [])
       describe.push(`webhook ${spec.slice(8).replace(/\?.*$/, '')} (signed with the secret in ${secretFile})`);
     } else if (spec.endsWith('.json')) {
       let text: string;
-      try { text = readFileSync(spec, 'utf8'); } catch (err) { throw new ConfigError([{ path: '', message: `cannot read ${spec}: ${(err as Error).message}` }], spec); }
+      try {
+        text = readFileSync(spec, 'utf8');
+      } catch (err) {
+        throw new ConfigError([{ path: '', message: `cannot read ${spec}: ${(err as Error).message}` }], spec);
+      }
       configs.push(parseConfig(text, spec));
       describe.push(`rules from ${spec}`);
     } else {
@@ -147,8 +155,11 @@ export function prepareUpNotify(stateDir: string, specs: readonly string[] = [])
         for (const n of running) await n.close();
         throw err;
       }
-      return { close: async () => { for (const n of running) await n.close(); } };
+      return {
+        close: async () => {
+          for (const n of running) await n.close();
+        },
+      };
     },
   };
 }
-

@@ -19,7 +19,9 @@ export function ensureVapidKeys(stateDir: string, subject = 'mailto:aep-notify@l
     if (typeof j.publicKey === 'string' && typeof j.privateKey === 'string') {
       return { publicKey: j.publicKey, privateKey: j.privateKey, subject: typeof j.subject === 'string' ? j.subject : subject, file, created: false };
     }
-  } catch { /* none yet */ }
+  } catch {
+    /* none yet */
+  }
   const k = webpush.generateVAPIDKeys();
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   writeFileSync(file, JSON.stringify({ publicKey: k.publicKey, privateKey: k.privateKey, subject }, null, 2) + '\n', { mode: 0o600 });

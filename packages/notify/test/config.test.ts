@@ -50,7 +50,11 @@ test('every problem is reported with its line, column and JSON pointer', () => {
   "extra": 1
 }`;
   let err: ConfigError | undefined;
-  try { parseConfig(bad, 'rules.json'); } catch (e) { err = e as ConfigError; }
+  try {
+    parseConfig(bad, 'rules.json');
+  } catch (e) {
+    err = e as ConfigError;
+  }
   assert.ok(err instanceof ConfigError);
   assert.equal(err.code, 'AEP_NOTIFY_RULES_INVALID');
   const lines = err.message.split('\n');
@@ -69,13 +73,22 @@ test('every problem is reported with its line, column and JSON pointer', () => {
     [/^rules\.json:9:57 \/rules\/1\/escalate\/0\/after: /, /after is required/],
   ];
   for (const [place, what] of expect) {
-    assert.ok(lines.some((l) => place.test(l) && what.test(l)), `missing ${place} ${what} in:\n${err.message}`);
+    assert.ok(
+      lines.some((l) => place.test(l) && what.test(l)),
+      `missing ${place} ${what} in:\n${err.message}`,
+    );
   }
 });
 
 test('a syntax error names its line and column; duplicate keys are refused', () => {
-  assert.throws(() => parseConfig('{\n  "rules": [\n    1,\n  ]\n}'), (e: unknown) => e instanceof ConfigError && /^rules\.json:4:3 \/: not JSON/.test(e.message));
-  assert.throws(() => parseConfig('{"channels": {}, "channels": {}}'), (e: unknown) => e instanceof ConfigError && /duplicate key "channels"/.test(e.message));
+  assert.throws(
+    () => parseConfig('{\n  "rules": [\n    1,\n  ]\n}'),
+    (e: unknown) => e instanceof ConfigError && /^rules\.json:4:3 \/: not JSON/.test(e.message),
+  );
+  assert.throws(
+    () => parseConfig('{"channels": {}, "channels": {}}'),
+    (e: unknown) => e instanceof ConfigError && /duplicate key "channels"/.test(e.message),
+  );
 });
 
 test('durations, quiet flags and flag-built configurations', () => {
@@ -86,8 +99,19 @@ test('durations, quiet flags and flag-built configurations', () => {
   assert.equal(parseDuration('soon'), undefined);
   assert.deepEqual(parseQuietFlag('22:30-06:15', 'UTC'), { from: 1350, to: 375, tz: 'UTC' });
   assert.equal(parseQuietFlag('22:30'), undefined);
-  const c = configFromFlags({ type: 'ntfy', topic: 'aep-t', server: 'http://127.0.0.1:9', filter: { agent: 'x' }, capture: 'redacted', after: '5s', actionsListen: '127.0.0.1:0' });
+  const c = configFromFlags({
+    type: 'ntfy',
+    topic: 'aep-t',
+    server: 'http://127.0.0.1:9',
+    filter: { agent: 'x' },
+    capture: 'redacted',
+    after: '5s',
+    actionsListen: '127.0.0.1:0',
+  });
   assert.equal(c.channels.get('ntfy')!.capture, 'redacted');
   assert.deepEqual(c.rules[0]!.filter, { agent: 'x', type: 'attention.requested' });
-  assert.throws(() => configFromFlags({ type: 'webhook', url: 'https://x.example.test' }), (e: unknown) => e instanceof ConfigError && /secret_file is required/.test(e.message));
+  assert.throws(
+    () => configFromFlags({ type: 'webhook', url: 'https://x.example.test' }),
+    (e: unknown) => e instanceof ConfigError && /secret_file is required/.test(e.message),
+  );
 });

@@ -30,11 +30,17 @@ after(async () => {
   await relay?.close();
 });
 
-function ntfyConfig(server: string, capture: 'metadata' | 'redacted' = 'metadata', filter: Record<string, unknown> = { type: 'attention.requested' }): NotifyConfig {
+function ntfyConfig(
+  server: string,
+  capture: 'metadata' | 'redacted' = 'metadata',
+  filter: Record<string, unknown> = { type: 'attention.requested' },
+): NotifyConfig {
   return {
     channels: new Map([['phone', { name: 'phone', type: 'ntfy', capture, server, topic: 'aep-test' }]]),
     rules: [{ name: 'all', filter, channel: 'phone', afterMs: 0, maxRepeats: 0, escalate: [], quiet: true }],
-    quiet: [], actions: { listen: '127.0.0.1:0', ttlMs: 60_000 }, inboxUrl: 'https://laptop.example.test/',
+    quiet: [],
+    actions: { listen: '127.0.0.1:0', ttlMs: 60_000 },
+    inboxUrl: 'https://laptop.example.test/',
   };
 }
 
@@ -62,9 +68,34 @@ test('ntfy at the default metadata ceiling: structure only, attention.routed for
   let skew = 0;
   const n = await notifier(ntfyConfig(ntfy.url, 'metadata', { type: 'attention.requested', session: 's_meta' }), () => Date.now() + skew);
 
-  const perm = agent.request('s_meta', { kind: 'permission', prompt: `echo "${PLANT}"\nrm -rf ~`, options: [{ id: 'allow', label: `${PLANT} yes` }, { id: 'deny', label: `${PLANT} no` }] }, { subject: 'Bash', approval: true });
-  const choice = agent.request('s_meta', { kind: 'review', prompt: `${PLANT} ship?`, options: [{ id: 'ship', label: `${PLANT} ship it` }, { id: 'no', label: `${PLANT} hold` }] });
-  const form = agent.request('s_meta', { kind: 'form', prompt: `${PLANT} configure`, fields: [{ id: '1', type: 'string', label: `${PLANT} bucket`, required: true }, { id: '2', type: 'select', label: `${PLANT} class`, other: true, choices: [{ id: '1', label: `${PLANT} cold` }] }] });
+  const perm = agent.request(
+    's_meta',
+    {
+      kind: 'permission',
+      prompt: `echo "${PLANT}"\nrm -rf ~`,
+      options: [
+        { id: 'allow', label: `${PLANT} yes` },
+        { id: 'deny', label: `${PLANT} no` },
+      ],
+    },
+    { subject: 'Bash', approval: true },
+  );
+  const choice = agent.request('s_meta', {
+    kind: 'review',
+    prompt: `${PLANT} ship?`,
+    options: [
+      { id: 'ship', label: `${PLANT} ship it` },
+      { id: 'no', label: `${PLANT} hold` },
+    ],
+  });
+  const form = agent.request('s_meta', {
+    kind: 'form',
+    prompt: `${PLANT} configure`,
+    fields: [
+      { id: '1', type: 'string', label: `${PLANT} bucket`, required: true },
+      { id: '2', type: 'select', label: `${PLANT} class`, other: true, choices: [{ id: '1', label: `${PLANT} cold` }] },
+    ],
+  });
   // A sender that lies about its level gains nothing: the composer never reads text below redacted.
   const liar = agent.request('s_meta', { kind: 'input', prompt: `${PLANT} typed by the agent` }, { capture: 'metadata', subject: `${PLANT} subject` });
 
@@ -80,8 +111,16 @@ test('ntfy at the default metadata ceiling: structure only, attention.routed for
   assert.equal((mf.json as Record<string, unknown>)['title'], 'claude-code asks 2 questions');
   assert.equal((ml.json as Record<string, unknown>)['title'], 'claude-code asks for input', 'a subject that is not an identifier is left out');
   assert.equal((mp.json as Record<string, unknown>)['click'], `https://laptop.example.test/#/r/s_meta/${perm.id}`, 'tapping opens the request in the inbox');
-  assert.deepEqual(ntfyActions(mp).map((a) => [a.action, a.label, a.method]), [['http', 'Deny', 'POST']], 'no Allow where the command cannot be read');
-  assert.deepEqual(ntfyActions(mc).map((a) => a.label), ['No'], 'closed choices that cannot be read: refusals only');
+  assert.deepEqual(
+    ntfyActions(mp).map((a) => [a.action, a.label, a.method]),
+    [['http', 'Deny', 'POST']],
+    'no Allow where the command cannot be read',
+  );
+  assert.deepEqual(
+    ntfyActions(mc).map((a) => a.label),
+    ['No'],
+    'closed choices that cannot be read: refusals only',
+  );
   assert.deepEqual(ntfyActions(mf), [], 'forms open the inbox');
 
   // attention.routed: foreign emitter, own agent/source, the request's session, no seq, subject = request id.
@@ -153,15 +192,42 @@ test('webhook at an opted-in redacted ceiling: signed body, the complete approva
   const hook = await new Receiver().start();
   closers.push(() => hook.close());
   await notifier({
-    channels: new Map([['hook', { name: 'hook', type: 'webhook', capture: 'redacted', url: `${hook.url}/hook`, secretFile: join(dir, 'secret'), format: 'json' }]]),
-    rules: [{ name: 'approvals', filter: { type: 'attention.requested', session: 's_red' }, channel: 'hook', afterMs: 0, maxRepeats: 0, escalate: [], quiet: true }],
-    quiet: [], actions: { listen: '127.0.0.1:0', ttlMs: 60_000 },
+    channels: new Map([
+      ['hook', { name: 'hook', type: 'webhook', capture: 'redacted', url: `${hook.url}/hook`, secretFile: join(dir, 'secret'), format: 'json' }],
+    ]),
+    rules: [
+      { name: 'approvals', filter: { type: 'attention.requested', session: 's_red' }, channel: 'hook', afterMs: 0, maxRepeats: 0, escalate: [], quiet: true },
+    ],
+    quiet: [],
+    actions: { listen: '127.0.0.1:0', ttlMs: 60_000 },
   });
   const prompt = 'echo "cleaning build cache"\nrm -rf build/';
-  const perm = agent.request('s_red', { kind: 'permission', prompt, options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] }, { subject: 'Bash', approval: true, capture: 'redacted' });
+  const perm = agent.request(
+    's_red',
+    {
+      kind: 'permission',
+      prompt,
+      options: [
+        { id: 'allow', label: 'Allow' },
+        { id: 'deny', label: 'Deny' },
+      ],
+    },
+    { subject: 'Bash', approval: true, capture: 'redacted' },
+  );
   // At redacted the §9.4 pipeline has run; a value it would rewrite (a home path) is not complete.
   const secretPrompt = `cat /home/alice/.ssh/id_rsa # ${PLANT}`;
-  const withHome = agent.request('s_red', { kind: 'permission', prompt: secretPrompt, options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] }, { subject: 'Bash', approval: true, capture: 'full' });
+  const withHome = agent.request(
+    's_red',
+    {
+      kind: 'permission',
+      prompt: secretPrompt,
+      options: [
+        { id: 'allow', label: 'Allow' },
+        { id: 'deny', label: 'Deny' },
+      ],
+    },
+    { subject: 'Bash', approval: true, capture: 'full' },
+  );
   const m = await hook.wait((r) => JSON.stringify(r.json).includes(perm.id), 'the webhook for the permission request');
   // Signature: t={unix},v1=HMAC-SHA256(secret, "{t}.{body}").
   const sig = String(m.headers['x-aep-signature']);
@@ -173,7 +239,13 @@ test('webhook at an opted-in redacted ceiling: signed body, the complete approva
   assert.deepEqual(aep['approval'], { text: prompt, complete: true });
   assert.ok(String((m.json as Record<string, unknown>)['text']).startsWith('claude-code asks permission: Bash'), 'Slack-compatible text');
   const actions = aep['actions'] as Array<{ label: string; effect: string; url: string; method: string }>;
-  assert.deepEqual(actions.map((a) => [a.label, a.effect, a.method]), [['Deny', 'deny', 'POST'], ['Allow', 'allow', 'POST']]);
+  assert.deepEqual(
+    actions.map((a) => [a.label, a.effect, a.method]),
+    [
+      ['Deny', 'deny', 'POST'],
+      ['Allow', 'allow', 'POST'],
+    ],
+  );
   const ok = await act(actions[1]!.url);
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   const cmd = agent.commands.find((c) => c.event.subject === perm.id)!;
@@ -182,8 +254,11 @@ test('webhook at an opted-in redacted ceiling: signed body, the complete approva
   // The full-capture request reached the redacted channel down-levelled: structure only, no Allow.
   const mh = await hook.wait((r) => JSON.stringify(r.json).includes(withHome.id), 'the webhook for the full-capture request');
   assert.ok(!mh.text.includes(PLANT) && !mh.text.includes('id_rsa'), mh.text);
-  const ah = ((mh.json as Record<string, Record<string, unknown>>)['aep']!['actions']) as Array<{ effect: string }>;
-  assert.deepEqual(ah.map((a) => a.effect), ['deny']);
+  const ah = (mh.json as Record<string, Record<string, unknown>>)['aep']!['actions'] as Array<{ effect: string }>;
+  assert.deepEqual(
+    ah.map((a) => a.effect),
+    ['deny'],
+  );
 });
 
 test('escalation: a request still pending reaches the second channel; the answered one does not; reminders repeat', async () => {
@@ -191,16 +266,35 @@ test('escalation: a request still pending reaches the second channel; the answer
   const dir = mkdtempSync(join(tmpdir(), 'aep-notify-'));
   writeFileSync(join(dir, 'secret'), 'another-secret-0123456789abcdef\n');
   const hook = await new Receiver().start();
-  closers.push(() => ntfy.close(), () => hook.close());
+  closers.push(
+    () => ntfy.close(),
+    () => hook.close(),
+  );
   const sends: SendRecord[] = [];
-  const n = await notifier({
-    channels: new Map<string, NotifyConfig['channels'] extends Map<string, infer C> ? C : never>([
-      ['phone', { name: 'phone', type: 'ntfy', capture: 'metadata', server: ntfy.url, topic: 'aep-esc' }],
-      ['oncall', { name: 'oncall', type: 'webhook', capture: 'metadata', url: hook.url, secretFile: join(dir, 'secret'), format: 'slack' }],
-    ]),
-    rules: [{ name: 'esc', filter: { type: 'attention.requested', session: 's_esc' }, channel: 'phone', afterMs: 0, repeatMs: 300, maxRepeats: 2, escalate: [{ afterMs: 1200, channel: 'oncall' }], quiet: true }],
-    quiet: [], actions: { ttlMs: 60_000 },
-  }, undefined, sends);
+  const n = await notifier(
+    {
+      channels: new Map<string, NotifyConfig['channels'] extends Map<string, infer C> ? C : never>([
+        ['phone', { name: 'phone', type: 'ntfy', capture: 'metadata', server: ntfy.url, topic: 'aep-esc' }],
+        ['oncall', { name: 'oncall', type: 'webhook', capture: 'metadata', url: hook.url, secretFile: join(dir, 'secret'), format: 'slack' }],
+      ]),
+      rules: [
+        {
+          name: 'esc',
+          filter: { type: 'attention.requested', session: 's_esc' },
+          channel: 'phone',
+          afterMs: 0,
+          repeatMs: 300,
+          maxRepeats: 2,
+          escalate: [{ afterMs: 1200, channel: 'oncall' }],
+          quiet: true,
+        },
+      ],
+      quiet: [],
+      actions: { ttlMs: 60_000 },
+    },
+    undefined,
+    sends,
+  );
   const answered = agent.request('s_esc', { kind: 'input', prompt: 'x' });
   const pending = agent.request('s_esc', { kind: 'input', prompt: 'y' });
   await ntfy.wait((r) => r.text.includes(answered.id), 'the first notification');
@@ -215,8 +309,13 @@ test('escalation: a request still pending reaches the second channel; the answer
   assert.ok(!hook.got.some((r) => r.text.includes(answered.id)), 'the answered request never escalates');
   await until(() => sends.filter((s) => s.request === pending.id && s.channel === 'phone').length >= 3, 'two reminders');
   const reminders = sends.filter((s) => s.request === pending.id && s.channel === 'phone');
-  assert.deepEqual(reminders.map((s) => s.reason), ['first', 'reminder', 'reminder']);
-  assert.ok(ntfy.got.filter((r) => r.text.includes(pending.id)).some((r) => String((r.json as Record<string, unknown>)['title']).startsWith('Still waiting: ')));
+  assert.deepEqual(
+    reminders.map((s) => s.reason),
+    ['first', 'reminder', 'reminder'],
+  );
+  assert.ok(
+    ntfy.got.filter((r) => r.text.includes(pending.id)).some((r) => String((r.json as Record<string, unknown>)['title']).startsWith('Still waiting: ')),
+  );
   assert.equal(sends.filter((s) => s.request === answered.id).length, sentForAnswered, 'nothing more is sent once answered');
   agent.dismiss('s_esc', pending.id);
 });
@@ -233,7 +332,7 @@ test('links die with the notifier: after a restart on the same address, an old l
   const port = new URL(link).port;
   const routed = collect(relay.url, { type: 'attention.routed', session: 's_restart' });
   closers.push(() => routed.close());
-  await routed.wait((e) => e.subject === req.id, 'the first notifier\'s attention.routed');
+  await routed.wait((e) => e.subject === req.id, "the first notifier's attention.routed");
   await first.close();
   const second = await notifier({ ...config, actions: { ...config.actions, listen: `127.0.0.1:${port}` } });
   assert.equal(second.actionsUrl, `http://127.0.0.1:${port}`);

@@ -17,7 +17,14 @@ export async function testRelay(push?: { vapidPublicKey: string; allowHttpLoopba
 }
 
 /** One request a receiver got. */
-export interface Received { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer; text: string; json: unknown }
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+  json: unknown;
+}
 
 /** A local HTTP receiver that records every request and answers `status`. */
 export class Receiver {
@@ -34,12 +41,22 @@ export class Receiver {
         const body = Buffer.concat(chunks);
         const text = body.toString('utf8');
         let json: unknown;
-        try { json = JSON.parse(text); } catch { json = undefined; }
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
         const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, text, json };
         this.got.push(r);
         res.writeHead(this.statusFor(r), { 'Content-Type': 'application/json' });
         res.end('{}');
-        this.waiters = this.waiters.filter((w) => { if (w.pred(r)) { w.resolve(r); return false; } return true; });
+        this.waiters = this.waiters.filter((w) => {
+          if (w.pred(r)) {
+            w.resolve(r);
+            return false;
+          }
+          return true;
+        });
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
@@ -48,17 +65,32 @@ export class Receiver {
     return this;
   }
   /** Override to answer per request. */
-  statusFor(_r: Received): number { return this.status; }
+  statusFor(_r: Received): number {
+    return this.status;
+  }
   wait(pred: (r: Received) => boolean, what: string, timeoutMs = 30_000): Promise<Received> {
     const have = this.got.find(pred);
     if (have) return Promise.resolve(have);
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${this.got.length}: ${this.got.map((g) => g.text.slice(0, 200)).join('\n')}`)), timeoutMs);
-      this.waiters.push({ pred, resolve: (r) => { clearTimeout(t); resolve(r); } });
+      const t = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what}; got ${this.got.length}: ${this.got.map((g) => g.text.slice(0, 200)).join('\n')}`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        pred,
+        resolve: (r) => {
+          clearTimeout(t);
+          resolve(r);
+        },
+      });
     });
   }
   async close(): Promise<void> {
-    if (this.server) await new Promise<void>((resolve) => { this.server!.close(() => resolve()); this.server!.closeAllConnections(); });
+    if (this.server)
+      await new Promise<void>((resolve) => {
+        this.server!.close(() => resolve());
+        this.server!.closeAllConnections();
+      });
   }
 }
 
@@ -81,7 +113,12 @@ export class TestAgent {
     if (!req || !req.open) return { status: 'rejected' as const, reason: 'refused' as const, detail: 'not pending' };
     const answer = (e.data?.['answer'] ?? {}) as Record<string, unknown>;
     const option = typeof answer['option'] === 'string' ? answer['option'] : undefined;
-    if (req.text !== undefined && option !== undefined && optionEffect(option) !== 'deny' && !checkApprovalProof(String(e.subject), req.text, e[APPROVAL_PROOF_ATTR])) {
+    if (
+      req.text !== undefined &&
+      option !== undefined &&
+      optionEffect(option) !== 'deny' &&
+      !checkApprovalProof(String(e.subject), req.text, e[APPROVAL_PROOF_ATTR])
+    ) {
       return { status: 'rejected' as const, reason: 'invalid' as const, detail: 'approvalproof missing or wrong' };
     }
     req.open = false;
@@ -95,12 +132,21 @@ export class TestAgent {
     };
   }
   /** Raise a request; `approval` adds the approval digest of the prompt (a permission request's complete text). */
-  request(session: string, data: Record<string, unknown>, attrs: { subject?: string; capture?: 'metadata' | 'redacted' | 'full'; approval?: boolean; severity?: 'notice' | 'warning' } = {}): WireEvent {
-    if (!this.sessions.has(session)) { this.sessions.add(session); this.conn.emit(session, 'session.started', {}); }
+  request(
+    session: string,
+    data: Record<string, unknown>,
+    attrs: { subject?: string; capture?: 'metadata' | 'redacted' | 'full'; approval?: boolean; severity?: 'notice' | 'warning' } = {},
+  ): WireEvent {
+    if (!this.sessions.has(session)) {
+      this.sessions.add(session);
+      this.conn.emit(session, 'session.started', {});
+    }
     const ext: Record<string, string> = {};
     if (attrs.approval) ext['approvaldigest'] = approvalDigest(String(data['prompt']));
     const e = this.conn.emit(session, 'attention.requested', data, {
-      ...(attrs.subject ? { subject: attrs.subject } : {}), capture: attrs.capture ?? 'full', severity: attrs.severity ?? 'notice',
+      ...(attrs.subject ? { subject: attrs.subject } : {}),
+      capture: attrs.capture ?? 'full',
+      severity: attrs.severity ?? 'notice',
       ...(Object.keys(ext).length ? { extensions: ext } : {}),
     });
     this.texts.set(e.id, { session, open: true, ...(attrs.approval ? { text: String(data['prompt']) } : {}) });
@@ -112,16 +158,27 @@ export class TestAgent {
     if (r) r.open = false;
     this.conn.emit(session, 'attention.resolved', { resolution: 'dismissed' }, { subject: id });
   }
-  close(): Promise<void> { return this.conn.close(500); }
+  close(): Promise<void> {
+    return this.conn.close(500);
+  }
 }
 
 /** Collect every event of `filter` from the relay (live, from the start). */
-export function collect(url: string, filter: Record<string, unknown>): { events: WireEvent[]; wait(pred: (e: WireEvent) => boolean, what: string): Promise<WireEvent>; close(): void } {
+export function collect(
+  url: string,
+  filter: Record<string, unknown>,
+): { events: WireEvent[]; wait(pred: (e: WireEvent) => boolean, what: string): Promise<WireEvent>; close(): void } {
   const events: WireEvent[] = [];
   let waiters: Array<{ pred: (e: WireEvent) => boolean; resolve: (e: WireEvent) => void }> = [];
   const sub = subscribe({ url, token: TOKEN, filter, from: 'all' }, (e) => {
     events.push(e);
-    waiters = waiters.filter((w) => { if (w.pred(e)) { w.resolve(e); return false; } return true; });
+    waiters = waiters.filter((w) => {
+      if (w.pred(e)) {
+        w.resolve(e);
+        return false;
+      }
+      return true;
+    });
   });
   return {
     events,
@@ -130,7 +187,13 @@ export function collect(url: string, filter: Record<string, unknown>): { events:
       if (have) return Promise.resolve(have);
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(events)}`)), 30_000);
-        waiters.push({ pred, resolve: (e) => { clearTimeout(t); resolve(e); } });
+        waiters.push({
+          pred,
+          resolve: (e) => {
+            clearTimeout(t);
+            resolve(e);
+          },
+        });
       });
     },
     close: () => sub.close(),

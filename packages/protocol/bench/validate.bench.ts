@@ -28,34 +28,102 @@ function makeLines(n: number): string[] {
     { id: '1', type: 'string', label: 'Bucket name', required: true },
     { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
     { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-    { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
-    { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
+    {
+      id: '4',
+      type: 'select',
+      label: 'Weekdays',
+      multi: true,
+      choices: [
+        { id: '1', label: 'Mon' },
+        { id: '2', label: 'Wed' },
+        { id: '3', label: 'Fri' },
+      ],
+    },
+    {
+      id: '5',
+      type: 'select',
+      label: 'Storage class',
+      other: true,
+      choices: [
+        { id: '1', label: 'standard' },
+        { id: '2', label: 'archive' },
+      ],
+    },
   ];
   while (lines.length < n) {
     const s = lines.length % sessions;
     const session = `sess-${s}`;
     const source = `aep://build-1/agent/claude-code/session/${session}`;
-    const base = () => ({ aep: '0.1', id: `01K0BENCH${String(++id).padStart(17, '0')}`, time: new Date(t0 + id * 10).toISOString(), source, agent: 'claude-code', session });
+    const base = () => ({
+      aep: '0.1',
+      id: `01K0BENCH${String(++id).padStart(17, '0')}`,
+      time: new Date(t0 + id * 10).toISOString(),
+      source,
+      agent: 'claude-code',
+      session,
+    });
     const own = (type: string, extra: Record<string, unknown>) => ({ ...base(), type, seq: seq[s]!++, run: `run-${s}`, ...extra });
     const k = lines.length % 20;
     if (k === 0) {
-      const req = own('attention.requested', { subject: 'backup', severity: 'notice', capture: 'redacted', data: { kind: 'form', prompt: 'Configure the nightly backup', fields, respond_via: ['control'] } });
+      const req = own('attention.requested', {
+        subject: 'backup',
+        severity: 'notice',
+        capture: 'redacted',
+        data: { kind: 'form', prompt: 'Configure the nightly backup', fields, respond_via: ['control'] },
+      });
       const values = { '1': 'nightly-bk', '2': 30, '3': true, '4': ['1', '3'], '5': 'cold-line' };
-      const cmd = { ...base(), type: 'control.attention.respond', subject: req.id, cause: req.id, source: 'aep://desk-7/agent/console', agent: 'console', capture: 'redacted', data: { answer: { values } } };
+      const cmd = {
+        ...base(),
+        type: 'control.attention.respond',
+        subject: req.id,
+        cause: req.id,
+        source: 'aep://desk-7/agent/console',
+        agent: 'console',
+        capture: 'redacted',
+        data: { answer: { values } },
+      };
       const ack = own('control.accepted', { cause: cmd.id });
       const ans = own('attention.answered', { subject: req.id, cause: cmd.id, capture: 'redacted', data: { answer: { values }, via: 'control' } });
       const res = own('attention.resolved', { subject: req.id, cause: ans.id, data: { resolution: 'answered', latency_ms: 70000 } });
       for (const e of [req, cmd, ack, ans, res]) lines.push(JSON.stringify(e));
     } else if (k < 8) {
       const call = `call-${id}`;
-      lines.push(JSON.stringify(own('tool.requested', { subject: 'Bash', data: { tool: { name: 'Bash', call_id: call }, args_digest: '0123456789abcdef0123456789abcdef' } })));
-      lines.push(JSON.stringify(own('tool.completed', { subject: 'Bash', capture: 'redacted', data: { tool: { name: 'Bash', call_id: call }, duration_ms: 1234, status: 'success', result_digest: 'fedcba9876543210fedcba9876543210', result_redacted: 'total 48\ndrwxr-xr-x  5 user staff 160 Aug  1 09:00 src\n-rw-r--r--  1 user staff 2048 Aug  1 09:00 package.json', 'gen_ai.usage.input_tokens': 1200, 'gen_ai.usage.output_tokens': 80 } })));
+      lines.push(
+        JSON.stringify(
+          own('tool.requested', { subject: 'Bash', data: { tool: { name: 'Bash', call_id: call }, args_digest: '0123456789abcdef0123456789abcdef' } }),
+        ),
+      );
+      lines.push(
+        JSON.stringify(
+          own('tool.completed', {
+            subject: 'Bash',
+            capture: 'redacted',
+            data: {
+              tool: { name: 'Bash', call_id: call },
+              duration_ms: 1234,
+              status: 'success',
+              result_digest: 'fedcba9876543210fedcba9876543210',
+              result_redacted: 'total 48\ndrwxr-xr-x  5 user staff 160 Aug  1 09:00 src\n-rw-r--r--  1 user staff 2048 Aug  1 09:00 package.json',
+              'gen_ai.usage.input_tokens': 1200,
+              'gen_ai.usage.output_tokens': 80,
+            },
+          }),
+        ),
+      );
     } else if (k < 12) {
       lines.push(JSON.stringify(own('progress.status', { data: { phase: 'build', percent: 40 + k } })));
     } else if (k < 14) {
       lines.push(JSON.stringify(own('run.started', { data: { trigger: 'user', cost: { currency: 'USD', total: 0.0123 } } })));
     } else if (k < 16) {
-      lines.push(JSON.stringify({ ...base(), type: 'agent.heartbeat', session: undefined, source: 'aep://build-1/agent/claude-code', data: { tick: id, interval_ms: 30000 } }));
+      lines.push(
+        JSON.stringify({
+          ...base(),
+          type: 'agent.heartbeat',
+          session: undefined,
+          source: 'aep://build-1/agent/claude-code',
+          data: { tick: id, interval_ms: 30000 },
+        }),
+      );
     } else {
       lines.push(JSON.stringify(own('x.claude-code.session.config_change', { acmeregion: 'eu1', data: { key: 'model', value: 'opus' } })));
     }
@@ -76,8 +144,12 @@ function cpuMs(fn: () => void): number {
 const lines = makeLines(N);
 const bytes = lines.reduce((a, l) => a + l.length + 1, 0);
 let sink = 0;
-const parseOnly = () => { for (const l of lines) sink += (JSON.parse(l) as { seq?: number }).seq ?? 0; };
-const withEvent = () => { for (const l of lines) sink += validateEvent(JSON.parse(l)).length; };
+const parseOnly = () => {
+  for (const l of lines) sink += (JSON.parse(l) as { seq?: number }).seq ?? 0;
+};
+const withEvent = () => {
+  for (const l of lines) sink += validateEvent(JSON.parse(l)).length;
+};
 const withStream = () => {
   const sv = new StreamValidator({ rawFingerprints: true });
   let i = 0;
@@ -99,11 +171,16 @@ for (let r = 0; r < ROUNDS; r++) {
 {
   const sv = new StreamValidator();
   let bad = 0;
-  lines.forEach((l, i) => { const e: unknown = JSON.parse(l); bad += validateEvent(e, { emitter: true }).length + sv.push(e, i).length; });
+  lines.forEach((l, i) => {
+    const e: unknown = JSON.parse(l);
+    bad += validateEvent(e, { emitter: true }).length + sv.push(e, i).length;
+  });
   if (bad !== 0) throw new Error(`bench corpus is not valid: ${bad} issues`);
 }
 const rate = (ms: number) => `${Math.round(N / (ms / 1000)).toLocaleString('en-US')} events/s (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s)`;
-console.log(`corpus: ${N.toLocaleString('en-US')} events, ${(bytes / 1e6).toFixed(1)} MB, ~5% form requests with their full round trip; CPU time, best of ${ROUNDS}; library from ${existsSync(distIndex) ? 'dist' : 'sources'}`);
+console.log(
+  `corpus: ${N.toLocaleString('en-US')} events, ${(bytes / 1e6).toFixed(1)} MB, ~5% form requests with their full round trip; CPU time, best of ${ROUNDS}; library from ${existsSync(distIndex) ? 'dist' : 'sources'}`,
+);
 console.log(`baseline JSON.parse                          ${rate(parseMs)}`);
 console.log(`parse + validateEvent                        ${rate(eventMs)}  ratio ${(parseMs / eventMs).toFixed(2)}`);
 console.log(`aep validate library path (+ stream rules)   ${rate(fullMs)}  ratio ${(parseMs / fullMs).toFixed(2)}  (goal >= 0.5)`);
@@ -126,17 +203,27 @@ try {
   };
   // Three interleaved rounds (baseline process, then the CLI), each a whole process; the goal
   // (issue 19) is the median of the per-round ratios, printed with the load average.
-  const ratios: number[] = []; const bases: number[] = []; const clis: number[] = []; let code: number | null = null;
+  const ratios: number[] = [];
+  const bases: number[] = [];
+  const clis: number[] = [];
+  let code: number | null = null;
   for (let r = 0; r < 3; r++) {
-    const l0 = loadavg().map((x) => x.toFixed(2)).join(' ');
+    const l0 = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
     const b = time(['-e', plain, file]).ms;
     const c = time([...argv, 'validate', file]);
-    code = c.code; bases.push(b); clis.push(c.ms); ratios.push(b / c.ms);
+    code = c.code;
+    bases.push(b);
+    clis.push(c.ms);
+    ratios.push(b / c.ms);
     console.log(`  round ${r + 1}  readline + JSON.parse ${rate(b)}  aep validate ${rate(c.ms)}  ratio ${(b / c.ms).toFixed(2)}  load ${l0}`);
   }
   const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[1]!;
   console.log(`baseline node readline + JSON.parse (process) ${rate(med(bases))}  (median of 3)`);
-  console.log(`GOAL aep validate CLI end to end (${existsSync(dist) ? 'dist' : 'sources'}, exit ${code})   ${rate(med(clis))}  ratio median ${med(ratios).toFixed(2)}  (goal >= 0.8)`);
+  console.log(
+    `GOAL aep validate CLI end to end (${existsSync(dist) ? 'dist' : 'sources'}, exit ${code})   ${rate(med(clis))}  ratio median ${med(ratios).toFixed(2)}  (goal >= 0.8)`,
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

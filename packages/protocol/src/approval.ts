@@ -25,7 +25,20 @@ export const APPROVAL_DIGEST_ATTR = 'approvaldigest';
 export const APPROVAL_PROOF_ATTR = 'approvalproof';
 
 /** Option ids whose effect is to let the action run (case-insensitive). */
-export const PERMISSIVE_OPTION_IDS: readonly string[] = ['allow', 'allow_always', 'allow_session', 'always', 'approve', 'accept', 'yes', 'grant', 'permit', 'continue', 'proceed', 'ok'];
+export const PERMISSIVE_OPTION_IDS: readonly string[] = [
+  'allow',
+  'allow_always',
+  'allow_session',
+  'always',
+  'approve',
+  'accept',
+  'yes',
+  'grant',
+  'permit',
+  'continue',
+  'proceed',
+  'ok',
+];
 /** Option ids whose effect is to refuse (case-insensitive); same list as the AEP-0008 refusing ids. */
 export const REFUSING_EFFECT_IDS: readonly string[] = ['deny', 'reject', 'no', 'decline', 'refuse', 'disallow', 'block', 'cancel', 'abort', 'stop'];
 

@@ -74,7 +74,11 @@ export function synthesizePrompt(agent: string, kind: string, subject?: string):
  * Ids, types, `required`, `multi`, `other`, `min`, `max`, `expires_at`, `respond_via` are kept
  * at every level. Only known members are copied. Never mutates the input.
  */
-export function buildAttentionRequestData(input: AttentionRequestInput, capture: CaptureLevel, opts: BuildAttentionRequestOptions = {}): AttentionRequestedData | undefined {
+export function buildAttentionRequestData(
+  input: AttentionRequestInput,
+  capture: CaptureLevel,
+  opts: BuildAttentionRequestOptions = {},
+): AttentionRequestedData | undefined {
   const rank = captureRank(capture);
   if (rank <= 0) return undefined;
   const meta = rank === 1;
@@ -83,9 +87,7 @@ export function buildAttentionRequestData(input: AttentionRequestInput, capture:
   const label = (item: { id: string; label: string }, index: number) =>
     meta ? (opts.placeholder === 'index' ? String(index + 1) : String(item.id)) : text(String(item.label));
 
-  const prompt = meta
-    ? (opts.synthesize ? opts.synthesize(input) : synthesizePrompt(opts.agent ?? 'agent', input.kind, opts.subject))
-    : text(input.prompt);
+  const prompt = meta ? (opts.synthesize ? opts.synthesize(input) : synthesizePrompt(opts.agent ?? 'agent', input.kind, opts.subject)) : text(input.prompt);
   const data: AttentionRequestedData = { kind: input.kind, prompt };
   if (input.options) data.options = input.options.map((o, i) => ({ id: o.id, label: label(o, i) }));
   if (input.fields) {
@@ -120,14 +122,15 @@ function isObj(v: unknown): v is Record<string, unknown> {
  */
 export function redactAttentionRequestData(data: Readonly<Record<string, unknown>>, opts?: RedactOptions): Record<string, unknown> {
   const text = (v: unknown) => (typeof v === 'string' ? redact(v, opts) : v);
-  const labelled = (list: unknown, inner?: (item: Record<string, unknown>) => Record<string, unknown>) => (Array.isArray(list)
-    ? list.map((item: unknown) => {
-      if (!isObj(item)) return item;
-      const out: Record<string, unknown> = { ...item };
-      if ('label' in out) out['label'] = text(out['label']);
-      return inner ? inner(out) : out;
-    })
-    : list);
+  const labelled = (list: unknown, inner?: (item: Record<string, unknown>) => Record<string, unknown>) =>
+    Array.isArray(list)
+      ? list.map((item: unknown) => {
+          if (!isObj(item)) return item;
+          const out: Record<string, unknown> = { ...item };
+          if ('label' in out) out['label'] = text(out['label']);
+          return inner ? inner(out) : out;
+        })
+      : list;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(data)) {
     if (key === 'context') continue;

@@ -32,7 +32,10 @@ export function checkExtensionAttributes(ext: Readonly<Record<string, unknown>>)
     }
     const ok = typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isInteger(v));
     if (!ok) {
-      throw new AepError('AEP_EXT_INVALID', `extension attribute "${name}" must be a string, integer or boolean, got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? 'non-integer number' : typeof v} (AEP-0001 §5.4)`);
+      throw new AepError(
+        'AEP_EXT_INVALID',
+        `extension attribute "${name}" must be a string, integer or boolean, got ${v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? 'non-integer number' : typeof v} (AEP-0001 §5.4)`,
+      );
     }
   }
 }
@@ -116,8 +119,10 @@ export class EventBuilder {
   private readonly positions = new Map<string, SessionPosition>();
 
   constructor(opts: EmitterOptions) {
-    if (typeof opts.source !== 'string' || opts.source.length === 0) throw new AepError('AEP_EMITTER_OPTIONS', 'source must be a non-empty URI (AEP-0001 §5.1)');
-    if (typeof opts.agent !== 'string' || opts.agent.length === 0) throw new AepError('AEP_EMITTER_OPTIONS', 'agent must be a non-empty string (AEP-0001 §5.1)');
+    if (typeof opts.source !== 'string' || opts.source.length === 0)
+      throw new AepError('AEP_EMITTER_OPTIONS', 'source must be a non-empty URI (AEP-0001 §5.1)');
+    if (typeof opts.agent !== 'string' || opts.agent.length === 0)
+      throw new AepError('AEP_EMITTER_OPTIONS', 'agent must be a non-empty string (AEP-0001 §5.1)');
     const epoch = opts.epoch ?? 0;
     if (!Number.isInteger(epoch) || epoch < 0) throw new AepError('AEP_EMITTER_OPTIONS', 'epoch must be an integer >= 0 (AEP-0001 §5.1)');
     checkExtensionAttributes(opts.extensions ?? {});
@@ -153,8 +158,10 @@ export class EventBuilder {
       throw new AepError('AEP_POSITION_INVALID', 'epoch and nextSeq must be integers >= 0 (AEP-0001 §5.1)');
     }
     const cur = this.position(session);
-    if (pos.epoch < cur.epoch) throw new AepError('AEP_POSITION_INVALID', `epoch ${pos.epoch} is below the session's epoch ${cur.epoch}: epochs are never reused (AEP-0001 §7.2)`);
-    if (pos.epoch === cur.epoch && pos.nextSeq < cur.nextSeq) throw new AepError('AEP_POSITION_INVALID', `seq ${pos.nextSeq} would repeat positions of epoch ${cur.epoch} (AEP-0001 §7.2)`);
+    if (pos.epoch < cur.epoch)
+      throw new AepError('AEP_POSITION_INVALID', `epoch ${pos.epoch} is below the session's epoch ${cur.epoch}: epochs are never reused (AEP-0001 §7.2)`);
+    if (pos.epoch === cur.epoch && pos.nextSeq < cur.nextSeq)
+      throw new AepError('AEP_POSITION_INVALID', `seq ${pos.nextSeq} would repeat positions of epoch ${cur.epoch} (AEP-0001 §7.2)`);
     this.positions.set(session, { epoch: pos.epoch, nextSeq: pos.nextSeq });
   }
 
@@ -168,7 +175,11 @@ export class EventBuilder {
     if (ext) {
       checkExtensionAttributes(ext);
       for (const k of Object.keys(ext)) {
-        if (k in this.extensions) throw new AepError('AEP_EXT_INVALID', `extension attribute "${k}" is already set by the emitter: silent last-write-wins merging is forbidden (AEP-0001 §5.4)`);
+        if (k in this.extensions)
+          throw new AepError(
+            'AEP_EXT_INVALID',
+            `extension attribute "${k}" is already set by the emitter: silent last-write-wins merging is forbidden (AEP-0001 §5.4)`,
+          );
       }
     }
     const type = input.type;

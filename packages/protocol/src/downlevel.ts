@@ -57,7 +57,8 @@ export function downlevel<T>(event: T, ceiling: CaptureLevel): T {
 
 function downlevelWith<T>(trees: Readonly<Record<string, CaptureTree>>, event: T, ceiling: CaptureLevel): T {
   const c = captureRank(ceiling);
-  if (c < 0) throw new AepError('AEP_CAPTURE_UNKNOWN', `unknown capture ceiling ${JSON.stringify(ceiling)}: expected none, metadata, redacted or full (AEP-0001 §8.2)`);
+  if (c < 0)
+    throw new AepError('AEP_CAPTURE_UNKNOWN', `unknown capture ceiling ${JSON.stringify(ceiling)}: expected none, metadata, redacted or full (AEP-0001 §8.2)`);
   if (!isPlainObject(event)) return event;
   const have = Object.prototype.hasOwnProperty.call(event, 'capture') ? event['capture'] : 'metadata';
   const haveRank = typeof have === 'string' && Object.prototype.hasOwnProperty.call(LEVEL_RANK, have) ? LEVEL_RANK[have]! : 3;
@@ -108,12 +109,21 @@ function prune(value: unknown, tree: CaptureTree, ctx: Ctx, index: number): unkn
   for (const key of Object.keys(value)) {
     const v = value[key];
     const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
-    if (!child) { setOwn(out, key, v); continue; } // unannotated (vendor extra): metadata
-    if ((LEVEL_RANK[child.level] ?? 3) > ctx.target) { changed = true; continue; }
+    if (!child) {
+      setOwn(out, key, v);
+      continue;
+    } // unannotated (vendor extra): metadata
+    if ((LEVEL_RANK[child.level] ?? 3) > ctx.target) {
+      changed = true;
+      continue;
+    }
     let nv: unknown;
     if (child.exception && ctx.target < REDACTED) nv = degrade(child.exception, v, value, ctx, index);
     else nv = prune(v, child, ctx, -1);
-    if (nv === undefined) { changed = true; continue; }
+    if (nv === undefined) {
+      changed = true;
+      continue;
+    }
     if (nv !== v) changed = true;
     setOwn(out, key, nv);
   }

@@ -68,8 +68,7 @@ export interface ElicitationToFormOptions {
  * so an answer the server would refuse is nacked before it is accepted.
  */
 export type ElicitationToFormResult =
-  | { ok: true; data: ElicitationFormData; fieldMap: ElicitationFieldMap; constraints: FormConstraints }
-  | { ok: false; reason: string };
+  { ok: true; data: ElicitationFormData; fieldMap: ElicitationFieldMap; constraints: FormConstraints } | { ok: false; reason: string };
 
 /** An MCP `content` value (ElicitResult, 2025-11-25). */
 export type ElicitationContentValue = string | number | boolean | string[];
@@ -81,9 +80,28 @@ const MCP_SECTION = 'MCP 2025-11-25 elicitation (requestedSchema)';
 // check: a schema using them is "unsupported", so the caller falls back instead of collecting an
 // answer the server would then refuse.
 const UNSUPPORTED_KEYWORDS = [
-  'pattern', 'multipleOf', 'exclusiveMinimum', 'exclusiveMaximum', 'const', 'not', 'allOf', 'anyOf',
-  'if', 'then', 'else', '$ref', 'properties', 'additionalProperties', 'uniqueItems', 'contains',
-  'patternProperties', 'dependentRequired', 'dependentSchemas', 'prefixItems', 'minProperties', 'maxProperties',
+  'pattern',
+  'multipleOf',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'const',
+  'not',
+  'allOf',
+  'anyOf',
+  'if',
+  'then',
+  'else',
+  '$ref',
+  'properties',
+  'additionalProperties',
+  'uniqueItems',
+  'contains',
+  'patternProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'prefixItems',
+  'minProperties',
+  'maxProperties',
 ] as const;
 
 type Json = Record<string, unknown>;
@@ -111,7 +129,10 @@ function optNumber(p: Json, key: string): number | undefined | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-interface ParsedChoice { id: string; title: string | undefined }
+interface ParsedChoice {
+  id: string;
+  title: string | undefined;
+}
 
 /** Parse `{const,title}` lists (titled single `oneOf`, titled multi `items.anyOf`). */
 function parseTitledList(list: unknown, where: string): ParsedChoice[] | string {
@@ -149,8 +170,7 @@ function parseProperty(key: string, p: unknown): ParsedField | string {
   if (title !== undefined && typeof title !== 'string') return `${at} has a non-string title`;
   if (description !== undefined && typeof description !== 'string') return `${at} has a non-string description`;
   // Decision (docs/decisions.md, MCP bridge): label = title, else description, else the key.
-  const label = (typeof title === 'string' && title.trim() !== '') ? title
-    : (typeof description === 'string' && description.trim() !== '') ? description : key;
+  const label = typeof title === 'string' && title.trim() !== '' ? title : typeof description === 'string' && description.trim() !== '' ? description : key;
   const type = p['type'];
   const dflt = p['default'];
   switch (type) {
@@ -232,7 +252,10 @@ function parseProperty(key: string, p: unknown): ParsedField | string {
   }
 }
 
-interface ParsedSchema { fields: ParsedField[]; required: Set<string> }
+interface ParsedSchema {
+  fields: ParsedField[];
+  required: Set<string>;
+}
 
 function parseSchema(schema: unknown): ParsedSchema | string {
   if (!isObject(schema)) return 'requestedSchema is not an object';
@@ -365,9 +388,15 @@ export function formValuesToElicitationContent(
     if (v === undefined || v === null) continue;
     let r: ElicitationContentValue | undefined;
     switch (f.kind) {
-      case 'integer': r = toInteger(v); break;
-      case 'number': r = toNumber(v); break;
-      case 'boolean': r = toBoolean(v); break;
+      case 'integer':
+        r = toInteger(v);
+        break;
+      case 'number':
+        r = toNumber(v);
+        break;
+      case 'boolean':
+        r = toBoolean(v);
+        break;
       case 'string':
       case 'enum':
         r = typeof v === 'string' ? v : Array.isArray(v) && v.length === 1 && typeof v[0] === 'string' ? v[0] : undefined;
@@ -405,9 +434,18 @@ function rangeText(f: { min?: number; max?: number }): string {
 export function validateElicitationContent(schema: unknown, content: unknown, opts: ValidateElicitationContentOptions = {}): Issue[] {
   const base = typeof opts.basePath === 'string' ? opts.basePath : VALUES_PATH;
   const parsed = parseSchema(schema);
-  if (typeof parsed === 'string') return [{ rule: 'mcp-elicitation.schema', path: base, message: `mcp-elicitation.schema: the requestedSchema cannot be mapped to a form: ${parsed}`, section: MCP_SECTION }];
+  if (typeof parsed === 'string')
+    return [
+      {
+        rule: 'mcp-elicitation.schema',
+        path: base,
+        message: `mcp-elicitation.schema: the requestedSchema cannot be mapped to a form: ${parsed}`,
+        section: MCP_SECTION,
+      },
+    ];
   const issues: Issue[] = [];
-  const add = (rule: FormRule, key: string, message: string) => issues.push({ rule, path: pointer(base, key), message: `${rule}: ${message}`, section: FORM_RULES[rule].section });
+  const add = (rule: FormRule, key: string, message: string) =>
+    issues.push({ rule, path: pointer(base, key), message: `${rule}: ${message}`, section: FORM_RULES[rule].section });
   const c: Json = isObject(content) ? content : {};
   const props = (schema as Json)['properties'] as Json;
   for (const f of parsed.fields) {
@@ -425,17 +463,25 @@ export function validateElicitationContent(schema: unknown, content: unknown, op
     switch (f.kind) {
       case 'integer':
       case 'number': {
-        if (typeof v !== 'number' || !Number.isFinite(v)) { add('form.type-mismatch', k, `field "${k}" is a number field and its entry is not a number`); break; }
-        if (f.kind === 'integer' && !Number.isInteger(v)) add('form.not-integer', k, `field "${k}" takes whole numbers only and its entry has a fractional part`);
+        if (typeof v !== 'number' || !Number.isFinite(v)) {
+          add('form.type-mismatch', k, `field "${k}" is a number field and its entry is not a number`);
+          break;
+        }
+        if (f.kind === 'integer' && !Number.isInteger(v))
+          add('form.not-integer', k, `field "${k}" takes whole numbers only and its entry has a fractional part`);
         const below = f.min !== undefined && v < f.min;
-        if (below || (f.max !== undefined && v > f.max)) add('form.out-of-range', k, `field "${k}" takes numbers ${rangeText(f)}, and its entry is ${below ? 'below' : 'above'} that`);
+        if (below || (f.max !== undefined && v > f.max))
+          add('form.out-of-range', k, `field "${k}" takes numbers ${rangeText(f)}, and its entry is ${below ? 'below' : 'above'} that`);
         break;
       }
       case 'boolean':
         if (typeof v !== 'boolean') add('form.type-mismatch', k, `field "${k}" is a boolean field and its entry is not a boolean`);
         break;
       case 'string': {
-        if (typeof v !== 'string') { add('form.type-mismatch', k, `field "${k}" is a string field and its entry is not a string`); break; }
+        if (typeof v !== 'string') {
+          add('form.type-mismatch', k, `field "${k}" is a string field and its entry is not a string`);
+          break;
+        }
         const minLength = n('minLength');
         const maxLength = n('maxLength');
         const len = minLength !== undefined || maxLength !== undefined ? codePointLength(v) : 0;
@@ -447,12 +493,20 @@ export function validateElicitationContent(schema: unknown, content: unknown, op
       }
       case 'enum':
         if (typeof v !== 'string' || !f.choices?.some((ch) => ch.id === v)) {
-          add('form.choice-forged', k, `the entry of select field "${k}" is not one of its choice ids, and the field takes no other text (AEP-0002 §5.3 rule 2)`);
+          add(
+            'form.choice-forged',
+            k,
+            `the entry of select field "${k}" is not one of its choice ids, and the field takes no other text (AEP-0002 §5.3 rule 2)`,
+          );
         }
         break;
       case 'multi-enum': {
-        if (!isStringArray(v)) { add('form.type-mismatch', k, `multi select field "${k}" must be answered with an array of choice ids`); break; }
-        if (!v.every((x) => f.choices?.some((ch) => ch.id === x))) add('form.choice-forged', k, `an element of multi select field "${k}" is not one of its choice ids (AEP-0002 §5.3 rule 2)`);
+        if (!isStringArray(v)) {
+          add('form.type-mismatch', k, `multi select field "${k}" must be answered with an array of choice ids`);
+          break;
+        }
+        if (!v.every((x) => f.choices?.some((ch) => ch.id === x)))
+          add('form.choice-forged', k, `an element of multi select field "${k}" is not one of its choice ids (AEP-0002 §5.3 rule 2)`);
         const minItems = n('minItems');
         const maxItems = n('maxItems');
         if (minItems !== undefined && v.length < minItems) add('form.too-few-choices', k, `field "${k}" needs at least ${minItems} choices`);

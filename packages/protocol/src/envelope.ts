@@ -101,22 +101,43 @@ export function envelopeFastValid(e: unknown): boolean {
   for (const k in o) {
     const v = o[k];
     switch (k) {
-      case 'aep': if (v !== '0.1') return false; break;
-      case 'id': case 'agent': case 'subject': case 'session': case 'run': case 'step': case 'cause':
+      case 'aep':
+        if (v !== '0.1') return false;
+        break;
+      case 'id':
+      case 'agent':
+      case 'subject':
+      case 'session':
+      case 'run':
+      case 'step':
+      case 'cause':
         if (!nonEmpty(v)) return false;
         break;
-      case 'type': if (typeof v !== 'string' || typeClass(v) === undefined) return false; break;
-      case 'time': if (typeof v !== 'string' || !isDateTime(v)) return false; break;
-      case 'source': if (typeof v !== 'string' || !sourceValid(v)) return false; break;
-      case 'seq': case 'epoch': if (!nonNegInt(v)) return false; break;
-      case 'traceparent': if (typeof v !== 'string' || !TRACEPARENT_RE.test(v)) return false; break;
+      case 'type':
+        if (typeof v !== 'string' || typeClass(v) === undefined) return false;
+        break;
+      case 'time':
+        if (typeof v !== 'string' || !isDateTime(v)) return false;
+        break;
+      case 'source':
+        if (typeof v !== 'string' || !sourceValid(v)) return false;
+        break;
+      case 'seq':
+      case 'epoch':
+        if (!nonNegInt(v)) return false;
+        break;
+      case 'traceparent':
+        if (typeof v !== 'string' || !TRACEPARENT_RE.test(v)) return false;
+        break;
       case 'severity':
         if (v !== 'info' && v !== 'notice' && v !== 'warning' && v !== 'error' && v !== 'debug' && v !== 'critical') return false;
         break;
       case 'capture':
         if (v !== 'metadata' && v !== 'redacted' && v !== 'full' && v !== 'none') return false;
         break;
-      case 'data': if (typeof v !== 'object' || v === null || Array.isArray(v)) return false; break;
+      case 'data':
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+        break;
       default:
         if (!NAME_RE.test(k)) return false;
         if (typeof v !== 'string' && typeof v !== 'boolean' && !(typeof v === 'number' && Number.isInteger(v))) return false;

@@ -4,12 +4,23 @@ import type { Issue } from './issue.js';
 import { severityRank } from './levels.js';
 
 /** Result of {@link compileFilter}. */
-export type CompiledFilter =
-  | { ok: true; match(e: unknown): boolean }
-  | { ok: false; issues: Issue[] };
+export type CompiledFilter = { ok: true; match(e: unknown): boolean } | { ok: false; issues: Issue[] };
 
 /** Filterable core attributes (AEP-0003 §6.2). */
-export const FILTERABLE_ATTRIBUTES: readonly string[] = ['id', 'type', 'subject', 'source', 'agent', 'session', 'run', 'step', 'epoch', 'cause', 'severity', 'capture'];
+export const FILTERABLE_ATTRIBUTES: readonly string[] = [
+  'id',
+  'type',
+  'subject',
+  'source',
+  'agent',
+  'session',
+  'run',
+  'step',
+  'epoch',
+  'cause',
+  'severity',
+  'capture',
+];
 /** Core attributes that are never filterable: a filter naming one is invalid (AEP-0003 §6.2). */
 export const NON_FILTERABLE_ATTRIBUTES: readonly string[] = ['time', 'seq', 'aep', 'traceparent', 'data'];
 
@@ -29,7 +40,8 @@ export const FILTER_RULES = {
   'invalid-filter.wildcard': 'a `*` outside a trailing `.*` of a `type` pattern',
   'invalid-filter.severity-comparison': 'a severity comparison object that is empty, has members other than `gte`/`lte`, or names an unknown level',
   'invalid-filter.empty-array': 'an empty inclusion array',
-  'invalid-filter.bad-value': 'a predicate value (or array element) that is null, a non-integer number, an object (other than the severity comparison) or a nested array',
+  'invalid-filter.bad-value':
+    'a predicate value (or array element) that is null, a non-integer number, an object (other than the severity comparison) or a nested array',
 } as const;
 
 /** A rule id of {@link FILTER_RULES}. */
@@ -63,8 +75,14 @@ export function compileFilter(filter: unknown): CompiledFilter {
   const preds: [string, Pred][] = [];
   for (const key of Object.keys(filter)) {
     const value = (filter as Record<string, unknown>)[key];
-    if (FORBIDDEN.has(key)) { add('invalid-filter.forbidden-key', ptr(key), `"${key}" is not filterable`); continue; }
-    if (!FILTERABLE.has(key) && !EXT_NAME.test(key)) { add('invalid-filter.unknown-key', ptr(key), `"${key}" is neither a filterable attribute nor a legal extension name`); continue; }
+    if (FORBIDDEN.has(key)) {
+      add('invalid-filter.forbidden-key', ptr(key), `"${key}" is not filterable`);
+      continue;
+    }
+    if (!FILTERABLE.has(key) && !EXT_NAME.test(key)) {
+      add('invalid-filter.unknown-key', ptr(key), `"${key}" is neither a filterable attribute nor a legal extension name`);
+      continue;
+    }
     const pred = compilePredicate(key, value, add);
     if (pred) preds.push([key, pred]);
   }
@@ -77,7 +95,10 @@ export function compileFilter(filter: unknown): CompiledFilter {
       const present = Object.prototype.hasOwnProperty.call(rec, key);
       let v = present ? rec[key] : undefined;
       let has = present;
-      if (!present && Object.prototype.hasOwnProperty.call(DEFAULTS, key)) { v = DEFAULTS[key]; has = true; }
+      if (!present && Object.prototype.hasOwnProperty.call(DEFAULTS, key)) {
+        v = DEFAULTS[key];
+        has = true;
+      }
       if (!pred(v, has)) return false;
     }
     return true;
@@ -92,21 +113,41 @@ function compilePredicate(key: string, value: unknown, add: (rule: FilterRule, p
     return compileSeverity(value as Record<string, unknown>, add);
   }
   const list = Array.isArray(value) ? value : [value];
-  if (Array.isArray(value) && value.length === 0) { add('invalid-filter.empty-array', ptr(key), 'an inclusion array must not be empty'); return undefined; }
+  if (Array.isArray(value) && value.length === 0) {
+    add('invalid-filter.empty-array', ptr(key), 'an inclusion array must not be empty');
+    return undefined;
+  }
   let ok = true;
   const exact: Scalar[] = [];
   const prefixes: string[] = [];
   list.forEach((el, i) => {
     const p = Array.isArray(value) ? ptr(key, i) : ptr(key);
     if (typeof el === 'string') {
-      if (!el.includes('*')) { exact.push(el); return; }
-      if (el === '*') { add('invalid-filter.bare-star', p, 'a bare `*` is not a pattern; omit the key to match everything'); ok = false; return; }
-      if (key === 'type' && TYPE_PATTERN.test(el)) { prefixes.push(el.slice(0, -1)); return; }
-      add('invalid-filter.wildcard', p, key === 'type' ? `"${el}": a \`*\` is only allowed as a trailing \`.*\`` : `"${el}": wildcards are only allowed on \`type\``);
+      if (!el.includes('*')) {
+        exact.push(el);
+        return;
+      }
+      if (el === '*') {
+        add('invalid-filter.bare-star', p, 'a bare `*` is not a pattern; omit the key to match everything');
+        ok = false;
+        return;
+      }
+      if (key === 'type' && TYPE_PATTERN.test(el)) {
+        prefixes.push(el.slice(0, -1));
+        return;
+      }
+      add(
+        'invalid-filter.wildcard',
+        p,
+        key === 'type' ? `"${el}": a \`*\` is only allowed as a trailing \`.*\`` : `"${el}": wildcards are only allowed on \`type\``,
+      );
       ok = false;
       return;
     }
-    if (typeof el === 'boolean' || (typeof el === 'number' && Number.isInteger(el))) { exact.push(el); return; }
+    if (typeof el === 'boolean' || (typeof el === 'number' && Number.isInteger(el))) {
+      exact.push(el);
+      return;
+    }
     add('invalid-filter.bad-value', p, `a predicate value must be a string, an integer or a boolean; got ${describe(el)}`);
     ok = false;
   });
@@ -130,8 +171,15 @@ function compileSeverity(obj: Record<string, unknown>, add: (rule: FilterRule, p
   let ok = keys.length > 0;
   if (!ok) add('invalid-filter.severity-comparison', '/severity', 'a severity comparison needs `gte` and/or `lte`');
   for (const k of keys) {
-    if (k !== 'gte' && k !== 'lte') { add('invalid-filter.severity-comparison', `/severity/${k}`, `"${k}" is not a comparison; use \`gte\`/\`lte\``); ok = false; continue; }
-    if (severityRank(obj[k]) < 0) { add('invalid-filter.severity-comparison', `/severity/${k}`, `${JSON.stringify(obj[k]) ?? 'undefined'} is not one of the six severity levels`); ok = false; }
+    if (k !== 'gte' && k !== 'lte') {
+      add('invalid-filter.severity-comparison', `/severity/${k}`, `"${k}" is not a comparison; use \`gte\`/\`lte\``);
+      ok = false;
+      continue;
+    }
+    if (severityRank(obj[k]) < 0) {
+      add('invalid-filter.severity-comparison', `/severity/${k}`, `${JSON.stringify(obj[k]) ?? 'undefined'} is not one of the six severity levels`);
+      ok = false;
+    }
   }
   if (!ok) return undefined;
   const gte = 'gte' in obj ? severityRank(obj['gte']) : -Infinity;

@@ -44,19 +44,43 @@ export type FormValues = Record<string, unknown>;
  */
 export const FORM_RULES = {
   'form.required-missing': { section: 'AEP-0002 §5.3 (AEP-0006) rule 1', meaning: 'a field with `required: true` has no entry in `values`', must: true },
-  'form.choice-forged': { section: 'AEP-0002 §5.3 (AEP-0006) rule 2', meaning: 'a select without `other` answered with a string (or array element) that is not one of its choice ids; any non-string select entry also fails', must: true },
+  'form.choice-forged': {
+    section: 'AEP-0002 §5.3 (AEP-0006) rule 2',
+    meaning: 'a select without `other` answered with a string (or array element) that is not one of its choice ids; any non-string select entry also fails',
+    must: true,
+  },
   'form.values-not-object': { section: 'AEP-0002 §5.3', meaning: '`values` is not a JSON object', must: true },
-  'form.type-mismatch': { section: 'AEP-0006 (project hardening)', meaning: 'the JSON type of an entry does not match its field type (string/number/boolean, or a multi select not given an array)', must: false },
+  'form.type-mismatch': {
+    section: 'AEP-0006 (project hardening)',
+    meaning: 'the JSON type of an entry does not match its field type (string/number/boolean, or a multi select not given an array)',
+    must: false,
+  },
   'form.out-of-range': { section: 'AEP-0006 (project hardening)', meaning: 'a number entry is below `min` or above `max`', must: false },
   'form.array-for-single': { section: 'AEP-0006 (project hardening)', meaning: 'an array answers a select without `multi: true`', must: false },
   'form.duplicate-choice': { section: 'AEP-0006 (project hardening)', meaning: 'a multi select array names the same entry twice', must: false },
   'form.unknown-key': { section: 'AEP-0006 (project hardening)', meaning: 'a `values` key matches no `field_spec.id`', must: false },
-  'form.not-integer': { section: 'AEP-0006 (field constraints)', meaning: 'a number entry of a field constrained to integers has a fractional part', must: false },
-  'form.too-short': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry has fewer code points than the field\'s `minLength`', must: false },
-  'form.too-long': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry has more code points than the field\'s `maxLength`', must: false },
-  'form.format': { section: 'AEP-0006 (field constraints)', meaning: 'a string entry does not match the field\'s `format` (email, uri, date, date-time)', must: false },
-  'form.too-few-choices': { section: 'AEP-0006 (field constraints)', meaning: 'a multi select entry names fewer choices than the field\'s `minItems`', must: false },
-  'form.too-many-choices': { section: 'AEP-0006 (field constraints)', meaning: 'a multi select entry names more choices than the field\'s `maxItems`', must: false },
+  'form.not-integer': {
+    section: 'AEP-0006 (field constraints)',
+    meaning: 'a number entry of a field constrained to integers has a fractional part',
+    must: false,
+  },
+  'form.too-short': { section: 'AEP-0006 (field constraints)', meaning: "a string entry has fewer code points than the field's `minLength`", must: false },
+  'form.too-long': { section: 'AEP-0006 (field constraints)', meaning: "a string entry has more code points than the field's `maxLength`", must: false },
+  'form.format': {
+    section: 'AEP-0006 (field constraints)',
+    meaning: "a string entry does not match the field's `format` (email, uri, date, date-time)",
+    must: false,
+  },
+  'form.too-few-choices': {
+    section: 'AEP-0006 (field constraints)',
+    meaning: "a multi select entry names fewer choices than the field's `minItems`",
+    must: false,
+  },
+  'form.too-many-choices': {
+    section: 'AEP-0006 (field constraints)',
+    meaning: "a multi select entry names more choices than the field's `maxItems`",
+    must: false,
+  },
 } as const;
 
 /** A rule id of {@link FORM_RULES}. */
@@ -229,22 +253,29 @@ export function validateFormAnswer(fields: readonly FieldSpec[] | unknown, value
     switch (f.type) {
       case 'number':
         if (!finite(v)) {
-          if (strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a number field and its entry is ${jsonType(v)} (project hardening)`);
+          if (strict)
+            add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a number field and its entry is ${jsonType(v)} (project hardening)`);
           break;
         }
         if (c?.integer === true && !Number.isInteger(v)) {
           add('form.not-integer', path, `form.not-integer: field "${key}" takes whole numbers only and its entry has a fractional part`);
         }
         if (strict && ((finite(f.min) && v < f.min) || (finite(f.max) && v > f.max))) {
-          add('form.out-of-range', path, `form.out-of-range: field "${key}" takes numbers ${rangeText(f)}, and its entry is ${finite(f.min) && v < f.min ? 'below' : 'above'} that (project hardening)`);
+          add(
+            'form.out-of-range',
+            path,
+            `form.out-of-range: field "${key}" takes numbers ${rangeText(f)}, and its entry is ${finite(f.min) && v < f.min ? 'below' : 'above'} that (project hardening)`,
+          );
         }
         break;
       case 'boolean':
-        if (typeof v !== 'boolean' && strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a boolean field and its entry is ${jsonType(v)} (project hardening)`);
+        if (typeof v !== 'boolean' && strict)
+          add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a boolean field and its entry is ${jsonType(v)} (project hardening)`);
         break;
       case 'string':
         if (typeof v !== 'string') {
-          if (strict) add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a string field and its entry is ${jsonType(v)} (project hardening)`);
+          if (strict)
+            add('form.type-mismatch', path, `form.type-mismatch: field "${key}" is a string field and its entry is ${jsonType(v)} (project hardening)`);
           break;
         }
         if (c) checkString(key, v, path, c, add);
@@ -259,7 +290,11 @@ export function validateFormAnswer(fields: readonly FieldSpec[] | unknown, value
   }
   if (unknown > 0 && strict) {
     // The keys themselves are submitted text: the issue points at `values` and names none of them.
-    add('form.unknown-key', base, `form.unknown-key: ${unknown === 1 ? 'one key' : `${unknown} keys`} of values ${unknown === 1 ? 'matches' : 'match'} no field id of the request (project hardening)`);
+    add(
+      'form.unknown-key',
+      base,
+      `form.unknown-key: ${unknown === 1 ? 'one key' : `${unknown} keys`} of values ${unknown === 1 ? 'matches' : 'match'} no field id of the request (project hardening)`,
+    );
   }
   return issues;
 }
@@ -313,7 +348,8 @@ function checkString(key: string, v: string, path: string, c: FieldConstraints, 
   const len = finite(c.minLength) || finite(c.maxLength) ? codePointLength(v) : 0;
   if (finite(c.minLength) && len < c.minLength) add('form.too-short', path, `form.too-short: field "${key}" needs at least ${c.minLength} characters`);
   if (finite(c.maxLength) && len > c.maxLength) add('form.too-long', path, `form.too-long: field "${key}" takes at most ${c.maxLength} characters`);
-  if (c.format !== undefined && !matchesFormat(String(c.format), v)) add('form.format', path, `form.format: field "${key}" must be a valid ${isStringFormat(c.format) ? c.format : 'value of its format'}`);
+  if (c.format !== undefined && !matchesFormat(String(c.format), v))
+    add('form.format', path, `form.format: field "${key}" must be a valid ${isStringFormat(c.format) ? c.format : 'value of its format'}`);
 }
 
 function checkSelect(f: FieldSpec, key: string, v: unknown, path: string, strict: boolean, c: FieldConstraints | undefined, add: Add): void {
@@ -325,22 +361,34 @@ function checkSelect(f: FieldSpec, key: string, v: unknown, path: string, strict
     if (typeof el !== 'string') {
       add('form.choice-forged', p, `form.choice-forged: select field "${key}" is answered with ${jsonType(el)}; choice ids are strings (AEP-0002 §5.3 rule 2)`);
     } else if (!other && !ids.has(el)) {
-      add('form.choice-forged', p, `form.choice-forged: the entry of select field "${key}" is not one of its choice ids, and the field takes no other text (AEP-0002 §5.3 rule 2)`);
+      add(
+        'form.choice-forged',
+        p,
+        `form.choice-forged: the entry of select field "${key}" is not one of its choice ids, and the field takes no other text (AEP-0002 §5.3 rule 2)`,
+      );
     }
   };
   if (Array.isArray(v)) {
-    if (!multi && strict) add('form.array-for-single', path, `form.array-for-single: select field "${key}" takes one choice; its entry is an array (project hardening)`);
+    if (!multi && strict)
+      add('form.array-for-single', path, `form.array-for-single: select field "${key}" takes one choice; its entry is an array (project hardening)`);
     const seen = new Set<unknown>();
     v.forEach((el, i) => {
       checkElement(el, `${path}/${i}`);
       if (strict && typeof el === 'string') {
-        if (seen.has(el)) add('form.duplicate-choice', `${path}/${i}`, `form.duplicate-choice: multi select field "${key}" names the same entry twice (element ${i}) (project hardening)`);
+        if (seen.has(el))
+          add(
+            'form.duplicate-choice',
+            `${path}/${i}`,
+            `form.duplicate-choice: multi select field "${key}" names the same entry twice (element ${i}) (project hardening)`,
+          );
         seen.add(el);
       }
     });
     if (multi && c) {
-      if (finite(c.minItems) && v.length < c.minItems) add('form.too-few-choices', path, `form.too-few-choices: field "${key}" needs at least ${c.minItems} choices`);
-      if (finite(c.maxItems) && v.length > c.maxItems) add('form.too-many-choices', path, `form.too-many-choices: field "${key}" takes at most ${c.maxItems} choices`);
+      if (finite(c.minItems) && v.length < c.minItems)
+        add('form.too-few-choices', path, `form.too-few-choices: field "${key}" needs at least ${c.minItems} choices`);
+      if (finite(c.maxItems) && v.length > c.maxItems)
+        add('form.too-many-choices', path, `form.too-many-choices: field "${key}" takes at most ${c.maxItems} choices`);
     }
     return;
   }

@@ -66,9 +66,18 @@ export interface SubscribeFrame {
 }
 
 /** `subscribed` / `unsubscribe` / `unsubscribed` (AEP-0003 §6.5): the subscription id. */
-export interface SubscribedFrame { type: 'subscribed'; id: string }
-export interface UnsubscribeFrame { type: 'unsubscribe'; id: string }
-export interface UnsubscribedFrame { type: 'unsubscribed'; id: string }
+export interface SubscribedFrame {
+  type: 'subscribed';
+  id: string;
+}
+export interface UnsubscribeFrame {
+  type: 'unsubscribe';
+  id: string;
+}
+export interface UnsubscribedFrame {
+  type: 'unsubscribed';
+  id: string;
+}
 
 /** One roster entry: a live (connection, claimed session) pair (AEP-0003 §4.1). */
 export interface RosterEntry {
@@ -96,7 +105,10 @@ export interface OfflineRequest {
 }
 
 /** `roster` request (consumer → endpoint). */
-export interface RosterRequestFrame { type: 'roster'; id: string }
+export interface RosterRequestFrame {
+  type: 'roster';
+  id: string;
+}
 /** `roster` reply (endpoint → consumer): a complete snapshot. */
 export interface RosterReplyFrame {
   type: 'roster';
@@ -107,8 +119,14 @@ export interface RosterReplyFrame {
 }
 
 /** `ping` / `pong` (AEP-0003 §3.5.5): `pong` echoes `t`. */
-export interface PingFrame { type: 'ping'; t?: unknown }
-export interface PongFrame { type: 'pong'; t?: unknown }
+export interface PingFrame {
+  type: 'ping';
+  t?: unknown;
+}
+export interface PongFrame {
+  type: 'pong';
+  t?: unknown;
+}
 
 /** `error` (AEP-0003 §2, AEP-0004 §4.2): `id` correlates a subscribe/roster, `cause` a command. */
 export interface ErrorFrame {
@@ -130,18 +148,48 @@ export interface ReplayExhaustedFrame {
 }
 
 /** One delivered position in `closing` (AEP-0003 §3.5.4). */
-export interface DeliveredPosition { sub: string; session: string; epoch: number; seq: number }
+export interface DeliveredPosition {
+  sub: string;
+  session: string;
+  epoch: number;
+  seq: number;
+}
 /** `closing` (AEP-0003 §3.5.4): sent before a deliberate close; consumers never rely on it. */
-export interface ClosingFrame { type: 'closing'; reason: string; delivered: DeliveredPosition[] }
+export interface ClosingFrame {
+  type: 'closing';
+  reason: string;
+  delivered: DeliveredPosition[];
+}
 
 /** Every 0.1 frame (AEP-0003 §2: the frame catalogue). */
 export type Frame =
-  | HelloFrame | SubscribeFrame | SubscribedFrame | UnsubscribeFrame | UnsubscribedFrame
-  | RosterRequestFrame | RosterReplyFrame | PingFrame | PongFrame | ErrorFrame
-  | ReplayExhaustedFrame | ClosingFrame;
+  | HelloFrame
+  | SubscribeFrame
+  | SubscribedFrame
+  | UnsubscribeFrame
+  | UnsubscribedFrame
+  | RosterRequestFrame
+  | RosterReplyFrame
+  | PingFrame
+  | PongFrame
+  | ErrorFrame
+  | ReplayExhaustedFrame
+  | ClosingFrame;
 
 /** The 0.1 frame types (AEP-0003 §2). */
-export const FRAME_TYPES = ['hello', 'subscribe', 'subscribed', 'unsubscribe', 'unsubscribed', 'roster', 'error', 'replay-exhausted', 'closing', 'ping', 'pong'] as const;
+export const FRAME_TYPES = [
+  'hello',
+  'subscribe',
+  'subscribed',
+  'unsubscribe',
+  'unsubscribed',
+  'roster',
+  'error',
+  'replay-exhausted',
+  'closing',
+  'ping',
+  'pong',
+] as const;
 
 // ---- claims (contract C3) -------------------------------------------------------------------
 
@@ -183,7 +231,8 @@ export function generateClaim(fill?: (bytes: Uint8Array) => void): string {
   if (fill) fill(bytes);
   else {
     const c = (globalThis as { crypto?: { getRandomValues?: (a: Uint8Array) => Uint8Array } }).crypto;
-    if (!c || typeof c.getRandomValues !== 'function') throw new AepError('AEP_NO_RANDOM', 'globalThis.crypto.getRandomValues is not available; pass a random fill');
+    if (!c || typeof c.getRandomValues !== 'function')
+      throw new AepError('AEP_NO_RANDOM', 'globalThis.crypto.getRandomValues is not available; pass a random fill');
     c.getRandomValues(bytes);
   }
   return base64url(bytes);
@@ -208,7 +257,8 @@ export interface HelloInput {
 export function helloFrame(input: HelloInput = {}): HelloFrame {
   const f: HelloFrame = { type: 'hello', versions: [...(input.versions ?? [AEP_VERSION])] };
   if (input.role !== undefined) {
-    if (!HELLO_ROLES.includes(input.role)) throw new AepError('AEP_FRAME_INVALID', `hello.role must be emitter, consumer or both (AEP-0003 §4), got ${JSON.stringify(input.role)}`);
+    if (!HELLO_ROLES.includes(input.role))
+      throw new AepError('AEP_FRAME_INVALID', `hello.role must be emitter, consumer or both (AEP-0003 §4), got ${JSON.stringify(input.role)}`);
     f.role = input.role;
   }
   if (input.identity !== undefined) f.identity = input.identity;
@@ -243,13 +293,21 @@ export function subscribeFrame(input: SubscribeInput): SubscribeFrame {
 }
 
 /** `{type:"subscribed", id}`. */
-export function subscribedFrame(id: string): SubscribedFrame { return { type: 'subscribed', id }; }
+export function subscribedFrame(id: string): SubscribedFrame {
+  return { type: 'subscribed', id };
+}
 /** `{type:"unsubscribe", id}`. */
-export function unsubscribeFrame(id: string): UnsubscribeFrame { return { type: 'unsubscribe', id }; }
+export function unsubscribeFrame(id: string): UnsubscribeFrame {
+  return { type: 'unsubscribe', id };
+}
 /** `{type:"unsubscribed", id}`. */
-export function unsubscribedFrame(id: string): UnsubscribedFrame { return { type: 'unsubscribed', id }; }
+export function unsubscribedFrame(id: string): UnsubscribedFrame {
+  return { type: 'unsubscribed', id };
+}
 /** A `roster` request (AEP-0003 §4.1): ask only an endpoint that advertised `capabilities.roster`. */
-export function rosterRequestFrame(id: string): RosterRequestFrame { return { type: 'roster', id }; }
+export function rosterRequestFrame(id: string): RosterRequestFrame {
+  return { type: 'roster', id };
+}
 
 /** A `roster` reply; `offline` (contract C4) only when given. */
 export function rosterReplyFrame(id: string, entries: RosterEntry[], offline?: OfflineRequest[]): RosterReplyFrame {
@@ -259,7 +317,9 @@ export function rosterReplyFrame(id: string, entries: RosterEntry[], offline?: O
 }
 
 /** `{type:"ping", t}`. */
-export function pingFrame(t: unknown = Date.now()): PingFrame { return { type: 'ping', t }; }
+export function pingFrame(t: unknown = Date.now()): PingFrame {
+  return { type: 'ping', t };
+}
 
 /** The `pong` answering a ping: echoes its `t` (AEP-0003 §3.5.5). */
 export function pongFrame(t: unknown): PongFrame {
@@ -267,7 +327,13 @@ export function pongFrame(t: unknown): PongFrame {
 }
 
 /** Input of {@link errorFrame}. */
-export interface ErrorInput { code: string; detail?: string; id?: string; cause?: string; versions?: readonly string[] }
+export interface ErrorInput {
+  code: string;
+  detail?: string;
+  id?: string;
+  cause?: string;
+  versions?: readonly string[];
+}
 
 /** An `error` frame (AEP-0003 §2); absent members omitted. */
 export function errorFrame(input: ErrorInput): ErrorFrame {
@@ -336,7 +402,14 @@ function isPosition(v: unknown): v is ResumePosition {
 }
 
 function isOffline(v: unknown): v is OfflineRequest {
-  return isObj(v) && nonEmpty(v['request']) && typeof v['session'] === 'string' && typeof v['agent'] === 'string' && typeof v['source'] === 'string' && typeof v['since'] === 'string';
+  return (
+    isObj(v) &&
+    nonEmpty(v['request']) &&
+    typeof v['session'] === 'string' &&
+    typeof v['agent'] === 'string' &&
+    typeof v['source'] === 'string' &&
+    typeof v['since'] === 'string'
+  );
 }
 
 /** Checks one parsed object against the frame catalogue; `reason` names the broken rule. */
@@ -352,17 +425,23 @@ function checkFrame(type: string, o: Record<string, unknown>): string | undefine
     case 'subscribe':
       if (!nonEmpty(o['id'])) return 'subscribe.id must be a non-empty string (AEP-0003 §6.5)';
       if (has(o, 'filter') && !isObj(o['filter'])) return 'subscribe.filter must be an object (AEP-0003 §6.1)';
-      if (has(o, 'from') && o['from'] !== 'all' && !(Array.isArray(o['from']) && o['from'].every(isPosition))) return 'subscribe.from must be "all" or an array of {session, epoch?, seq} (AEP-0003 §6.5)';
+      if (has(o, 'from') && o['from'] !== 'all' && !(Array.isArray(o['from']) && o['from'].every(isPosition)))
+        return 'subscribe.from must be "all" or an array of {session, epoch?, seq} (AEP-0003 §6.5)';
       if (has(o, 'capture') && !isCaptureLevel(o['capture'])) return 'subscribe.capture must be one of none, metadata, redacted, full (AEP-0003 §6.4)';
       return undefined;
-    case 'subscribed': case 'unsubscribe': case 'unsubscribed':
+    case 'subscribed':
+    case 'unsubscribe':
+    case 'unsubscribed':
       return nonEmpty(o['id']) ? undefined : `${type}.id must be a non-empty string (AEP-0003 §6.5)`;
     case 'roster':
       if (!nonEmpty(o['id'])) return 'roster.id must be a non-empty string (AEP-0003 §4.1)';
-      if (has(o, 'entries') && !(Array.isArray(o['entries']) && o['entries'].every((e) => isObj(e) && typeof e['session'] === 'string'))) return 'roster.entries must be an array of {session, …} (AEP-0003 §4.1)';
-      if (has(o, 'offline') && !(Array.isArray(o['offline']) && o['offline'].every(isOffline))) return 'roster.offline must be an array of {request, session, agent, source, since} (contract C4)';
+      if (has(o, 'entries') && !(Array.isArray(o['entries']) && o['entries'].every((e) => isObj(e) && typeof e['session'] === 'string')))
+        return 'roster.entries must be an array of {session, …} (AEP-0003 §4.1)';
+      if (has(o, 'offline') && !(Array.isArray(o['offline']) && o['offline'].every(isOffline)))
+        return 'roster.offline must be an array of {request, session, agent, source, since} (contract C4)';
       return undefined;
-    case 'ping': case 'pong':
+    case 'ping':
+    case 'pong':
       return undefined;
     case 'error':
       if (!nonEmpty(o['code'])) return 'error.code must be a non-empty string (AEP-0003 §2.2)';
@@ -377,7 +456,11 @@ function checkFrame(type: string, o: Record<string, unknown>): string | undefine
     }
     case 'closing':
       if (has(o, 'reason') && typeof o['reason'] !== 'string') return 'closing.reason must be a string (AEP-0003 §3.5.4)';
-      if (has(o, 'delivered') && !(Array.isArray(o['delivered']) && o['delivered'].every((d) => isObj(d) && typeof d['session'] === 'string' && isUint(d['seq'])))) return 'closing.delivered must be an array of {sub, session, epoch, seq} (AEP-0003 §3.5.4)';
+      if (
+        has(o, 'delivered') &&
+        !(Array.isArray(o['delivered']) && o['delivered'].every((d) => isObj(d) && typeof d['session'] === 'string' && isUint(d['seq'])))
+      )
+        return 'closing.delivered must be an array of {sub, session, epoch, seq} (AEP-0003 §3.5.4)';
       return undefined;
     default:
       return undefined;

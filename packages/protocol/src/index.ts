@@ -6,7 +6,17 @@ export type { CaptureLevel, Severity } from './levels.js';
 export type { Issue } from './issue.js';
 export { AepError } from './errors.js';
 export { elicitationToForm, formValuesToElicitationContent, validateElicitationContent } from './elicitation.js';
-export type { ElicitationFormChoice, ElicitationFormField, ElicitationFormData, ElicitationValueKind, ElicitationFieldMap, ElicitationToFormOptions, ElicitationToFormResult, ElicitationContentValue, FormValuesToContentOptions } from './elicitation.js';
+export type {
+  ElicitationFormChoice,
+  ElicitationFormField,
+  ElicitationFormData,
+  ElicitationValueKind,
+  ElicitationFieldMap,
+  ElicitationToFormOptions,
+  ElicitationToFormResult,
+  ElicitationContentValue,
+  FormValuesToContentOptions,
+} from './elicitation.js';
 export { validateEnvelope, validateEvent } from './validate.js';
 export type { ValidateOptions } from './validate.js';
 export { scopeClass, isCommandType, isValidTypeName, envelopeFastValid } from './envelope.js';
@@ -18,7 +28,19 @@ export { CAPTURE_TREES } from './generated/capture-trees.js';
 export type { CaptureTree } from './generated/capture-trees.js';
 export { AEP_CORE_TYPES, AEP_MANDATORY_TYPES } from './generated/types.js';
 export type { AepEvent, KnownAepEvent, AepPayloadMap, AepCoreType } from './generated/types.js';
-export { TYPE_REGISTRY, CATEGORY_REGISTRY, CAPTURE_ORDER, SEVERITY_ORDER, SEVERITY_OTLP, SEVERITY_OCSF, NACK_REASONS, CORE_ATTRIBUTES, REQUIRED_ATTRIBUTES, TYPE_PATTERN, ATTRIBUTE_NAME_PATTERN } from './generated/registry.js';
+export {
+  TYPE_REGISTRY,
+  CATEGORY_REGISTRY,
+  CAPTURE_ORDER,
+  SEVERITY_ORDER,
+  SEVERITY_OTLP,
+  SEVERITY_OCSF,
+  NACK_REASONS,
+  CORE_ATTRIBUTES,
+  REQUIRED_ATTRIBUTES,
+  TYPE_PATTERN,
+  ATTRIBUTE_NAME_PATTERN,
+} from './generated/registry.js';
 export type { RegistryType, RegistryCategory } from './generated/registry.js';
 export { isDateTime, isUri } from './schema-runtime.js';
 export { sha256, sha256Hex, toHex, canonicalJson, digest } from './sha256.js';
@@ -41,9 +63,108 @@ export { createEmitter, EventBuilder, AepEventError, checkExtensionAttributes } 
 export type { EmitterOptions, EventInput, SessionPosition, ExtensionValue } from './builder.js';
 export { StreamValidator, validateStream, fingerprint, fingerprintText, DEFAULT_DEDUPE_WINDOW, CLOSED_PER_SESSION } from './stream.js';
 export type { StreamValidatorOptions, PushHints } from './stream.js';
-export type { SessionStartedData, SessionStartedEvent, SessionEndedData, SessionEndedEvent, RunStartedData, RunStartedEvent, RunFinishedData, RunFinishedEvent, RunFailedData, RunFailedEvent, RunCancelledData, RunCancelledEvent, ToolRequestedData, ToolRequestedEvent, ToolCompletedData, ToolCompletedEvent, ToolFailedData, ToolFailedEvent, ToolDeniedData, ToolDeniedEvent, AttentionRequestedEvent, AttentionAnsweredData, AttentionAnsweredEvent, AttentionResolvedData, AttentionResolvedEvent, AttentionTimeoutData, AttentionTimeoutEvent, SessionCompactedData, SessionCompactedEvent, RunStepStartedData, RunStepStartedEvent, RunStepFinishedData, RunStepFinishedEvent, ProgressStatusData, ProgressStatusEvent, ProgressTaskPlannedData, ProgressTaskPlannedEvent, ProgressTaskCompletedData, ProgressTaskCompletedEvent, ProgressArtifactProducedData, ProgressArtifactProducedEvent, DelegationSubagentStartedData, DelegationSubagentStartedEvent, DelegationSubagentStoppedData, DelegationSubagentStoppedEvent, AttentionRoutedData, AttentionRoutedEvent, AgentPresenceData, AgentPresenceEvent, AgentIdleData, AgentIdleEvent, AgentHealthData, AgentHealthEvent, AgentHeartbeatData, AgentHeartbeatEvent, ErrorRaisedData, ErrorRaisedEvent, StateSnapshotData, StateSnapshotEvent, StateDeltaData, StateDeltaEvent, ResourceRetrievalRequestedData, ResourceRetrievalRequestedEvent, ResourceRetrievalReturnedData, ResourceRetrievalReturnedEvent, ResourceRetrievalRerankedData, ResourceRetrievalRerankedEvent, ResourceCitationRecordedData, ResourceCitationRecordedEvent, AssessmentEvaluationRecordedData, AssessmentEvaluationRecordedEvent, AssessmentFeedbackReceivedData, AssessmentFeedbackReceivedEvent, AssessmentGuardrailRecordedData, AssessmentGuardrailRecordedEvent, ControlAttentionRespondData, ControlAttentionRespondEvent, ControlCancelData, ControlCancelEvent, ControlPauseData, ControlPauseEvent, ControlResumeData, ControlResumeEvent, ControlAcceptedData, ControlAcceptedEvent, ControlRejectedData, ControlRejectedEvent } from './generated/types.js';
+export type {
+  SessionStartedData,
+  SessionStartedEvent,
+  SessionEndedData,
+  SessionEndedEvent,
+  RunStartedData,
+  RunStartedEvent,
+  RunFinishedData,
+  RunFinishedEvent,
+  RunFailedData,
+  RunFailedEvent,
+  RunCancelledData,
+  RunCancelledEvent,
+  ToolRequestedData,
+  ToolRequestedEvent,
+  ToolCompletedData,
+  ToolCompletedEvent,
+  ToolFailedData,
+  ToolFailedEvent,
+  ToolDeniedData,
+  ToolDeniedEvent,
+  AttentionRequestedEvent,
+  AttentionAnsweredData,
+  AttentionAnsweredEvent,
+  AttentionResolvedData,
+  AttentionResolvedEvent,
+  AttentionTimeoutData,
+  AttentionTimeoutEvent,
+  SessionCompactedData,
+  SessionCompactedEvent,
+  RunStepStartedData,
+  RunStepStartedEvent,
+  RunStepFinishedData,
+  RunStepFinishedEvent,
+  ProgressStatusData,
+  ProgressStatusEvent,
+  ProgressTaskPlannedData,
+  ProgressTaskPlannedEvent,
+  ProgressTaskCompletedData,
+  ProgressTaskCompletedEvent,
+  ProgressArtifactProducedData,
+  ProgressArtifactProducedEvent,
+  DelegationSubagentStartedData,
+  DelegationSubagentStartedEvent,
+  DelegationSubagentStoppedData,
+  DelegationSubagentStoppedEvent,
+  AttentionRoutedData,
+  AttentionRoutedEvent,
+  AgentPresenceData,
+  AgentPresenceEvent,
+  AgentIdleData,
+  AgentIdleEvent,
+  AgentHealthData,
+  AgentHealthEvent,
+  AgentHeartbeatData,
+  AgentHeartbeatEvent,
+  ErrorRaisedData,
+  ErrorRaisedEvent,
+  StateSnapshotData,
+  StateSnapshotEvent,
+  StateDeltaData,
+  StateDeltaEvent,
+  ResourceRetrievalRequestedData,
+  ResourceRetrievalRequestedEvent,
+  ResourceRetrievalReturnedData,
+  ResourceRetrievalReturnedEvent,
+  ResourceRetrievalRerankedData,
+  ResourceRetrievalRerankedEvent,
+  ResourceCitationRecordedData,
+  ResourceCitationRecordedEvent,
+  AssessmentEvaluationRecordedData,
+  AssessmentEvaluationRecordedEvent,
+  AssessmentFeedbackReceivedData,
+  AssessmentFeedbackReceivedEvent,
+  AssessmentGuardrailRecordedData,
+  AssessmentGuardrailRecordedEvent,
+  ControlAttentionRespondData,
+  ControlAttentionRespondEvent,
+  ControlCancelData,
+  ControlCancelEvent,
+  ControlPauseData,
+  ControlPauseEvent,
+  ControlResumeData,
+  ControlResumeEvent,
+  ControlAcceptedData,
+  ControlAcceptedEvent,
+  ControlRejectedData,
+  ControlRejectedEvent,
+} from './generated/types.js';
 export { visibleText, hasInvisible, isInvisibleCodePoint } from './visible.js';
-export { approvalDigest, approvalProof, checkApprovalProof, approvalView, optionEffect, labelEffect, APPROVAL_DIGEST_ATTR, APPROVAL_PROOF_ATTR, PERMISSIVE_OPTION_IDS, REFUSING_EFFECT_IDS } from './approval.js';
+export {
+  approvalDigest,
+  approvalProof,
+  checkApprovalProof,
+  approvalView,
+  optionEffect,
+  labelEffect,
+  APPROVAL_DIGEST_ATTR,
+  APPROVAL_PROOF_ATTR,
+  PERMISSIVE_OPTION_IDS,
+  REFUSING_EFFECT_IDS,
+} from './approval.js';
 export type { OptionEffect, OptionView, ApprovalView } from './approval.js';
 export { VALUES_PATH, pointer, matchesFormat, isStringFormat, codePointLength } from './forms.js';
 export type { FieldConstraints, FormConstraints, StringFormat } from './forms.js';
@@ -51,11 +172,84 @@ export type { ValidateElicitationContentOptions } from './elicitation.js';
 export { redactAttentionRequestData } from './attention-request.js';
 export { ulid, monotonicFactory, cryptoRandomSource, isUlid, ulidTime, ULID_ALPHABET, ULID_PATTERN } from './ulid.js';
 export type { RandomSource } from './ulid.js';
-export { AEP_VERSION, SUPPORTED_VERSIONS, AEP_VERSION_HEADER, SSE_CONTENT_TYPE, JSON_CONTENT_TYPE, WIRE_PATHS, selectVersion, isEventType, eventsUrl, socketUrl, streamUrl, redactUrl } from './wire.js';
+export {
+  AEP_VERSION,
+  SUPPORTED_VERSIONS,
+  AEP_VERSION_HEADER,
+  SSE_CONTENT_TYPE,
+  JSON_CONTENT_TYPE,
+  WIRE_PATHS,
+  selectVersion,
+  isEventType,
+  eventsUrl,
+  socketUrl,
+  streamUrl,
+  redactUrl,
+} from './wire.js';
 export type { StreamQuery } from './wire.js';
-export { SSE_PING, SSE_REPLAY_EXHAUSTED, sseLineSafe, encodeSseMessage, encodeSseEvent, encodeSseComment, encodeReplayExhausted, parseSseComment, SseParser, parseSse } from './sse.js';
+export {
+  SSE_PING,
+  SSE_REPLAY_EXHAUSTED,
+  sseLineSafe,
+  encodeSseMessage,
+  encodeSseEvent,
+  encodeSseComment,
+  encodeReplayExhausted,
+  parseSseComment,
+  SseParser,
+  parseSse,
+} from './sse.js';
 export type { SseOutgoing, SseMessage, SseReplayExhausted, SsePing, SseComment, SseItem, SseParserOptions } from './sse.js';
 export { NDJSON_CONTENT_TYPE, splitNdjson, parseNdjson, encodeNdjsonLines, encodeNdjson } from './ndjson.js';
 export type { NdjsonLine, NdjsonParse } from './ndjson.js';
-export { HELLO_ROLES, FRAME_TYPES, CLAIM_PATTERN, isClaim, base64url, generateClaim, helloFrame, relayHelloFrame, subscribeFrame, subscribedFrame, unsubscribeFrame, unsubscribedFrame, rosterRequestFrame, rosterReplyFrame, pingFrame, pongFrame, errorFrame, replayExhaustedFrame, closingFrame, encodeFrame, classifySocketValue, parseSocketMessage, isRosterReply } from './frames.js';
-export type { HelloRole, HelloIdentity, ControlCapability, Capabilities, HelloFrame, SubscribeFrame, SubscribedFrame, UnsubscribeFrame, UnsubscribedFrame, RosterEntry, OfflineRequest, RosterRequestFrame, RosterReplyFrame, PingFrame, PongFrame, ErrorFrame, ReplayExhaustedFrame, DeliveredPosition, ClosingFrame, Frame, SocketMessage, HelloInput, SubscribeInput, ErrorInput } from './frames.js';
+export {
+  HELLO_ROLES,
+  FRAME_TYPES,
+  CLAIM_PATTERN,
+  isClaim,
+  base64url,
+  generateClaim,
+  helloFrame,
+  relayHelloFrame,
+  subscribeFrame,
+  subscribedFrame,
+  unsubscribeFrame,
+  unsubscribedFrame,
+  rosterRequestFrame,
+  rosterReplyFrame,
+  pingFrame,
+  pongFrame,
+  errorFrame,
+  replayExhaustedFrame,
+  closingFrame,
+  encodeFrame,
+  classifySocketValue,
+  parseSocketMessage,
+  isRosterReply,
+} from './frames.js';
+export type {
+  HelloRole,
+  HelloIdentity,
+  ControlCapability,
+  Capabilities,
+  HelloFrame,
+  SubscribeFrame,
+  SubscribedFrame,
+  UnsubscribeFrame,
+  UnsubscribedFrame,
+  RosterEntry,
+  OfflineRequest,
+  RosterRequestFrame,
+  RosterReplyFrame,
+  PingFrame,
+  PongFrame,
+  ErrorFrame,
+  ReplayExhaustedFrame,
+  DeliveredPosition,
+  ClosingFrame,
+  Frame,
+  SocketMessage,
+  HelloInput,
+  SubscribeInput,
+  ErrorInput,
+} from './frames.js';

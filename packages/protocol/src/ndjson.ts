@@ -47,9 +47,7 @@ export function splitNdjson(body: string): NdjsonLine[] {
 }
 
 /** The result of {@link parseNdjson}: every value, or the first line that is not JSON. */
-export type NdjsonParse =
-  | { ok: true; values: { line: number; text: string; value: unknown }[] }
-  | { ok: false; line: number; detail: string };
+export type NdjsonParse = { ok: true; values: { line: number; text: string; value: unknown }[] } | { ok: false; line: number; detail: string };
 
 /** Splits and parses an NDJSON body; stops at the first line that is not valid JSON. */
 export function parseNdjson(body: string): NdjsonParse {
@@ -74,7 +72,8 @@ export function parseNdjson(body: string): NdjsonParse {
 export function encodeNdjsonLines(lines: readonly string[]): string {
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
-    if (l.indexOf('\n') >= 0 || l.indexOf('\r') >= 0) throw new AepError('AEP_NDJSON_LINE', `NDJSON line ${i} holds a line break: one Event per line (AEP-0003 §3.1)`);
+    if (l.indexOf('\n') >= 0 || l.indexOf('\r') >= 0)
+      throw new AepError('AEP_NDJSON_LINE', `NDJSON line ${i} holds a line break: one Event per line (AEP-0003 §3.1)`);
     if (isBlank(l)) throw new AepError('AEP_NDJSON_LINE', `NDJSON line ${i} is blank: no blank lines (AEP-0003 §3.1)`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
@@ -82,9 +81,11 @@ export function encodeNdjsonLines(lines: readonly string[]): string {
 
 /** Encodes values (Events) as an NDJSON body: `JSON.stringify` of each (one line by construction). */
 export function encodeNdjson(values: readonly unknown[]): string {
-  return encodeNdjsonLines(values.map((v, i) => {
-    const s = JSON.stringify(v);
-    if (typeof s !== 'string') throw new AepError('AEP_NDJSON_LINE', `NDJSON value ${i} is not serializable as JSON`);
-    return s;
-  }));
+  return encodeNdjsonLines(
+    values.map((v, i) => {
+      const s = JSON.stringify(v);
+      if (typeof s !== 'string') throw new AepError('AEP_NDJSON_LINE', `NDJSON value ${i} is not serializable as JSON`);
+      return s;
+    }),
+  );
 }

@@ -44,8 +44,15 @@ const SEP = '[_-]?';
 // and `access_token` hit, `tokenizer` does not); the capitalized camelCase form may follow a
 // lower-case letter (`accessToken`, `clientSecret`).
 const KEY_WORDS_CI = [
-  ci('password'), ci('passwd'), `${ci('secret')}(?:${SEP}${ci('key')})?`, `${ci('api')}${SEP}${ci('key')}`, ci('token'),
-  ci('authorization'), `${ci('credential')}[sS]?`, `${ci('private')}${SEP}${ci('key')}`, `${ci('access')}${SEP}${ci('key')}`,
+  ci('password'),
+  ci('passwd'),
+  `${ci('secret')}(?:${SEP}${ci('key')})?`,
+  `${ci('api')}${SEP}${ci('key')}`,
+  ci('token'),
+  ci('authorization'),
+  `${ci('credential')}[sS]?`,
+  `${ci('private')}${SEP}${ci('key')}`,
+  `${ci('access')}${SEP}${ci('key')}`,
 ].join('|');
 const KEY_WORDS_CAMEL = ['Password', 'Passwd', 'Secret', 'ApiKey', 'Token', 'Credentials?', 'PrivateKey', 'AccessKey'].join('|');
 const AUTH_SCHEME = `(?:${ci('bearer')}|${ci('basic')}|${ci('token')}|${ci('digest')}|${ci('negotiate')})[ \\t]+`;
@@ -137,7 +144,10 @@ function secretNamesRe(names: readonly string[]): RegExp | undefined {
   const key = list.join('\u0000');
   let re = namesReCache.get(key);
   if (!re) {
-    re = new RegExp(`((?:(?<![A-Za-z0-9_])|${AFTER_ESCAPE})(?:${list.map(escapeRe).join('|')})(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|(\\S+))`, 'g');
+    re = new RegExp(
+      `((?:(?<![A-Za-z0-9_])|${AFTER_ESCAPE})(?:${list.map(escapeRe).join('|')})(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|(\\S+))`,
+      'g',
+    );
     if (namesReCache.size > 64) namesReCache.clear();
     namesReCache.set(key, re);
   }
@@ -147,7 +157,10 @@ function secretNamesRe(names: readonly string[]): RegExp | undefined {
 // ---------------------------------------------------------------------------------------------
 // (c) home directories
 
-const GENERIC_HOME_RE = new RegExp(`(?:(?<![A-Za-z0-9._~-])|${AFTER_ESCAPE})(?:/home/|/Users/|[A-Za-z]:\\\\Users\\\\|[A-Za-z]:/Users/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])`, 'g');
+const GENERIC_HOME_RE = new RegExp(
+  `(?:(?<![A-Za-z0-9._~-])|${AFTER_ESCAPE})(?:/home/|/Users/|[A-Za-z]:\\\\Users\\\\|[A-Za-z]:/Users/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])`,
+  'g',
+);
 
 function redactHome(text: string, home: string | undefined): string {
   let t = text;
@@ -165,15 +178,16 @@ function redactHome(text: string, home: string | undefined): string {
 const EMAIL_RE = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
 // Phone numbers: international (`+CC …`, 8–15 digits) or NANP with separators/parens
 // (`(555) 123-4567`, `555-123-4567`). Never a dotted version (`22.11.0`), a date or a bare count.
-const PHONE_RE = new RegExp(`(?:(?<![\\w.+/-])|${AFTER_ESCAPE})(?:\\+\\d{1,3}(?:[ .-]?(?:\\(\\d{1,4}\\)|\\d{1,4})){2,6}|(?:1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4})(?![\\w]|[.-]\\d)`, 'g');
+const PHONE_RE = new RegExp(
+  `(?:(?<![\\w.+/-])|${AFTER_ESCAPE})(?:\\+\\d{1,3}(?:[ .-]?(?:\\(\\d{1,4}\\)|\\d{1,4})){2,6}|(?:1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4})(?![\\w]|[.-]\\d)`,
+  'g',
+);
 
 function redactPii(text: string): string {
-  return text
-    .replace(EMAIL_RE, REDACTED_PII)
-    .replace(PHONE_RE, (m) => {
-      const digits = m.replace(/\D/g, '').length;
-      return digits >= (m.startsWith('+') ? 8 : 10) && digits <= 15 ? REDACTED_PII : m;
-    });
+  return text.replace(EMAIL_RE, REDACTED_PII).replace(PHONE_RE, (m) => {
+    const digits = m.replace(/\D/g, '').length;
+    return digits >= (m.startsWith('+') ? 8 : 10) && digits <= 15 ? REDACTED_PII : m;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,12 +230,28 @@ function redactOnce(text: string, opts: RedactOptions, secrets: readonly string[
 // Structured keys: a key is credential-named when its last word (split on `_`, `-`, `.`, spaces
 // and camelCase) is one of these, or its last two words form one of the pairs (AEP-0003 §9.4
 // "Structured values"; `client_secret`, `accessToken`, `x-api-key`, `AWS_SECRET_ACCESS_KEY`).
-const CREDENTIAL_LAST_WORDS = new Set(['password', 'passwd', 'secret', 'token', 'authorization', 'credential', 'credentials', 'apikey', 'privatekey', 'accesskey', 'secretkey']);
+const CREDENTIAL_LAST_WORDS = new Set([
+  'password',
+  'passwd',
+  'secret',
+  'token',
+  'authorization',
+  'credential',
+  'credentials',
+  'apikey',
+  'privatekey',
+  'accesskey',
+  'secretkey',
+]);
 const CREDENTIAL_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key']);
 
 /** True when an object key names a credential (whole key, case-insensitive, any separator style). */
 export function isCredentialKey(key: string): boolean {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_.-]+/).filter(Boolean);
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
   const last = words[words.length - 1];
   if (last === undefined) return false;
   if (CREDENTIAL_LAST_WORDS.has(last)) return true;

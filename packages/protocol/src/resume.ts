@@ -39,8 +39,12 @@ export function parseResumeToken(s: unknown): ResumePosition | undefined {
  * for an empty session or an epoch/seq that is not a safe integer ≥ 0 (a caller bug).
  */
 export function formatResumeToken(p: ResumePosition): string {
-  if (typeof p.session !== 'string' || p.session === '') throw new AepError('AEP_RESUME_INVALID', 'resume token: session must be a non-empty string (AEP-0001 §7.6)');
-  for (const [name, v] of [['epoch', p.epoch], ['seq', p.seq]] as const) {
+  if (typeof p.session !== 'string' || p.session === '')
+    throw new AepError('AEP_RESUME_INVALID', 'resume token: session must be a non-empty string (AEP-0001 §7.6)');
+  for (const [name, v] of [
+    ['epoch', p.epoch],
+    ['seq', p.seq],
+  ] as const) {
     if (!Number.isSafeInteger(v) || v < 0) throw new AepError('AEP_RESUME_INVALID', `resume token: ${name} must be an integer ≥ 0 (AEP-0001 §7.6)`);
   }
   return `${p.session}:${p.epoch}:${p.seq}`;

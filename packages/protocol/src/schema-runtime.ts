@@ -56,7 +56,8 @@ export function isDateTime(str: string): boolean {
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > (month === 2 && !leap ? 28 : (DAYS[month] ?? 0))) return false;
   let i = 19;
-  if (str.charCodeAt(i) === 46) { // fraction: one or more digits
+  if (str.charCodeAt(i) === 46) {
+    // fraction: one or more digits
     i++;
     const start = i;
     while (i < n) {

@@ -91,7 +91,9 @@ export interface SseReplayExhausted {
 }
 
 /** The `: ping` heartbeat. */
-export interface SsePing { kind: 'ping' }
+export interface SsePing {
+  kind: 'ping';
+}
 
 /** Any other comment line (consumers ignore unknown comments, AEP-0003 §1). */
 export interface SseComment {
@@ -216,7 +218,10 @@ export class SseParser {
   }
 
   private line(line: string, out: SseItem[]): void {
-    if (line.length === 0) { this.dispatch(out); return; }
+    if (line.length === 0) {
+      this.dispatch(out);
+      return;
+    }
     if (line.charCodeAt(0) === 58 /* : */) {
       out.push(parseSseComment(line.charCodeAt(1) === 32 ? line.slice(2) : line.slice(1)));
       return;
@@ -226,10 +231,20 @@ export class SseParser {
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
     switch (field) {
-      case 'event': this.event = value; break;
-      case 'data': this.data.push(value); break;
-      case 'id': if (value.indexOf('\u0000') < 0) { this.id = value; this.lastEventId = value; } break;
-      default: break; // `retry` and unknown fields are ignored
+      case 'event':
+        this.event = value;
+        break;
+      case 'data':
+        this.data.push(value);
+        break;
+      case 'id':
+        if (value.indexOf('\u0000') < 0) {
+          this.id = value;
+          this.lastEventId = value;
+        }
+        break;
+      default:
+        break; // `retry` and unknown fields are ignored
     }
   }
 

@@ -60,7 +60,10 @@ interface SessionState {
 class SourceState extends Map<string, SessionState> {
   /** Window entries naming this source. */
   refs = 0;
-  constructor(readonly name: string, /** Slot number, used in the dedupe window instead of the source string. */ readonly slot: number) {
+  constructor(
+    readonly name: string,
+    /** Slot number, used in the dedupe window instead of the source string. */ readonly slot: number,
+  ) {
     super();
   }
 }
@@ -98,18 +101,30 @@ function mixString(s: string): void {
 
 function mixValue(v: unknown, depth: number): void {
   switch (typeof v) {
-    case 'string': mix(1); mixString(v); return;
+    case 'string':
+      mix(1);
+      mixString(v);
+      return;
     case 'number':
       mix(2);
       if (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647) mix(v | 0);
       else mixString(String(v));
       return;
-    case 'boolean': mix(v ? 3 : 4); return;
+    case 'boolean':
+      mix(v ? 3 : 4);
+      return;
     case 'object': {
-      if (v === null) { mix(5); return; }
-      if (depth > MAX_DEPTH) { mix(10); return; }
+      if (v === null) {
+        mix(5);
+        return;
+      }
+      if (depth > MAX_DEPTH) {
+        mix(10);
+        return;
+      }
       if (Array.isArray(v)) {
-        mix(6); mix(v.length);
+        mix(6);
+        mix(v.length);
         for (let i = 0; i < v.length; i++) mixValue(v[i], depth + 1);
         return;
       }
@@ -120,7 +135,8 @@ function mixValue(v: unknown, depth: number): void {
       }
       return;
     }
-    default: mix(9);
+    default:
+      mix(9);
   }
 }
 
@@ -337,9 +353,15 @@ export class StreamValidator {
   /** Doubles the entry arrays (up to the window) and rebuilds the index at twice their size. */
   private grow(): void {
     const cap = Math.min(this.window, this.entrySrc.length * 2);
-    const src = new Int32Array(cap); src.set(this.entrySrc); this.entrySrc = src;
-    const hash = new Int32Array(cap); hash.set(this.entryHash); this.entryHash = hash;
-    const fp = new Float64Array(cap); fp.set(this.entryFp); this.entryFp = fp;
+    const src = new Int32Array(cap);
+    src.set(this.entrySrc);
+    this.entrySrc = src;
+    const hash = new Int32Array(cap);
+    hash.set(this.entryHash);
+    this.entryHash = hash;
+    const fp = new Float64Array(cap);
+    fp.set(this.entryFp);
+    this.entryFp = fp;
     let size = 2;
     while (size < cap * 2) size *= 2;
     this.index = new Int32Array(size);
@@ -425,7 +447,9 @@ export class StreamValidator {
     const seq = e['seq'] as number;
     const epoch = (e['epoch'] as number | undefined) ?? 0;
     if (!st.hasPos) {
-      st.hasPos = true; st.epoch = epoch; st.seq = seq;
+      st.hasPos = true;
+      st.epoch = epoch;
+      st.seq = seq;
     } else if (epoch < st.epoch) {
       this.add('stream.epoch-regression', '/epoch', `epoch ${epoch} after epoch ${st.epoch} in session "${session}" of ${source}`);
     } else if (epoch === st.epoch && seq === st.seq) {
@@ -433,17 +457,22 @@ export class StreamValidator {
     } else if (epoch === st.epoch && seq < st.seq) {
       this.add('stream.seq-regression', '/seq', `seq ${seq} after seq ${st.seq} in epoch ${epoch} of session "${session}"`);
     } else {
-      st.epoch = epoch; st.seq = seq;
+      st.epoch = epoch;
+      st.seq = seq;
     }
     const subject = e['subject'];
     const data = e['data'];
     switch (type) {
-      case 'run.finished': case 'run.failed': case 'run.cancelled': {
+      case 'run.finished':
+      case 'run.failed':
+      case 'run.cancelled': {
         const run = e['run'];
         if (typeof run !== 'string') break;
         const prev = st.runTerminals.get(run);
-        if (prev === undefined) { st.runTerminals.set(run, fp); capClosed(st.runTerminals); }
-        else if (prev !== fp) this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
+        if (prev === undefined) {
+          st.runTerminals.set(run, fp);
+          capClosed(st.runTerminals);
+        } else if (prev !== fp) this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
         break;
       }
       case 'session.ended': {
@@ -453,7 +482,12 @@ export class StreamValidator {
         }
         st.ended = fp;
         for (const [reqId, req] of st.requests) {
-          if (req.terminal === undefined) this.add('stream.attention-open-at-session-end', '', `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`);
+          if (req.terminal === undefined)
+            this.add(
+              'stream.attention-open-at-session-end',
+              '',
+              `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`,
+            );
         }
         break;
       }
@@ -469,7 +503,13 @@ export class StreamValidator {
         const req = st.requests.get(subject);
         // The full validator (pointers, messages) runs only when the allocation-free verdict of
         // the same two rules says something is wrong (issue 19; equivalence: forms-fast.test.ts).
-        if (req?.fields !== undefined && isObj(data) && isObj(data['answer']) && isObj(data['answer']['values']) && !formAnswerMustHold(req.fields, data['answer']['values'])) {
+        if (
+          req?.fields !== undefined &&
+          isObj(data) &&
+          isObj(data['answer']) &&
+          isObj(data['answer']['values']) &&
+          !formAnswerMustHold(req.fields, data['answer']['values'])
+        ) {
           // Only the spec's MUST rules (strict: false): the hardening rules are the emitter's call.
           const gated = (e['capture'] ?? 'metadata') !== 'redacted' && e['capture'] !== 'full';
           for (const i of validateFormAnswer(req.rawFields, data['answer']['values'], { strict: false, basePath: '/data/answer/values' })) {
@@ -487,7 +527,8 @@ export class StreamValidator {
         this.checkValuesCapture(e, req);
         break;
       }
-      case 'attention.resolved': case 'attention.timeout': {
+      case 'attention.resolved':
+      case 'attention.timeout': {
         if (typeof subject !== 'string') break;
         let req = st.requests.get(subject);
         if (req === undefined) {
@@ -507,12 +548,15 @@ export class StreamValidator {
         }
         break;
       }
-      case 'control.accepted': case 'control.rejected': {
+      case 'control.accepted':
+      case 'control.rejected': {
         const cause = e['cause'];
         if (typeof cause !== 'string') break;
         const prev = st.acks.get(cause);
-        if (prev === undefined) { st.acks.set(cause, fp); capClosed(st.acks); }
-        else if (prev !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
+        if (prev === undefined) {
+          st.acks.set(cause, fp);
+          capClosed(st.acks);
+        } else if (prev !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
         break;
       }
       default:

@@ -30,7 +30,10 @@ export interface MapTextAnswerOptions {
   otherUnmatched?: 'text' | 'invalid';
 }
 
-interface Opt { id: string; label: string | undefined }
+interface Opt {
+  id: string;
+  label: string | undefined;
+}
 
 function optionsOf(requestData: unknown): Opt[] {
   if (requestData === null || typeof requestData !== 'object') return [];
@@ -75,9 +78,10 @@ export function mapTextAnswer(requestData: unknown, text: string, opts: MapTextA
   }
 
   if (kind === 'permission') {
-    const refusing = opts.refusingOption !== undefined
-      ? options.find((o) => o.id === opts.refusingOption)
-      : options.find((o) => REFUSING_OPTION_IDS.includes(o.id.toLowerCase()));
+    const refusing =
+      opts.refusingOption !== undefined
+        ? options.find((o) => o.id === opts.refusingOption)
+        : options.find((o) => REFUSING_OPTION_IDS.includes(o.id.toLowerCase()));
     if (!refusing || opts.permissionUnmatched === 'invalid') return { invalid: true };
     return t === '' ? { option: refusing.id } : { option: refusing.id, text: raw };
   }

@@ -28,7 +28,10 @@ export function cryptoRandomSource(): RandomSource {
   const buf = new Uint32Array(64);
   let i = buf.length;
   return () => {
-    if (i >= buf.length) { c.getRandomValues!(buf); i = 0; }
+    if (i >= buf.length) {
+      c.getRandomValues!(buf);
+      i = 0;
+    }
     return buf[i++]! / 4294967296;
   };
 }

@@ -44,12 +44,21 @@ function ruleFor(table: readonly [string, string][] | undefined, err: AjvError, 
     return 'envelope.not-object';
   }
   switch (err.keyword) {
-    case 'required': return 'payload.required';
-    case 'type': return 'payload.type';
-    case 'enum': return 'payload.enum';
-    case 'minimum': case 'maximum': case 'exclusiveMinimum': case 'exclusiveMaximum': return 'payload.range';
-    case 'format': return 'payload.format';
-    default: return 'payload.schema';
+    case 'required':
+      return 'payload.required';
+    case 'type':
+      return 'payload.type';
+    case 'enum':
+      return 'payload.enum';
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return 'payload.range';
+    case 'format':
+      return 'payload.format';
+    default:
+      return 'payload.schema';
   }
 }
 
@@ -74,7 +83,13 @@ function describe(rule: RuleId, err: AjvError, path: string): string {
   return `${where} ${err.message ?? 'is invalid'}: ${RULES[rule].meaning}`;
 }
 
-function mapErrors(errors: readonly AjvError[] | null | undefined, table: readonly [string, string][] | undefined, fallback: 'envelope' | 'payload', base: string, out: Issue[]): void {
+function mapErrors(
+  errors: readonly AjvError[] | null | undefined,
+  table: readonly [string, string][] | undefined,
+  fallback: 'envelope' | 'payload',
+  base: string,
+  out: Issue[],
+): void {
   if (!errors) return;
   const seen = new Set<string>();
   for (const err of errors) {
@@ -118,12 +133,21 @@ interface TypeInfo {
   /** 1 = attention lifecycle follower (AEP-0002 §7.1), 2 = control.attention.respond (AEP-0004 §5) */
   subject: 0 | 1 | 2;
 }
-const TYPE_INFO = new Map<string, TypeInfo>(TYPE_REGISTRY.map((r) => [r.type, {
-  validate: PAYLOADS[r.type],
-  rules: RULE_PATHS['payload_' + r.type.replace(/[^a-z0-9]/g, '_')],
-  tree: CAPTURE_TREES[r.type],
-  subject: ['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed'].includes(r.type) ? 1 : r.type === 'control.attention.respond' ? 2 : 0,
-}]));
+const TYPE_INFO = new Map<string, TypeInfo>(
+  TYPE_REGISTRY.map((r) => [
+    r.type,
+    {
+      validate: PAYLOADS[r.type],
+      rules: RULE_PATHS['payload_' + r.type.replace(/[^a-z0-9]/g, '_')],
+      tree: CAPTURE_TREES[r.type],
+      subject: ['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed'].includes(r.type)
+        ? 1
+        : r.type === 'control.attention.respond'
+          ? 2
+          : 0,
+    },
+  ]),
+);
 
 /**
  * Validates one event: envelope schema, payload schema (only when `data` is present on a
@@ -150,7 +174,8 @@ function validateEventUnsafe(e: unknown, opts?: ValidateOptions): Issue[] {
     out.push(issue('type.unregistered', '/type', `type "${type}" is not a registered core type: ${RULES['type.unregistered'].meaning}`));
   }
   if (info === undefined) {
-    if (o['data'] !== undefined && o['capture'] === 'none') out.push(issue('capture.data-at-none', '/data', `data is present at capture none: ${RULES['capture.data-at-none'].meaning}`));
+    if (o['data'] !== undefined && o['capture'] === 'none')
+      out.push(issue('capture.data-at-none', '/data', `data is present at capture none: ${RULES['capture.data-at-none'].meaning}`));
     return out;
   }
   if (info.subject !== 0 && o['subject'] === undefined) {
@@ -211,7 +236,13 @@ function captureWalk(value: unknown, tree: CaptureTree, rank: number, out: Issue
     if (sub === undefined) continue;
     if (sub.level !== 'metadata' && captureRank(sub.level) > rank) {
       const p = walkPath(k);
-      out.push(issue('capture.field-above-capture', p, `${p} needs capture >= ${sub.level} but the event declares ${rank === 1 ? 'metadata' : 'redacted'}: ${RULES['capture.field-above-capture'].meaning}`));
+      out.push(
+        issue(
+          'capture.field-above-capture',
+          p,
+          `${p} needs capture >= ${sub.level} but the event declares ${rank === 1 ? 'metadata' : 'redacted'}: ${RULES['capture.field-above-capture'].meaning}`,
+        ),
+      );
       continue;
     }
     if (sub.properties !== undefined || sub.items !== undefined) {

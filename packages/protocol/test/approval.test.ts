@@ -2,14 +2,41 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  approvalDigest, approvalProof, checkApprovalProof, approvalView, optionEffect, labelEffect, downlevel,
-  visibleText, hasInvisible, APPROVAL_DIGEST_ATTR, captureRank, severityRank, isCaptureLevel, isSeverity,
+  approvalDigest,
+  approvalProof,
+  checkApprovalProof,
+  approvalView,
+  optionEffect,
+  labelEffect,
+  downlevel,
+  visibleText,
+  hasInvisible,
+  APPROVAL_DIGEST_ATTR,
+  captureRank,
+  severityRank,
+  isCaptureLevel,
+  isSeverity,
 } from '@aep/protocol';
 
 const text = 'echo "cleaning build cache"\nrm -rf ~';
-const request = (prompt: string, capture = 'full', options = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }]) => ({
-  aep: '0.1', id: '01REQ', type: 'attention.requested', subject: 'Bash', time: '2026-08-01T09:00:00Z',
-  source: 'aep://h/agent/claude-code/session/s', agent: 'claude-code', session: 's', seq: 3, capture,
+const request = (
+  prompt: string,
+  capture = 'full',
+  options = [
+    { id: 'allow', label: 'Allow' },
+    { id: 'deny', label: 'Deny' },
+  ],
+) => ({
+  aep: '0.1',
+  id: '01REQ',
+  type: 'attention.requested',
+  subject: 'Bash',
+  time: '2026-08-01T09:00:00Z',
+  source: 'aep://h/agent/claude-code/session/s',
+  agent: 'claude-code',
+  session: 's',
+  seq: 3,
+  capture,
   [APPROVAL_DIGEST_ATTR]: approvalDigest(text),
   data: { kind: 'permission', prompt, options, respond_via: ['control'] },
 });
@@ -18,12 +45,24 @@ test('approvalView: the complete verbatim text offers Allow; a cut, folded or sy
   const full = approvalView(request(text));
   assert.equal(full.complete, true);
   assert.equal(full.text, text);
-  assert.deepEqual(full.options.map((o) => [o.id, o.effect, o.offer]), [['allow', 'allow', true], ['deny', 'deny', true]]);
+  assert.deepEqual(
+    full.options.map((o) => [o.id, o.effect, o.offer]),
+    [
+      ['allow', 'allow', true],
+      ['deny', 'deny', true],
+    ],
+  );
   for (const shown of ['echo "cleaning build cache" rm -rf ~', text.slice(0, 20), 'claude-code requests permission: Bash']) {
     const v = approvalView(request(shown, 'redacted'));
     assert.equal(v.complete, false, shown);
     assert.equal(v.text, undefined);
-    assert.deepEqual(v.options.map((o) => [o.id, o.offer]), [['allow', false], ['deny', true]]);
+    assert.deepEqual(
+      v.options.map((o) => [o.id, o.offer]),
+      [
+        ['allow', false],
+        ['deny', true],
+      ],
+    );
   }
 });
 
@@ -43,9 +82,20 @@ test('approvalView: a permission request without a digest never offers Allow (fa
 });
 
 test('approvalView: a label that contradicts its id is flagged (label "Deny" on id allow)', () => {
-  const v = approvalView(request(text, 'full', [{ id: 'allow', label: 'Deny' }, { id: 'deny', label: 'Allow' }]));
+  const v = approvalView(
+    request(text, 'full', [
+      { id: 'allow', label: 'Deny' },
+      { id: 'deny', label: 'Allow' },
+    ]),
+  );
   assert.equal(v.flagged, true);
-  assert.deepEqual(v.options.map((o) => [o.id, o.effect, o.contradicts]), [['allow', 'allow', true], ['deny', 'deny', true]]);
+  assert.deepEqual(
+    v.options.map((o) => [o.id, o.effect, o.contradicts]),
+    [
+      ['allow', 'allow', true],
+      ['deny', 'deny', true],
+    ],
+  );
   assert.equal(approvalView(request(text)).flagged, false);
 });
 
@@ -81,11 +131,14 @@ test('visibleText shows controls, bidi and zero-width characters and keeps newli
 });
 
 test('property: visibleText output has no invisible character left and keeps every visible one', () => {
-  fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => {
-    const v = visibleText(s);
-    assert.equal(hasInvisible(v), false);
-    assert.equal(v.split('\n').length, s.split('\n').length);
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), (s) => {
+      const v = visibleText(s);
+      assert.equal(hasInvisible(v), false);
+      assert.equal(v.split('\n').length, s.split('\n').length);
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });
 
 test('levels are looked up by own property only: prototype names are not levels', () => {

@@ -14,7 +14,18 @@ const input: AttentionRequestInput = {
   kind: 'form',
   prompt: 'Answer these (password=hunter22)',
   fields: [
-    { id: 'q1', type: 'select', label: 'Which?', required: true, multi: false, other: true, choices: [{ id: 'a', label: 'Alpha' }, { id: 'b', label: 'Beta' }] },
+    {
+      id: 'q1',
+      type: 'select',
+      label: 'Which?',
+      required: true,
+      multi: false,
+      other: true,
+      choices: [
+        { id: 'a', label: 'Alpha' },
+        { id: 'b', label: 'Beta' },
+      ],
+    },
     { id: 'q2', type: 'number', label: 'How many?', min: 0, max: 9 },
   ],
   expires_at: '2026-08-01T10:00:00Z',
@@ -30,12 +41,25 @@ test('a caller-supplied structural synthesis is used at metadata', () => {
 test('metadata keeps every structural member and replaces every label', () => {
   const d = buildAttentionRequestData(input, 'metadata', { agent: 'a', placeholder: 'index' });
   assert.deepEqual(d, {
-    kind: 'form', prompt: 'a requests form',
+    kind: 'form',
+    prompt: 'a requests form',
     fields: [
-      { id: 'q1', type: 'select', label: '1', required: true, multi: false, other: true, choices: [{ id: 'a', label: '1' }, { id: 'b', label: '2' }] },
+      {
+        id: 'q1',
+        type: 'select',
+        label: '1',
+        required: true,
+        multi: false,
+        other: true,
+        choices: [
+          { id: 'a', label: '1' },
+          { id: 'b', label: '2' },
+        ],
+      },
       { id: 'q2', type: 'number', label: '2', min: 0, max: 9 },
     ],
-    expires_at: '2026-08-01T10:00:00Z', respond_via: ['control'],
+    expires_at: '2026-08-01T10:00:00Z',
+    respond_via: ['control'],
   });
 });
 

@@ -51,8 +51,14 @@ test('epoch is emitted when non-zero; setPosition refuses going back', () => {
   assert.equal(e.seq, 0);
   em.setPosition('s1', { epoch: 4, nextSeq: 0 });
   assert.equal(em.build({ type: 'run.started' }).epoch, 4);
-  assert.throws(() => em.setPosition('s1', { epoch: 3, nextSeq: 9 }), (err: unknown) => err instanceof AepError && err.code === 'AEP_POSITION_INVALID');
-  assert.throws(() => em.setPosition('s1', { epoch: 4, nextSeq: 0 }), (err: unknown) => err instanceof AepError && err.code === 'AEP_POSITION_INVALID');
+  assert.throws(
+    () => em.setPosition('s1', { epoch: 3, nextSeq: 9 }),
+    (err: unknown) => err instanceof AepError && err.code === 'AEP_POSITION_INVALID',
+  );
+  assert.throws(
+    () => em.setPosition('s1', { epoch: 4, nextSeq: 0 }),
+    (err: unknown) => err instanceof AepError && err.code === 'AEP_POSITION_INVALID',
+  );
 });
 
 test('severity info and capture metadata are omitted; others kept', () => {
@@ -77,9 +83,15 @@ for (const [name, ext, why] of [
 ] as const) {
   test(`an extension attribute that ${name} is refused with AEP_EXT_INVALID and nothing is emitted`, () => {
     const em = createEmitter(opts);
-    assert.throws(() => em.build({ type: 'session.started', extensions: ext as never }), (err: unknown) => err instanceof AepError && err.code === 'AEP_EXT_INVALID' && why.test(err.message));
+    assert.throws(
+      () => em.build({ type: 'session.started', extensions: ext as never }),
+      (err: unknown) => err instanceof AepError && err.code === 'AEP_EXT_INVALID' && why.test(err.message),
+    );
     assert.equal(em.position('s1').nextSeq, 0);
-    assert.throws(() => createEmitter({ ...opts, extensions: ext as never }), (err: unknown) => err instanceof AepError && err.code === 'AEP_EXT_INVALID');
+    assert.throws(
+      () => createEmitter({ ...opts, extensions: ext as never }),
+      (err: unknown) => err instanceof AepError && err.code === 'AEP_EXT_INVALID',
+    );
   });
 }
 
@@ -89,14 +101,26 @@ test('legal extension attributes are carried; a second source for one name is re
   assert.equal(e['acmeregion'], 'eu');
   assert.equal(e['acmeshard'], 3);
   assert.equal(e['acmeflag'], true);
-  assert.throws(() => em.build({ type: 'session.started', extensions: { acmeregion: 'us' } }), (err: unknown) => err instanceof AepError && err.code === 'AEP_EXT_INVALID');
+  assert.throws(
+    () => em.build({ type: 'session.started', extensions: { acmeregion: 'us' } }),
+    (err: unknown) => err instanceof AepError && err.code === 'AEP_EXT_INVALID',
+  );
 });
 
 test('an event that would be invalid is refused with its issues, and no seq is used', () => {
   const em = createEmitter(opts);
-  assert.throws(() => em.build({ type: 'tool.requested', data: {} }), (err: unknown) => err instanceof AepEventError && err.code === 'AEP_EVENT_INVALID' && err.issues.some((i) => i.rule === 'payload.required'));
-  assert.throws(() => em.build({ type: 'progress.made_up' }), (err: unknown) => err instanceof AepEventError && err.issues.some((i) => i.rule === 'type.unregistered'));
-  assert.throws(() => em.build({ type: 'run.started', data: { prompt: 'secret' } }), (err: unknown) => err instanceof AepEventError && err.issues.some((i) => i.rule === 'capture.field-above-capture'));
+  assert.throws(
+    () => em.build({ type: 'tool.requested', data: {} }),
+    (err: unknown) => err instanceof AepEventError && err.code === 'AEP_EVENT_INVALID' && err.issues.some((i) => i.rule === 'payload.required'),
+  );
+  assert.throws(
+    () => em.build({ type: 'progress.made_up' }),
+    (err: unknown) => err instanceof AepEventError && err.issues.some((i) => i.rule === 'type.unregistered'),
+  );
+  assert.throws(
+    () => em.build({ type: 'run.started', data: { prompt: 'secret' } }),
+    (err: unknown) => err instanceof AepEventError && err.issues.some((i) => i.rule === 'capture.field-above-capture'),
+  );
   assert.equal(em.position('s1').nextSeq, 0);
   assert.equal(em.build({ type: 'x.acme.thing.happened' }).seq, 0);
 });

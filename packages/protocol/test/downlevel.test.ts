@@ -19,7 +19,10 @@ test('the same object is returned at or above the event level', () => {
 test('non-objects are returned as is; an unknown ceiling throws AEP_CAPTURE_UNKNOWN', () => {
   assert.equal(downlevel(5 as unknown, 'none'), 5);
   assert.equal(downlevel(null as unknown, 'none'), null);
-  assert.throws(() => downlevel({ ...base, type: 'run.started' }, 'secret' as never), (e: unknown) => e instanceof AepError && e.code === 'AEP_CAPTURE_UNKNOWN');
+  assert.throws(
+    () => downlevel({ ...base, type: 'run.started' }, 'secret' as never),
+    (e: unknown) => e instanceof AepError && e.code === 'AEP_CAPTURE_UNKNOWN',
+  );
 });
 
 test('the input is frozen-safe and unchanged sub-objects are shared', () => {
@@ -53,10 +56,33 @@ test('annotation-driven: a fixture tree, not a per-type table, decides', () => {
     },
   };
   const dl = createDownleveler(trees);
-  const e = { ...base, type: 'x.test.thing.happened', subject: 'subj', capture: 'redacted', data: { kind: 'k', keep: 1, text: 't', deep: { inner: 'i', ok: 2 }, list: [{ id: 7, label: 'L' }, { label: 'M' }], ask: 'real', vals: { a: 'x', b: 2 }, extra: 'e' } };
-  assert.deepEqual(dl(e, 'metadata'), { ...e, capture: 'metadata', data: { kind: 'k', keep: 1, deep: { ok: 2 }, list: [{ id: 7, label: '7' }, { label: '2' }], ask: 'bot requests k: subj', vals: { b: 2 }, extra: 'e' } });
+  const e = {
+    ...base,
+    type: 'x.test.thing.happened',
+    subject: 'subj',
+    capture: 'redacted',
+    data: {
+      kind: 'k',
+      keep: 1,
+      text: 't',
+      deep: { inner: 'i', ok: 2 },
+      list: [{ id: 7, label: 'L' }, { label: 'M' }],
+      ask: 'real',
+      vals: { a: 'x', b: 2 },
+      extra: 'e',
+    },
+  };
+  assert.deepEqual(dl(e, 'metadata'), {
+    ...e,
+    capture: 'metadata',
+    data: { kind: 'k', keep: 1, deep: { ok: 2 }, list: [{ id: 7, label: '7' }, { label: '2' }], ask: 'bot requests k: subj', vals: { b: 2 }, extra: 'e' },
+  });
   const { data: _data, ...envelope } = e;
-  assert.deepEqual(dl({ ...e, type: 'x.other.thing.happened' }, 'metadata'), { ...envelope, type: 'x.other.thing.happened', capture: 'metadata' }, 'a type without a tree: data removed');
+  assert.deepEqual(
+    dl({ ...e, type: 'x.other.thing.happened' }, 'metadata'),
+    { ...envelope, type: 'x.other.thing.happened', capture: 'metadata' },
+    'a type without a tree: data removed',
+  );
 });
 
 test('a capture named like an Object.prototype member is not a level: treated as full', () => {

@@ -13,7 +13,13 @@ const schema = {
     mail: { type: 'string', format: 'email' },
     age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150 },
     ok: { type: 'boolean', title: 'OK?' },
-    pick: { type: 'string', oneOf: [{ const: 'a', title: 'Alpha' }, { const: 'b', title: 'Beta' }] },
+    pick: {
+      type: 'string',
+      oneOf: [
+        { const: 'a', title: 'Alpha' },
+        { const: 'b', title: 'Beta' },
+      ],
+    },
     many: { type: 'array', items: { type: 'string', enum: ['x', 'y', 'z'] }, minItems: 1, maxItems: 2 },
   },
   required: ['name', 'age'],
@@ -21,14 +27,25 @@ const schema = {
 
 test('at redacted, prompt and every label go through the given pipeline', () => {
   const seen: string[] = [];
-  const r = elicitationToForm({ message: 'Hello /home/alice', requestedSchema: schema }, {
-    agent: 'bot', capture: 'redacted', redact: (s) => { seen.push(s); return s.replace('/home/alice', '~'); },
-  });
+  const r = elicitationToForm(
+    { message: 'Hello /home/alice', requestedSchema: schema },
+    {
+      agent: 'bot',
+      capture: 'redacted',
+      redact: (s) => {
+        seen.push(s);
+        return s.replace('/home/alice', '~');
+      },
+    },
+  );
   assert.ok(r.ok);
   if (!r.ok) return;
   assert.equal(r.data.prompt, 'Hello ~');
   assert.equal(r.data.fields[0]?.label, 'Your name for ~');
-  assert.deepEqual(r.data.fields.find((f) => f.id === 'pick')?.choices, [{ id: 'a', label: 'Alpha' }, { id: 'b', label: 'Beta' }]);
+  assert.deepEqual(r.data.fields.find((f) => f.id === 'pick')?.choices, [
+    { id: 'a', label: 'Alpha' },
+    { id: 'b', label: 'Beta' },
+  ]);
   assert.ok(seen.includes('Hello /home/alice'));
   assert.ok(seen.includes('Alpha') && seen.includes('Beta'), 'choice labels are redacted too');
 });
@@ -70,45 +87,60 @@ const prop = fc.oneof(
   fc.record({ type: fc.constant('string'), title: secret }),
   fc.record({ type: fc.constantFrom('number', 'integer'), title: secret, minimum: fc.integer({ min: -5, max: 0 }), maximum: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ type: fc.constant('boolean'), title: secret, default: fc.boolean() }),
-  fc.uniqueArray(key, { minLength: 1, maxLength: 4 }).chain((vals) => fc.record({
-    type: fc.constant('string'), title: secret, enum: fc.constant(vals), enumNames: fc.constant(vals.map((v) => `SECRET<${v}>`)),
-  })),
+  fc.uniqueArray(key, { minLength: 1, maxLength: 4 }).chain((vals) =>
+    fc.record({
+      type: fc.constant('string'),
+      title: secret,
+      enum: fc.constant(vals),
+      enumNames: fc.constant(vals.map((v) => `SECRET<${v}>`)),
+    }),
+  ),
   fc.uniqueArray(key, { minLength: 1, maxLength: 4 }).map((vals) => ({
-    type: 'array', description: 'SECRET<d>', items: { anyOf: vals.map((v) => ({ const: v, title: `SECRET<${v}>` })) },
+    type: 'array',
+    description: 'SECRET<d>',
+    items: { anyOf: vals.map((v) => ({ const: v, title: `SECRET<${v}>` })) },
   })),
 );
-const arbSchema = fc.dictionary(key, prop, { minKeys: 0, maxKeys: 6 }).chain((properties) => fc.record({
-  type: fc.constant('object'),
-  properties: fc.constant(properties),
-  required: fc.subarray(Object.keys(properties)),
-}));
+const arbSchema = fc.dictionary(key, prop, { minKeys: 0, maxKeys: 6 }).chain((properties) =>
+  fc.record({
+    type: fc.constant('object'),
+    properties: fc.constant(properties),
+    required: fc.subarray(Object.keys(properties)),
+  }),
+);
 
 test('property: at metadata no authored text reaches prompt or labels; ids are keys/enum values', () => {
-  fc.assert(fc.property(arbSchema, secret, (s, message) => {
-    const r = elicitationToForm({ message, requestedSchema: s }, { agent: 'bot', capture: 'metadata' });
-    assert.ok(r.ok, r.ok ? '' : r.reason);
-    if (!r.ok) return;
-    const text = JSON.stringify(r.data);
-    assert.ok(!text.includes('SECRET'), text);
-    assert.equal(r.data.prompt, `bot requests input (${Object.keys(s.properties).length} fields)`);
-    for (const f of r.data.fields) {
-      assert.equal(f.label, f.id);
-      assert.equal(f.required, s.required.includes(f.id));
-      assert.equal('other' in f, false, 'MCP enums are closed: no other');
-      for (const c of f.choices ?? []) assert.equal(c.label, c.id);
-    }
-    assert.deepEqual(r.data.respond_via, ['control']);
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  fc.assert(
+    fc.property(arbSchema, secret, (s, message) => {
+      const r = elicitationToForm({ message, requestedSchema: s }, { agent: 'bot', capture: 'metadata' });
+      assert.ok(r.ok, r.ok ? '' : r.reason);
+      if (!r.ok) return;
+      const text = JSON.stringify(r.data);
+      assert.ok(!text.includes('SECRET'), text);
+      assert.equal(r.data.prompt, `bot requests input (${Object.keys(s.properties).length} fields)`);
+      for (const f of r.data.fields) {
+        assert.equal(f.label, f.id);
+        assert.equal(f.required, s.required.includes(f.id));
+        assert.equal('other' in f, false, 'MCP enums are closed: no other');
+        for (const c of f.choices ?? []) assert.equal(c.label, c.id);
+      }
+      assert.deepEqual(r.data.respond_via, ['control']);
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });
 
 test('property: the mapping never throws on arbitrary input', () => {
-  fc.assert(fc.property(fc.anything(), fc.anything(), (params, values) => {
-    const r = elicitationToForm(params, { agent: 'a', capture: 'full' });
-    assert.equal(typeof r.ok, 'boolean');
-    const c = formValuesToElicitationContent((params as { requestedSchema?: unknown } | null)?.requestedSchema, values);
-    assert.equal(typeof c, 'object');
-    assert.ok(Array.isArray(validateElicitationContent((params as { requestedSchema?: unknown } | null)?.requestedSchema, c)));
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) });
+  fc.assert(
+    fc.property(fc.anything(), fc.anything(), (params, values) => {
+      const r = elicitationToForm(params, { agent: 'a', capture: 'full' });
+      assert.equal(typeof r.ok, 'boolean');
+      const c = formValuesToElicitationContent((params as { requestedSchema?: unknown } | null)?.requestedSchema, values);
+      assert.equal(typeof c, 'object');
+      assert.ok(Array.isArray(validateElicitationContent((params as { requestedSchema?: unknown } | null)?.requestedSchema, c)));
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+  );
 });
 
 test('validateElicitationContent accepts a valid answer', () => {
@@ -134,7 +166,11 @@ test('validateElicitationContent names each broken constraint with the form rule
   ];
   for (const [content, rule, key] of cases) {
     const issues = validateElicitationContent(schema, content);
-    assert.deepEqual(issues.map((i) => [i.rule, i.path]), [[rule, `/data/answer/values/${key}`]], JSON.stringify(content));
+    assert.deepEqual(
+      issues.map((i) => [i.rule, i.path]),
+      [[rule, `/data/answer/values/${key}`]],
+      JSON.stringify(content),
+    );
     for (const i of issues) {
       assert.ok(i.rule in RULES, i.rule);
       assert.equal(i.section, FORM_RULES[i.rule as keyof typeof FORM_RULES].section);
@@ -142,8 +178,14 @@ test('validateElicitationContent names each broken constraint with the form rule
       for (const v of Object.values(content)) if (typeof v === 'string' && v.length > 1) assert.ok(!i.message.includes(v), `${i.message} repeats ${v}`);
     }
   }
-  assert.deepEqual(validateElicitationContent(schema, { age: 3 }, { basePath: '' }).map((i) => i.path), ['/name']);
-  assert.deepEqual(validateElicitationContent({ type: 'nope' }, {}).map((i) => i.rule), ['mcp-elicitation.schema']);
+  assert.deepEqual(
+    validateElicitationContent(schema, { age: 3 }, { basePath: '' }).map((i) => i.path),
+    ['/name'],
+  );
+  assert.deepEqual(
+    validateElicitationContent({ type: 'nope' }, {}).map((i) => i.rule),
+    ['mcp-elicitation.schema'],
+  );
 });
 
 test('elicitationToForm returns the constraints a field_spec cannot carry, per field id', () => {
@@ -167,14 +209,26 @@ test('issue 13: a non-integer for an optional or required MCP integer is refused
   assert.ok(r.ok);
   if (!r.ok) return;
   // The emitter's check, with the constraints as data.
-  assert.deepEqual(validateFormAnswer(r.data.fields, { note: 'hi', count: 2.5, need: 1 }, { constraints: r.constraints }).map((i) => [i.rule, i.path]), [['form.not-integer', '/data/answer/values/count']]);
-  assert.deepEqual(validateFormAnswer(r.data.fields, { need: 3.5 }, { constraints: r.constraints }).map((i) => [i.rule, i.path]), [['form.not-integer', '/data/answer/values/need']]);
+  assert.deepEqual(
+    validateFormAnswer(r.data.fields, { note: 'hi', count: 2.5, need: 1 }, { constraints: r.constraints }).map((i) => [i.rule, i.path]),
+    [['form.not-integer', '/data/answer/values/count']],
+  );
+  assert.deepEqual(
+    validateFormAnswer(r.data.fields, { need: 3.5 }, { constraints: r.constraints }).map((i) => [i.rule, i.path]),
+    [['form.not-integer', '/data/answer/values/need']],
+  );
   // The content path agrees: the value is kept as given and named.
   const content = formValuesToElicitationContent(s, { note: 'hi', count: 2.5, need: 1 });
   assert.deepEqual(content, { note: 'hi', count: 2.5, need: 1 });
-  assert.deepEqual(validateElicitationContent(s, content).map((i) => i.rule), ['form.not-integer']);
+  assert.deepEqual(
+    validateElicitationContent(s, content).map((i) => i.rule),
+    ['form.not-integer'],
+  );
   const req = validateElicitationContent(s, formValuesToElicitationContent(s, { need: 3.5 }));
-  assert.deepEqual(req.map((i) => i.rule), ['form.not-integer']);
+  assert.deepEqual(
+    req.map((i) => i.rule),
+    ['form.not-integer'],
+  );
   assert.doesNotMatch(req[0]!.message, /missing/);
 });
 
@@ -189,7 +243,10 @@ test('formValuesToElicitationContent keeps values it cannot restore (so the chec
   assert.deepEqual(formValuesToElicitationContent(s, { n: 2.5 }, { applyDefaults: false }), { n: 2.5 });
   assert.deepEqual(formValuesToElicitationContent(s, { n: '7', b: 'true' }), { n: 7, b: true });
   assert.deepEqual(formValuesToElicitationContent(s, {}, { applyDefaults: false }), {});
-  assert.deepEqual(validateElicitationContent(s, formValuesToElicitationContent(s, { b: 'maybe' })).map((i) => i.rule), ['form.type-mismatch']);
+  assert.deepEqual(
+    validateElicitationContent(s, formValuesToElicitationContent(s, { b: 'maybe' })).map((i) => i.rule),
+    ['form.type-mismatch'],
+  );
 });
 
 test('a "__proto__" property key stays an ordinary own key end to end', () => {

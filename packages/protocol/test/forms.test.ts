@@ -13,10 +13,13 @@ const fields: FieldSpec[] = [
 
 test('issue paths are JSON pointers, prefixed with basePath', () => {
   const issues = validateFormAnswer(fields, { s: '9' }, { basePath: '/data/answer/values' });
-  assert.deepEqual(issues.map((i) => [i.rule, i.path]), [
-    ['form.required-missing', '/data/answer/values/a~1b~0c'],
-    ['form.choice-forged', '/data/answer/values/s'],
-  ]);
+  assert.deepEqual(
+    issues.map((i) => [i.rule, i.path]),
+    [
+      ['form.required-missing', '/data/answer/values/a~1b~0c'],
+      ['form.choice-forged', '/data/answer/values/s'],
+    ],
+  );
   for (const i of issues) {
     assert.equal(i.section, FORM_RULES[i.rule as keyof typeof FORM_RULES].section);
     assert.ok(i.message.startsWith(i.rule));
@@ -33,7 +36,10 @@ test('every rule id is documented with a section and whether it is a MUST', () =
 });
 
 test('duplicate field ids: the first definition wins', () => {
-  const dup: FieldSpec[] = [{ id: 'x', type: 'number', label: 'n' }, { id: 'x', type: 'string', label: 's' }];
+  const dup: FieldSpec[] = [
+    { id: 'x', type: 'number', label: 'n' },
+    { id: 'x', type: 'string', label: 's' },
+  ];
   assert.deepEqual(validateFormAnswer(dup, { x: 3 }), []);
   assert.equal(validateFormAnswer(dup, { x: 'three' })[0]?.rule, 'form.type-mismatch');
 });
@@ -46,11 +52,14 @@ test('malformed fields are ignored, never a crash', () => {
 });
 
 test('never throws on arbitrary fields and values', () => {
-  fc.assert(fc.property(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), (f, v, strict) => {
-    const issues = validateFormAnswer(f, v, { strict });
-    assert.ok(Array.isArray(issues));
-    for (const i of issues) assert.ok(i.rule in FORM_RULES);
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) });
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 3 }), fc.boolean(), (f, v, strict) => {
+      const issues = validateFormAnswer(f, v, { strict });
+      assert.ok(Array.isArray(issues));
+      for (const i of issues) assert.ok(i.rule in FORM_RULES);
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) },
+  );
 });
 
 test('a required field answered with null is present (rule 1) but mistyped (hardening)', () => {
@@ -66,11 +75,20 @@ test('non-finite numbers are a type mismatch; min/max ignored on non-number fiel
 
 test('paths default to /data/answer/values/<id>; an unknown key is reported at values itself, never named', () => {
   const issues = validateFormAnswer(fields, { 'a/b~c': 'x', 'hunter2-secret': 1, other: 2 });
-  assert.deepEqual(issues.map((i) => [i.rule, i.path]), [['form.unknown-key', '/data/answer/values']]);
+  assert.deepEqual(
+    issues.map((i) => [i.rule, i.path]),
+    [['form.unknown-key', '/data/answer/values']],
+  );
   assert.doesNotMatch(issues[0]!.message, /hunter2|other/);
   assert.match(issues[0]!.message, /2 keys/);
-  assert.deepEqual(validateFormAnswer(fields, 'nope').map((i) => i.path), ['/data/answer/values']);
-  assert.deepEqual(validateFormAnswer(fields, {}, { basePath: '' }).map((i) => i.path), ['/a~1b~0c']);
+  assert.deepEqual(
+    validateFormAnswer(fields, 'nope').map((i) => i.path),
+    ['/data/answer/values'],
+  );
+  assert.deepEqual(
+    validateFormAnswer(fields, {}, { basePath: '' }).map((i) => i.path),
+    ['/a~1b~0c'],
+  );
 });
 
 test('constraints passed as data: integer, lengths (code points), format, item counts; only on entries of the right type', () => {
@@ -79,9 +97,25 @@ test('constraints passed as data: integer, lengths (code points), format, item c
     { id: 't', type: 'string', label: 't' },
     { id: 'm', type: 'string', label: 'm' },
     { id: 'd', type: 'string', label: 'd' },
-    { id: 'k', type: 'select', label: 'k', multi: true, choices: [{ id: 'a', label: 'A' }, { id: 'b', label: 'B' }, { id: 'c', label: 'C' }] },
+    {
+      id: 'k',
+      type: 'select',
+      label: 'k',
+      multi: true,
+      choices: [
+        { id: 'a', label: 'A' },
+        { id: 'b', label: 'B' },
+        { id: 'c', label: 'C' },
+      ],
+    },
   ];
-  const constraints = { n: { integer: true }, t: { minLength: 2, maxLength: 3 }, m: { format: 'email' as const }, d: { format: 'date-time' as const }, k: { minItems: 1, maxItems: 2 } };
+  const constraints = {
+    n: { integer: true },
+    t: { minLength: 2, maxLength: 3 },
+    m: { format: 'email' as const },
+    d: { format: 'date-time' as const },
+    k: { minItems: 1, maxItems: 2 },
+  };
   const rules = (v: Record<string, unknown>) => validateFormAnswer(f, v, { constraints }).map((i) => `${i.rule} ${i.path}`);
   assert.deepEqual(rules({ n: 3, t: 'ab', m: 'a@b', d: '2026-01-01T00:00:00Z', k: ['a'] }), []);
   assert.deepEqual(rules({ n: 2.5 }), ['form.not-integer /data/answer/values/n']);
@@ -112,18 +146,21 @@ test('property: no message and no path ever repeats a submitted value or unknown
   const secret = fc.string({ minLength: 2, maxLength: 12 }).map((s) => `Ω${s}`);
   const val = fc.oneof(secret, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.oneof(secret, fc.integer()), { maxLength: 4 }));
   const key = fc.oneof(fc.constantFrom('s', 'n', 'b', 'c', 'm'), secret);
-  fc.assert(fc.property(fc.dictionary(key, val, { maxKeys: 7 }), (values) => {
-    const submitted: string[] = [];
-    for (const [k, v] of Object.entries(values)) {
-      if (k.startsWith('Ω')) submitted.push(k);
-      for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string') submitted.push(x);
-    }
-    for (const i of validateFormAnswer(f, values, { constraints })) {
-      assert.ok(i.rule in FORM_RULES, i.rule);
-      for (const s of submitted) {
-        assert.ok(!i.message.includes(s), `${i.message} repeats ${s}`);
-        assert.ok(!i.path.includes(s), `${i.path} names ${s}`);
+  fc.assert(
+    fc.property(fc.dictionary(key, val, { maxKeys: 7 }), (values) => {
+      const submitted: string[] = [];
+      for (const [k, v] of Object.entries(values)) {
+        if (k.startsWith('Ω')) submitted.push(k);
+        for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string') submitted.push(x);
       }
-    }
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) });
+      for (const i of validateFormAnswer(f, values, { constraints })) {
+        assert.ok(i.rule in FORM_RULES, i.rule);
+        for (const s of submitted) {
+          assert.ok(!i.message.includes(s), `${i.message} repeats ${s}`);
+          assert.ok(!i.path.includes(s), `${i.path} names ${s}`);
+        }
+      }
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) },
+  );
 });

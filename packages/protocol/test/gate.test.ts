@@ -8,7 +8,16 @@ const fields: FieldSpec[] = [
   { id: 'name', type: 'string', label: 'Name' },
   { id: 'n', type: 'number', label: 'N' },
   { id: 'ok', type: 'boolean', label: 'OK' },
-  { id: 'pick', type: 'select', label: 'Pick', other: true, choices: [{ id: 'a@b.example.org', label: 'weird id' }, { id: 'x', label: 'X' }] },
+  {
+    id: 'pick',
+    type: 'select',
+    label: 'Pick',
+    other: true,
+    choices: [
+      { id: 'a@b.example.org', label: 'weird id' },
+      { id: 'x', label: 'X' },
+    ],
+  },
 ];
 
 test('an unknown ceiling gates like metadata (conservative)', () => {
@@ -39,7 +48,10 @@ test('structuralValues keeps only numbers and booleans (the hop rule)', () => {
 });
 
 test('gateAnswer at metadata: option kept, text dropped, values gated with the field_spec', () => {
-  assert.deepEqual(gateAnswer({ option: 'deny', text: 'because', values: { name: 'x', n: 2, pick: 'x' } }, 'metadata', { fields }), { option: 'deny', values: { n: 2, pick: 'x' } });
+  assert.deepEqual(gateAnswer({ option: 'deny', text: 'because', values: { name: 'x', n: 2, pick: 'x' } }, 'metadata', { fields }), {
+    option: 'deny',
+    values: { n: 2, pick: 'x' },
+  });
 });
 
 test('gateAnswer without fields uses the hop rule below redacted and keeps everything at redacted+', () => {
@@ -55,7 +67,11 @@ test('gateAnswer at redacted runs the pipeline on text and free-text values, not
 });
 
 test('gateAnswer at full is verbatim; a non-object answer gives {}', () => {
-  assert.deepEqual(gateAnswer({ option: 'a', text: 'me@x.org', values: { name: 'me@x.org' } }, 'full', { fields }), { option: 'a', text: 'me@x.org', values: { name: 'me@x.org' } });
+  assert.deepEqual(gateAnswer({ option: 'a', text: 'me@x.org', values: { name: 'me@x.org' } }, 'full', { fields }), {
+    option: 'a',
+    text: 'me@x.org',
+    values: { name: 'me@x.org' },
+  });
   assert.deepEqual(gateAnswer(null, 'full'), {});
   assert.deepEqual(gateAnswer({ text: 'x' }, 'none'), {});
 });

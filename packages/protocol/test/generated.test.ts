@@ -38,7 +38,7 @@ const corpus: Record<string, unknown>[] = [];
 for (const f of readdirSync(new URL('conformance/valid/', root))) {
   for (const l of readFileSync(new URL(`conformance/valid/${f}`, root), 'utf8').split('\n')) if (l) corpus.push(JSON.parse(l) as Record<string, unknown>);
 }
-for (const c of (readJson('conformance/invalid/cases.json')['cases'] as { events?: unknown[] }[])) {
+for (const c of readJson('conformance/invalid/cases.json')['cases'] as { events?: unknown[] }[]) {
   for (const e of c.events ?? []) if (typeof e === 'object' && e !== null && !Array.isArray(e)) corpus.push(e as Record<string, unknown>);
 }
 
@@ -47,24 +47,60 @@ test('generated validators equal run-time compiled ones on the conformance corpu
   for (const e of corpus) {
     same('envelope', pairs[0]![1], pairs[0]![2], e);
     const p = pairs.find(([n]) => n === e['type']);
-    if (p && e['data'] !== undefined) { same(p[0], p[1], p[2], e['data']); checked++; }
+    if (p && e['data'] !== undefined) {
+      same(p[0], p[1], p[2], e['data']);
+      checked++;
+    }
   }
   assert.ok(checked > 60);
 });
 
 test('generated validators equal run-time compiled ones on random values', () => {
-  const value = fc.oneof(fc.anything(), fc.dictionary(fc.constantFrom('tool', 'kind', 'prompt', 'fields', 'answer', 'reason', 'by', 'status', 'cost', 'duration_ms', 'aep', 'id', 'type', 'seq', 'session', 'x_y'), fc.anything(), { maxKeys: 5 }));
-  fc.assert(fc.property(fc.integer({ min: 0, max: pairs.length - 1 }), value, (i, x) => {
-    const [name, runtime, gen] = pairs[i]!;
-    same(name, runtime, gen, x);
-  }), { numRuns: RUNS });
+  const value = fc.oneof(
+    fc.anything(),
+    fc.dictionary(
+      fc.constantFrom(
+        'tool',
+        'kind',
+        'prompt',
+        'fields',
+        'answer',
+        'reason',
+        'by',
+        'status',
+        'cost',
+        'duration_ms',
+        'aep',
+        'id',
+        'type',
+        'seq',
+        'session',
+        'x_y',
+      ),
+      fc.anything(),
+      { maxKeys: 5 },
+    ),
+  );
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: pairs.length - 1 }), value, (i, x) => {
+      const [name, runtime, gen] = pairs[i]!;
+      same(name, runtime, gen, x);
+    }),
+    { numRuns: RUNS },
+  );
 });
 
 test('generated registry and type lists match schemas/registry', () => {
   const types = readJson('schemas/registry/types.json')['types'] as { type: string; status: string }[];
   assert.equal(types.length, 46);
-  assert.deepEqual([...AEP_CORE_TYPES], types.map((t) => t.type));
-  assert.deepEqual([...AEP_MANDATORY_TYPES], types.filter((t) => t.status === 'mandatory').map((t) => t.type));
+  assert.deepEqual(
+    [...AEP_CORE_TYPES],
+    types.map((t) => t.type),
+  );
+  assert.deepEqual(
+    [...AEP_MANDATORY_TYPES],
+    types.filter((t) => t.status === 'mandatory').map((t) => t.type),
+  );
   assert.equal(AEP_MANDATORY_TYPES.length, 14);
   assert.equal(types.filter((t) => t.status === 'reserved').length, 2);
   assert.deepEqual([...NACK_REASONS], ['unsupported', 'unauthorized', 'busy', 'refused', 'invalid']);

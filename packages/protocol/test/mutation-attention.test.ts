@@ -45,7 +45,10 @@ test('redactAttentionRequestData: prompt and every label go through §9.4; conte
 });
 
 test('redactAttentionRequestData: non-string prompt and labels, non-array lists and a __proto__ key are kept, not dropped', () => {
-  const data = JSON.parse('{"prompt":5,"options":"none","fields":[{"id":"f","label":null,"choices":"x"}],"__proto__":{"polluted":true}}') as Record<string, unknown>;
+  const data = JSON.parse('{"prompt":5,"options":"none","fields":[{"id":"f","label":null,"choices":"x"}],"__proto__":{"polluted":true}}') as Record<
+    string,
+    unknown
+  >;
   const out = redactAttentionRequestData(data);
   assert.equal(out['prompt'], 5);
   assert.equal(out['options'], 'none');
@@ -68,7 +71,13 @@ test('approvalView: a malformed event (not an object, data not an object) is inc
   assert.equal(approvalView({ approvaldigest: 5, data: { kind: 'permission', prompt: 'x' } }).complete, false);
 });
 
-const OPTS = { kind: 'question', options: [{ id: 'a', label: 'Alpha' }, { id: 'b', label: 'Beta' }] };
+const OPTS = {
+  kind: 'question',
+  options: [
+    { id: 'a', label: 'Alpha' },
+    { id: 'b', label: 'Beta' },
+  ],
+};
 
 test('mapTextAnswer: a request without options keeps the text; an empty one is invalid', () => {
   assert.deepEqual(mapTextAnswer({ kind: 'input' }, 'anything'), { text: 'anything' });
@@ -86,10 +95,21 @@ test('mapTextAnswer: unmatched text on a non-permission request is kept, or inva
 });
 
 test('mapTextAnswer: on a permission request, blank text is the refusing option without text; a configured refusing id is used', () => {
-  const perm = { kind: 'permission', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }, { id: 'later', label: 'Later' }] };
+  const perm = {
+    kind: 'permission',
+    options: [
+      { id: 'allow', label: 'Allow' },
+      { id: 'deny', label: 'Deny' },
+      { id: 'later', label: 'Later' },
+    ],
+  };
   assert.deepEqual(mapTextAnswer(perm, '  '), { option: 'deny' });
   assert.deepEqual(mapTextAnswer(perm, 'why not', { refusingOption: 'later' }), { option: 'later', text: 'why not' });
   assert.deepEqual(mapTextAnswer(perm, 'why not', { refusingOption: 'missing' }), { invalid: true });
   assert.deepEqual(mapTextAnswer(perm, 'why not', { permissionUnmatched: 'invalid' }), { invalid: true });
-  assert.deepEqual(mapTextAnswer({ kind: 'permission', options: [{ id: 'allow' }, { id: 'ok' }] }, 'hmm'), { invalid: true }, 'no refusing option: never the granting one');
+  assert.deepEqual(
+    mapTextAnswer({ kind: 'permission', options: [{ id: 'allow' }, { id: 'ok' }] }, 'hmm'),
+    { invalid: true },
+    'no refusing option: never the granting one',
+  );
 });

@@ -5,11 +5,38 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  CAPTURE_LEVELS, SEVERITIES, DEFAULT_CAPTURE, DEFAULT_SEVERITY, captureRank, severityRank, isCaptureLevel, isSeverity,
-  REGISTERED_TYPES, registryEntry, isRegisteredType, hasPayloadSchema, TYPE_REGISTRY,
-  isValidTypeName, isCommandType, formatResumeToken, parseResumeToken, createEmitter, AepError,
-  cryptoRandomSource, isUlid, ulidTime, ulid, ULID_ALPHABET, ULID_PATTERN,
-  redactUrl, socketUrl, streamUrl, encodeNdjson, encodeNdjsonLines, hasInvisible, validateEvent,
+  CAPTURE_LEVELS,
+  SEVERITIES,
+  DEFAULT_CAPTURE,
+  DEFAULT_SEVERITY,
+  captureRank,
+  severityRank,
+  isCaptureLevel,
+  isSeverity,
+  REGISTERED_TYPES,
+  registryEntry,
+  isRegisteredType,
+  hasPayloadSchema,
+  TYPE_REGISTRY,
+  isValidTypeName,
+  isCommandType,
+  formatResumeToken,
+  parseResumeToken,
+  createEmitter,
+  AepError,
+  cryptoRandomSource,
+  isUlid,
+  ulidTime,
+  ulid,
+  ULID_ALPHABET,
+  ULID_PATTERN,
+  redactUrl,
+  socketUrl,
+  streamUrl,
+  encodeNdjson,
+  encodeNdjsonLines,
+  hasInvisible,
+  validateEvent,
 } from '@aep/protocol';
 
 const code = (c: string) => (e: unknown) => e instanceof AepError && e.code === c;
@@ -38,7 +65,10 @@ test('registry: every generated row is registered and looked up by name; vendor 
     assert.equal(hasPayloadSchema(row.type), row.schema != null, row.type);
   }
   assert.ok(hasPayloadSchema('attention.requested'));
-  assert.ok(TYPE_REGISTRY.some((r) => r.schema == null), 'some types have no payload schema');
+  assert.ok(
+    TYPE_REGISTRY.some((r) => r.schema == null),
+    'some types have no payload schema',
+  );
   for (const t of ['x.acme.thing', 'tool.exploded', 'toString', '']) {
     assert.equal(isRegisteredType(t), false, t);
     assert.equal(registryEntry(t), undefined, t);
@@ -48,7 +78,8 @@ test('registry: every generated row is registered and looked up by name; vendor 
 
 test('type names: a core category or x.<vendor> then lower-case dotted segments; commands are control.* except the acks, or x.<vendor>.control.*', () => {
   for (const t of ['tool.completed', 'x.acme.agent.ping', 'tool.some_new_thing', 'control.cancel']) assert.ok(isValidTypeName(t), t);
-  for (const t of ['Tool.completed', 'tool', 'tool.', '.tool', 'tool..x', 'tool.comp leted', 'acme.thing', 'x.acme', '']) assert.equal(isValidTypeName(t), false, t);
+  for (const t of ['Tool.completed', 'tool', 'tool.', '.tool', 'tool..x', 'tool.comp leted', 'acme.thing', 'x.acme', ''])
+    assert.equal(isValidTypeName(t), false, t);
   assert.ok(isCommandType('control.attention.respond') && isCommandType('control.cancel') && isCommandType('x.acme.control.reboot'));
   assert.ok(!isCommandType('control.accepted') && !isCommandType('control.rejected') && !isCommandType('tool.control.x'));
 });
@@ -56,22 +87,50 @@ test('type names: a core category or x.<vendor> then lower-case dotted segments;
 test('resume tokens: formatting refuses an empty session and positions that are not integers >= 0', () => {
   assert.equal(formatResumeToken({ session: 'a:b', epoch: 0, seq: 0 }), 'a:b:0:0');
   assert.deepEqual(parseResumeToken('a:b:0:0'), { session: 'a:b', epoch: 0, seq: 0 });
-  assert.throws(() => formatResumeToken({ session: '', epoch: 0, seq: 0 }), (e: unknown) => code('AEP_RESUME_INVALID')(e) && /session must be a non-empty string/.test((e as Error).message));
-  for (const [epoch, seq, name] of [[-1, 0, 'epoch'], [0, -1, 'seq'], [0.5, 0, 'epoch'], [0, 2 ** 53, 'seq'], [Number.NaN, 0, 'epoch']] as const) {
-    assert.throws(() => formatResumeToken({ session: 's', epoch, seq }), (e: unknown) => code('AEP_RESUME_INVALID')(e) && (e as Error).message.includes(`${name} must be an integer`), `${epoch}:${seq}`);
+  assert.throws(
+    () => formatResumeToken({ session: '', epoch: 0, seq: 0 }),
+    (e: unknown) => code('AEP_RESUME_INVALID')(e) && /session must be a non-empty string/.test((e as Error).message),
+  );
+  for (const [epoch, seq, name] of [
+    [-1, 0, 'epoch'],
+    [0, -1, 'seq'],
+    [0.5, 0, 'epoch'],
+    [0, 2 ** 53, 'seq'],
+    [Number.NaN, 0, 'epoch'],
+  ] as const) {
+    assert.throws(
+      () => formatResumeToken({ session: 's', epoch, seq }),
+      (e: unknown) => code('AEP_RESUME_INVALID')(e) && (e as Error).message.includes(`${name} must be an integer`),
+      `${epoch}:${seq}`,
+    );
   }
 });
 
 test('emitter positions: setPosition refuses non-integer or negative values, a lower epoch, a repeated seq; accepts equal and higher', () => {
   const em = createEmitter({ source: 'aep://h/agent/a/session/s', agent: 'a', session: 's' });
-  for (const p of [{ epoch: -1, nextSeq: 0 }, { epoch: 0, nextSeq: -1 }, { epoch: 0.5, nextSeq: 0 }, { epoch: 0, nextSeq: 1.5 }]) {
-    assert.throws(() => em.setPosition('s', p), (e: unknown) => code('AEP_POSITION_INVALID')(e) && /integers >= 0/.test((e as Error).message), JSON.stringify(p));
+  for (const p of [
+    { epoch: -1, nextSeq: 0 },
+    { epoch: 0, nextSeq: -1 },
+    { epoch: 0.5, nextSeq: 0 },
+    { epoch: 0, nextSeq: 1.5 },
+  ]) {
+    assert.throws(
+      () => em.setPosition('s', p),
+      (e: unknown) => code('AEP_POSITION_INVALID')(e) && /integers >= 0/.test((e as Error).message),
+      JSON.stringify(p),
+    );
   }
   em.setPosition('s', { epoch: 2, nextSeq: 5 });
   em.setPosition('s', { epoch: 2, nextSeq: 5 });
   assert.deepEqual(em.position('s'), { epoch: 2, nextSeq: 5 });
-  assert.throws(() => em.setPosition('s', { epoch: 1, nextSeq: 99 }), (e: unknown) => code('AEP_POSITION_INVALID')(e) && /epoch 1 is below the session's epoch 2/.test((e as Error).message));
-  assert.throws(() => em.setPosition('s', { epoch: 2, nextSeq: 4 }), (e: unknown) => code('AEP_POSITION_INVALID')(e) && /seq 4 would repeat positions of epoch 2/.test((e as Error).message));
+  assert.throws(
+    () => em.setPosition('s', { epoch: 1, nextSeq: 99 }),
+    (e: unknown) => code('AEP_POSITION_INVALID')(e) && /epoch 1 is below the session's epoch 2/.test((e as Error).message),
+  );
+  assert.throws(
+    () => em.setPosition('s', { epoch: 2, nextSeq: 4 }),
+    (e: unknown) => code('AEP_POSITION_INVALID')(e) && /seq 4 would repeat positions of epoch 2/.test((e as Error).message),
+  );
   em.setPosition('s', { epoch: 3, nextSeq: 0 });
   const e = em.build({ type: 'progress.status', session: 's' });
   assert.equal(e.epoch, 3);
@@ -108,9 +167,19 @@ test('ULIDs: no crypto means AEP_NO_RANDOM; the crypto source refills its batch;
   assert.equal(ulidTime('7ZZZZZZZZZZZZZZZZZZZZZZZZZ'), 2 ** 48 - 1);
   assert.equal(isUlid(42), false);
   assert.throws(() => ulid(2 ** 48), code('AEP_ULID_TIME'));
-  assert.equal(ulid(2 ** 48 - 1, () => 0), '7ZZZZZZZZZ' + '0'.repeat(16));
-  assert.equal(ulid(0, () => 1), '0'.repeat(10) + 'Z'.repeat(16), 'a source returning 1.0 is clamped into the alphabet');
-  assert.equal(ulid(0, () => Number.NaN), '0'.repeat(26));
+  assert.equal(
+    ulid(2 ** 48 - 1, () => 0),
+    '7ZZZZZZZZZ' + '0'.repeat(16),
+  );
+  assert.equal(
+    ulid(0, () => 1),
+    '0'.repeat(10) + 'Z'.repeat(16),
+    'a source returning 1.0 is clamped into the alphabet',
+  );
+  assert.equal(
+    ulid(0, () => Number.NaN),
+    '0'.repeat(26),
+  );
 });
 
 test('URLs: a printable URL has no credentials, query or fragment; an unparsable one is replaced', () => {
@@ -126,11 +195,26 @@ test('NDJSON encoding refuses line breaks, blank lines and unserializable values
   assert.equal(encodeNdjsonLines([]), '');
   assert.equal(encodeNdjson([]), '');
   assert.equal(encodeNdjsonLines(['{}', '1']), '{}\n1\n');
-  assert.throws(() => encodeNdjsonLines(['{}', 'a\nb']), (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 1 holds a line break/.test((e as Error).message));
-  assert.throws(() => encodeNdjsonLines(['a\rb']), (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 0 holds a line break/.test((e as Error).message));
-  assert.throws(() => encodeNdjsonLines(['{}', '', '{}']), (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 1 is blank/.test((e as Error).message));
-  assert.throws(() => encodeNdjsonLines([' \t ']), (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 0 is blank/.test((e as Error).message));
-  assert.throws(() => encodeNdjson([{}, undefined]), (e: unknown) => code('AEP_NDJSON_LINE')(e) && /value 1 is not serializable/.test((e as Error).message));
+  assert.throws(
+    () => encodeNdjsonLines(['{}', 'a\nb']),
+    (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 1 holds a line break/.test((e as Error).message),
+  );
+  assert.throws(
+    () => encodeNdjsonLines(['a\rb']),
+    (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 0 holds a line break/.test((e as Error).message),
+  );
+  assert.throws(
+    () => encodeNdjsonLines(['{}', '', '{}']),
+    (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 1 is blank/.test((e as Error).message),
+  );
+  assert.throws(
+    () => encodeNdjsonLines([' \t ']),
+    (e: unknown) => code('AEP_NDJSON_LINE')(e) && /line 0 is blank/.test((e as Error).message),
+  );
+  assert.throws(
+    () => encodeNdjson([{}, undefined]),
+    (e: unknown) => code('AEP_NDJSON_LINE')(e) && /value 1 is not serializable/.test((e as Error).message),
+  );
   assert.throws(() => encodeNdjson([() => 1]), code('AEP_NDJSON_LINE'));
 });
 
@@ -154,14 +238,33 @@ test('payload rule ids: each schema keyword maps to its own rule (AEP-0002 §5),
   ];
   for (const [e, rule, path] of cases) {
     const issues = validateEvent(e);
-    assert.deepEqual(issues.map((i) => i.rule), [rule], JSON.stringify(e));
+    assert.deepEqual(
+      issues.map((i) => i.rule),
+      [rule],
+      JSON.stringify(e),
+    );
     assert.ok(issues[0]!.path.startsWith(path), `${rule}: ${issues[0]!.path}`);
   }
 });
 
 test('a command without subject is command.subject-required; an attention reply without one is attention.subject-required', () => {
-  const cmd = { aep: '0.1', id: 'C1', type: 'control.attention.respond', time: '2026-08-01T09:00:00Z', source: 'aep://conf/agent/sender', agent: 'sender', session: 's', data: { answer: { option: 'a' } } };
-  assert.deepEqual(validateEvent(cmd).map((i) => [i.rule, i.path]), [['command.subject-required', '/subject']]);
+  const cmd = {
+    aep: '0.1',
+    id: 'C1',
+    type: 'control.attention.respond',
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://conf/agent/sender',
+    agent: 'sender',
+    session: 's',
+    data: { answer: { option: 'a' } },
+  };
+  assert.deepEqual(
+    validateEvent(cmd).map((i) => [i.rule, i.path]),
+    [['command.subject-required', '/subject']],
+  );
   const reply = { ...EV, type: 'attention.resolved', data: { resolution: 'answered' } };
-  assert.deepEqual(validateEvent(reply).map((i) => [i.rule, i.path]), [['attention.subject-required', '/subject']]);
+  assert.deepEqual(
+    validateEvent(reply).map((i) => [i.rule, i.path]),
+    [['attention.subject-required', '/subject']],
+  );
 });

@@ -9,7 +9,17 @@ import { StreamValidator, CLOSED_PER_SESSION, encodeSseMessage, createEmitter, A
 test('closed attention requests are forgotten beyond CLOSED_PER_SESSION, oldest first; an open one is never evicted', () => {
   const sv = new StreamValidator({ dedupeWindow: 100 });
   let seq = 0;
-  const ev = (type: string, extra: Record<string, unknown>) => ({ aep: '0.1', id: `Q${seq}`, type, time: '2026-08-01T09:00:00Z', source: 'aep://q/agent/a/session/q', agent: 'a', session: 'q', seq: seq++, ...extra });
+  const ev = (type: string, extra: Record<string, unknown>) => ({
+    aep: '0.1',
+    id: `Q${seq}`,
+    type,
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://q/agent/a/session/q',
+    agent: 'a',
+    session: 'q',
+    seq: seq++,
+    ...extra,
+  });
   sv.push(ev('attention.requested', { data: { kind: 'input', prompt: 'p' } }), 0); // Q0 stays open
   const N = CLOSED_PER_SESSION + 500;
   for (let k = 0; k < N; k++) {
@@ -17,19 +27,31 @@ test('closed attention requests are forgotten beyond CLOSED_PER_SESSION, oldest 
     sv.push(ev('attention.requested', { data: { kind: 'input', prompt: 'p' } }), seq);
     sv.push(ev('attention.resolved', { subject: id, data: { resolution: 'answered' } }), seq);
   }
-  const st = (sv as unknown as { sessions: Map<string, Map<string, { requests: Map<string, { terminal: unknown }> }>> }).sessions.get('aep://q/agent/a/session/q')!.get('q')!;
+  const st = (sv as unknown as { sessions: Map<string, Map<string, { requests: Map<string, { terminal: unknown }> }>> }).sessions
+    .get('aep://q/agent/a/session/q')!
+    .get('q')!;
   assert.ok(st.requests.size <= CLOSED_PER_SESSION + 1, `bounded: ${st.requests.size}`);
   assert.ok(st.requests.size >= CLOSED_PER_SESSION * 0.9, `only the oldest are dropped: ${st.requests.size}`);
   assert.ok(st.requests.has('Q0') && st.requests.get('Q0')!.terminal === undefined, 'the open request is kept');
   const newest = `Q${seq - 2}`;
   assert.ok(st.requests.has(newest), 'the newest closed request is remembered');
-  assert.deepEqual(sv.push(ev('attention.timeout', { subject: newest }), seq).map((i) => i.rule), ['stream.attention-terminal-duplicate']);
-  assert.deepEqual(sv.push(ev('session.ended', {}), seq).map((i) => i.rule), ['stream.attention-open-at-session-end']);
+  assert.deepEqual(
+    sv.push(ev('attention.timeout', { subject: newest }), seq).map((i) => i.rule),
+    ['stream.attention-terminal-duplicate'],
+  );
+  assert.deepEqual(
+    sv.push(ev('session.ended', {}), seq).map((i) => i.rule),
+    ['stream.attention-open-at-session-end'],
+  );
 });
 
 test('SSE: a data or event field that starts or ends with a line break is refused', () => {
   for (const m of [{ data: '\n{}' }, { data: '\r{}' }, { data: '{}\n' }, { event: '\nx', data: '{}' }]) {
-    assert.throws(() => encodeSseMessage(m), (e: unknown) => e instanceof AepError && e.code === 'AEP_SSE_LINE', JSON.stringify(m));
+    assert.throws(
+      () => encodeSseMessage(m),
+      (e: unknown) => e instanceof AepError && e.code === 'AEP_SSE_LINE',
+      JSON.stringify(m),
+    );
   }
   assert.equal(encodeSseMessage({ data: '{}' }), 'data: {}\n\n');
 });

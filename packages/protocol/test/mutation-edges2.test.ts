@@ -12,7 +12,10 @@ import { gateFormValues, validateEvent, envelopeFastValid, compileFilter, Stream
 import type { FieldSpec } from '@aep/protocol';
 
 test('gating: text typed into a number or boolean field is free text, dropped below redacted and kept at redacted', () => {
-  const fields: FieldSpec[] = [{ id: 'n', type: 'number', label: 'N' }, { id: 'b', type: 'boolean', label: 'B' }];
+  const fields: FieldSpec[] = [
+    { id: 'n', type: 'number', label: 'N' },
+    { id: 'b', type: 'boolean', label: 'B' },
+  ];
   const values = { n: 'my password is hunter2', b: 'yes, token abc' };
   for (const level of ['none', 'metadata'] as const) assert.deepEqual(gateFormValues(fields, values, level), {}, level);
   assert.deepEqual(gateFormValues(fields, values, 'redacted'), values);
@@ -23,7 +26,10 @@ test('gating: text typed into a number or boolean field is free text, dropped be
 test('an empty source is an invalid envelope, on the fast path and in validateEvent', () => {
   const e = { aep: '0.1', id: 'E', type: 'progress.status', time: '2026-08-01T09:00:00Z', source: '', agent: 'a', session: 's', seq: 1 };
   assert.equal(envelopeFastValid(e), false);
-  assert.ok(validateEvent(e).some((i) => i.rule === 'envelope.source'), JSON.stringify(validateEvent(e)));
+  assert.ok(
+    validateEvent(e).some((i) => i.rule === 'envelope.source'),
+    JSON.stringify(validateEvent(e)),
+  );
   assert.equal(envelopeFastValid({ ...e, source: 'aep://h/' + 'x'.repeat(300) }), true, 'a long source is checked directly');
   assert.equal(envelopeFastValid({ ...e, source: 'no scheme ' + 'x'.repeat(300) }), false);
 });
@@ -40,13 +46,27 @@ test('attr-match: a `*` anywhere before the trailing `.*` of a type pattern is r
 test('dedupe window: through thousands of evictions the index finds exactly the last `window` ids', () => {
   const W = 1000;
   const sv = new StreamValidator({ dedupeWindow: W });
-  const ev = (i: number, data: Record<string, unknown> = {}) => ({ aep: '0.1', id: `K${i}`, type: 'control.pause', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/c', agent: 'c', session: 's', subject: 'x', data });
+  const ev = (i: number, data: Record<string, unknown> = {}) => ({
+    aep: '0.1',
+    id: `K${i}`,
+    type: 'control.pause',
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://h/agent/c',
+    agent: 'c',
+    session: 's',
+    subject: 'x',
+    data,
+  });
   const N = 6000;
   for (let i = 0; i < N; i++) sv.push(ev(i), i);
   assert.equal(sv.rememberedIds, W);
   for (const i of [N - 1, N - 2, N - W + 1, N - W, N - 500]) {
     assert.deepEqual(sv.push(ev(i), N), [], `K${i} redelivered`);
-    assert.deepEqual(sv.push(ev(i, { x: 1 }), N).map((x) => x.rule), ['stream.id-conflict'], `K${i} remembered`);
+    assert.deepEqual(
+      sv.push(ev(i, { x: 1 }), N).map((x) => x.rule),
+      ['stream.id-conflict'],
+      `K${i} remembered`,
+    );
   }
   assert.deepEqual(sv.push(ev(N - W - 1, { x: 1 }), N), [], 'the one before the window is forgotten');
 });
@@ -63,6 +83,12 @@ test('fingerprint: long strings also hash 16 evenly spaced characters', () => {
 });
 
 test('SSE: the refusal of a multi-line data field says how to fix it', () => {
-  assert.throws(() => encodeSseMessage({ data: '{\n}' }), (e: unknown) => e instanceof AepError && e.message === 'SSE data must be one line: serialize the Event without line breaks (AEP-0003 §3.3)');
-  assert.throws(() => encodeSseMessage({ event: 'a\rb', data: '{}' }), (e: unknown) => e instanceof AepError && e.message === 'an SSE event name cannot hold a line break (AEP-0003 §3.3)');
+  assert.throws(
+    () => encodeSseMessage({ data: '{\n}' }),
+    (e: unknown) => e instanceof AepError && e.message === 'SSE data must be one line: serialize the Event without line breaks (AEP-0003 §3.3)',
+  );
+  assert.throws(
+    () => encodeSseMessage({ event: 'a\rb', data: '{}' }),
+    (e: unknown) => e instanceof AepError && e.message === 'an SSE event name cannot hold a line break (AEP-0003 §3.3)',
+  );
 });

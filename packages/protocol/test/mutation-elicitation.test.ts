@@ -50,7 +50,10 @@ test('unmappable schemas: each refusal names the property and what an AEP form c
     [{ '': { type: 'string' } }, /^requestedSchema has an empty property key$/],
   ];
   for (const [properties, re] of cases) assert.match(refusal({ message: 'm', requestedSchema: schemaOf(properties) }), re, JSON.stringify(properties));
-  assert.match(refusal({ message: 'm', requestedSchema: schemaOf({ a: { type: 'string' } }, ['b']) }), /^requestedSchema\.required names "b", which is not a property$/);
+  assert.match(
+    refusal({ message: 'm', requestedSchema: schemaOf({ a: { type: 'string' } }, ['b']) }),
+    /^requestedSchema\.required names "b", which is not a property$/,
+  );
   assert.match(refusal({ message: 'm', requestedSchema: schemaOf({}, 'a') }), /^requestedSchema\.required must be an array of strings$/);
   assert.match(refusal({ message: 'm', requestedSchema: { type: 'object', properties: [] } }), /^requestedSchema\.properties must be an object$/);
   assert.match(refusal({ message: 'm', requestedSchema: { type: 'array' } }), /^requestedSchema\.type must be "object"$/);
@@ -63,25 +66,37 @@ test('unmappable schemas: each refusal names the property and what an AEP form c
 });
 
 test('mappable edges: labels fall back title -> description -> key; enumNames title the choices; counts and formats are kept as constraints', () => {
-  const r = elicitationToForm({
-    message: 'm',
-    requestedSchema: schemaOf({
-      t: { type: 'string', title: '  ', description: 'Described', minLength: 1, maxLength: 3, format: 'email' },
-      k: { type: 'string', description: ' ' },
-      e: { type: 'string', enum: ['a', 'b'], enumNames: ['Alpha', 'Beta'] },
-      m: { type: 'array', items: { anyOf: [{ const: 'x', title: 'Ex' }, { const: 'y' }] }, minItems: 0, maxItems: 2 },
-      n: { type: 'array', items: { type: 'string', enum: ['u'] } },
-    }, ['e']),
-  }, OPTS);
+  const r = elicitationToForm(
+    {
+      message: 'm',
+      requestedSchema: schemaOf(
+        {
+          t: { type: 'string', title: '  ', description: 'Described', minLength: 1, maxLength: 3, format: 'email' },
+          k: { type: 'string', description: ' ' },
+          e: { type: 'string', enum: ['a', 'b'], enumNames: ['Alpha', 'Beta'] },
+          m: { type: 'array', items: { anyOf: [{ const: 'x', title: 'Ex' }, { const: 'y' }] }, minItems: 0, maxItems: 2 },
+          n: { type: 'array', items: { type: 'string', enum: ['u'] } },
+        },
+        ['e'],
+      ),
+    },
+    OPTS,
+  );
   assert.ok(r.ok, r.ok ? '' : r.reason);
   if (!r.ok) return;
   const byId = Object.fromEntries(r.data.fields.map((f) => [f.id, f]));
   assert.equal(byId['t']!.label, 'Described');
   assert.equal(byId['k']!.label, 'k');
-  assert.deepEqual(byId['e']!.choices, [{ id: 'a', label: 'Alpha' }, { id: 'b', label: 'Beta' }]);
+  assert.deepEqual(byId['e']!.choices, [
+    { id: 'a', label: 'Alpha' },
+    { id: 'b', label: 'Beta' },
+  ]);
   assert.equal(byId['e']!.required, true);
   assert.equal(byId['t']!.required, false);
-  assert.deepEqual(byId['m']!.choices, [{ id: 'x', label: 'Ex' }, { id: 'y', label: 'y' }]);
+  assert.deepEqual(byId['m']!.choices, [
+    { id: 'x', label: 'Ex' },
+    { id: 'y', label: 'y' },
+  ]);
   assert.equal(byId['m']!.multi, true);
   assert.equal(byId['n']!.multi, true);
   assert.deepEqual(r.constraints['t'], { minLength: 1, maxLength: 3, format: 'email' });
@@ -91,22 +106,46 @@ test('mappable edges: labels fall back title -> description -> key; enumNames ti
 });
 
 const TYPED = schemaOf({
-  i: { type: 'integer' }, n: { type: 'number' }, b: { type: 'boolean' }, s: { type: 'string' },
-  e: { type: 'string', enum: ['a', 'b'] }, m: { type: 'array', items: { type: 'string', enum: ['x', 'y'] } },
+  i: { type: 'integer' },
+  n: { type: 'number' },
+  b: { type: 'boolean' },
+  s: { type: 'string' },
+  e: { type: 'string', enum: ['a', 'b'] },
+  m: { type: 'array', items: { type: 'string', enum: ['x', 'y'] } },
   d: { type: 'string', default: 'dflt' },
 });
 
 test('answer values are restored to MCP types; what cannot be restored is kept as given, never dropped', () => {
-  assert.deepEqual(formValuesToElicitationContent(TYPED, { i: ' -42 ', n: ' 3.5', b: 'false', s: ['one'], e: 'a', m: 'x' }, { applyDefaults: false }),
-    { i: -42, n: 3.5, b: false, s: 'one', e: 'a', m: ['x'] });
-  assert.deepEqual(formValuesToElicitationContent(TYPED, { i: 7, n: 0, b: true, m: ['x', 'y'] }, { applyDefaults: false }), { i: 7, n: 0, b: true, m: ['x', 'y'] });
+  assert.deepEqual(formValuesToElicitationContent(TYPED, { i: ' -42 ', n: ' 3.5', b: 'false', s: ['one'], e: 'a', m: 'x' }, { applyDefaults: false }), {
+    i: -42,
+    n: 3.5,
+    b: false,
+    s: 'one',
+    e: 'a',
+    m: ['x'],
+  });
+  assert.deepEqual(formValuesToElicitationContent(TYPED, { i: 7, n: 0, b: true, m: ['x', 'y'] }, { applyDefaults: false }), {
+    i: 7,
+    n: 0,
+    b: true,
+    m: ['x', 'y'],
+  });
   assert.deepEqual(formValuesToElicitationContent(TYPED, { i: 'true' }, { applyDefaults: false }), { i: 'true' });
-  assert.deepEqual(formValuesToElicitationContent(TYPED, { i: '9007199254740993', n: '', b: 'maybe', s: ['a', 'b'], m: [1] }, { applyDefaults: false }),
-    { i: '9007199254740993', n: '', b: 'maybe', s: ['a', 'b'], m: [1] });
+  assert.deepEqual(formValuesToElicitationContent(TYPED, { i: '9007199254740993', n: '', b: 'maybe', s: ['a', 'b'], m: [1] }, { applyDefaults: false }), {
+    i: '9007199254740993',
+    n: '',
+    b: 'maybe',
+    s: ['a', 'b'],
+    m: [1],
+  });
   assert.deepEqual(formValuesToElicitationContent(TYPED, { i: 3.5, n: Infinity, b: 'TRUE' }, { applyDefaults: false }), { i: 3.5, n: Infinity, b: 'TRUE' });
   assert.deepEqual(formValuesToElicitationContent(TYPED, { n: 'abc' }, { applyDefaults: false }), { n: 'abc' });
   assert.deepEqual(formValuesToElicitationContent(TYPED, { b: 'true' }, { applyDefaults: false }), { b: true });
-  assert.deepEqual(formValuesToElicitationContent(TYPED, { s: null, e: undefined, zz: 'not a property' }, { applyDefaults: false }), {}, 'null, absent and unknown keys are left out');
+  assert.deepEqual(
+    formValuesToElicitationContent(TYPED, { s: null, e: undefined, zz: 'not a property' }, { applyDefaults: false }),
+    {},
+    'null, absent and unknown keys are left out',
+  );
   assert.deepEqual(formValuesToElicitationContent(TYPED, {}), { d: 'dflt' }, 'defaults are applied by default');
   assert.deepEqual(formValuesToElicitationContent(TYPED, { d: 'mine' }), { d: 'mine' });
   assert.deepEqual(formValuesToElicitationContent(TYPED, 'not values', { applyDefaults: false }), {});
@@ -114,7 +153,10 @@ test('answer values are restored to MCP types; what cannot be restored is kept a
 });
 
 test('validateElicitationContent: an unmappable schema is one mcp-elicitation.schema issue at the base path, with the reason', () => {
-  assert.deepEqual(validateElicitationContent({ type: 'array' }, {}).map((i) => [i.rule, i.path]), [['mcp-elicitation.schema', '/data/answer/values']]);
+  assert.deepEqual(
+    validateElicitationContent({ type: 'array' }, {}).map((i) => [i.rule, i.path]),
+    [['mcp-elicitation.schema', '/data/answer/values']],
+  );
   const [issue] = validateElicitationContent({ type: 'array' }, {}, { basePath: '/content' });
   assert.equal(issue!.path, '/content');
   assert.match(issue!.message, /^mcp-elicitation\.schema: the requestedSchema cannot be mapped to a form: requestedSchema\.type must be "object"$/);

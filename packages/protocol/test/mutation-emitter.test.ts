@@ -22,7 +22,16 @@ test('emitter identity: source and agent must be non-empty strings, epoch an int
 test('optional members are copied when given and absent otherwise; capture metadata and severity info are omitted', () => {
   const em = createEmitter({ source: 'aep://h/agent/a/session/s', agent: 'a', session: 's', capture: 'redacted' });
   const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-  const e = em.build({ type: 'tool.completed', run: 'r', step: 'st', cause: 'C1', traceparent: tp, subject: 'x', severity: 'warning', data: { tool: { name: 'Bash' } } });
+  const e = em.build({
+    type: 'tool.completed',
+    run: 'r',
+    step: 'st',
+    cause: 'C1',
+    traceparent: tp,
+    subject: 'x',
+    severity: 'warning',
+    data: { tool: { name: 'Bash' } },
+  });
   assert.equal(e.step, 'st');
   assert.equal(e.cause, 'C1');
   assert.equal(e.traceparent, tp);
@@ -45,8 +54,14 @@ test('optional members are copied when given and absent otherwise; capture metad
 
 test('an invalid event is refused naming each rule and where, and uses up no seq', () => {
   const em = createEmitter({ source: 'aep://h/agent/a/session/s', agent: 'a', session: 's' });
-  assert.throws(() => em.build({ type: 'Bad.Type' }), (e: unknown) => e instanceof AepError && /^refusing to emit an invalid Bad\.Type event: envelope\.type-name at \/type$/.test(e.message));
-  assert.throws(() => em.build({ type: 'run.finished', run: 'r', data: { duration_ms: -1 } }), (e: unknown) => e instanceof AepError && /payload\.range at \/data\/duration_ms/.test(e.message));
+  assert.throws(
+    () => em.build({ type: 'Bad.Type' }),
+    (e: unknown) => e instanceof AepError && /^refusing to emit an invalid Bad\.Type event: envelope\.type-name at \/type$/.test(e.message),
+  );
+  assert.throws(
+    () => em.build({ type: 'run.finished', run: 'r', data: { duration_ms: -1 } }),
+    (e: unknown) => e instanceof AepError && /payload\.range at \/data\/duration_ms/.test(e.message),
+  );
   assert.equal(em.position('s').nextSeq, 0);
   const noCheck = createEmitter({ source: 'aep://h/agent/a/session/s', agent: 'a', session: 's', validate: false });
   assert.equal(noCheck.build({ type: 'Bad.Type' }).type, 'Bad.Type', 'validate:false builds without checking');
@@ -65,12 +80,18 @@ test('labelEffect: the first word after opening quotes or brackets; none -> othe
 
 test('approvalView options: malformed entries are skipped, a missing label shows the id, the digest is reported', () => {
   const prompt = 'rm -rf /tmp/x';
-  const v = approvalView({ approvaldigest: approvalDigest(prompt), data: { kind: 'permission', prompt, options: [null, 'allow', { id: 7 }, { id: 'allow' }, { id: 'deny', label: 3 }, { id: 'later', label: 'Allow later' }] } });
-  assert.deepEqual(v.options.map((o) => [o.id, o.label, o.effect, o.contradicts, o.offer]), [
-    ['allow', 'allow', 'allow', false, true],
-    ['deny', 'deny', 'deny', false, true],
-    ['later', 'Allow later', 'other', true, true],
-  ]);
+  const v = approvalView({
+    approvaldigest: approvalDigest(prompt),
+    data: { kind: 'permission', prompt, options: [null, 'allow', { id: 7 }, { id: 'allow' }, { id: 'deny', label: 3 }, { id: 'later', label: 'Allow later' }] },
+  });
+  assert.deepEqual(
+    v.options.map((o) => [o.id, o.label, o.effect, o.contradicts, o.offer]),
+    [
+      ['allow', 'allow', 'allow', false, true],
+      ['deny', 'deny', 'deny', false, true],
+      ['later', 'Allow later', 'other', true, true],
+    ],
+  );
   assert.equal(v.flagged, true);
   assert.equal(v.digest, approvalDigest(prompt));
   assert.equal(v.text, prompt);
@@ -86,5 +107,12 @@ test('approvalView options: malformed entries are skipped, a missing label shows
   // A digest on a non-permission request makes it an approval too.
   const declared = approvalView({ approvaldigest: 'x', data: { kind: 'question', prompt: 'p', options: [{ id: 'allow' }, { id: 'other' }] } });
   assert.equal(declared.required, true);
-  assert.deepEqual(declared.options.map((o) => [o.id, o.offer]), [['allow', false], ['other', false]], 'only deny is offered on an incomplete approval');
+  assert.deepEqual(
+    declared.options.map((o) => [o.id, o.offer]),
+    [
+      ['allow', false],
+      ['other', false],
+    ],
+    'only deny is offered on an incomplete approval',
+  );
 });

@@ -52,9 +52,15 @@ test('absent severity, capture and epoch take their defaults before matching; ot
 
 test('severity ranges are inclusive at both ends; one bound alone is open on the other side', () => {
   const band = matcher({ severity: { gte: 'notice', lte: 'error' } });
-  assert.deepEqual(['debug', 'info', 'notice', 'warning', 'error', 'critical'].map((s) => band({ severity: s })), [false, false, true, true, true, false]);
+  assert.deepEqual(
+    ['debug', 'info', 'notice', 'warning', 'error', 'critical'].map((s) => band({ severity: s })),
+    [false, false, true, true, true, false],
+  );
   const low = matcher({ severity: { lte: 'info' } });
-  assert.deepEqual(['debug', 'info', 'notice'].map((s) => low({ severity: s })), [true, true, false]);
+  assert.deepEqual(
+    ['debug', 'info', 'notice'].map((s) => low({ severity: s })),
+    [true, true, false],
+  );
   assert.ok(low({}), 'absent severity is info');
   const high = matcher({ severity: { gte: 'critical' } });
   assert.ok(high({ severity: 'critical' }) && !high({ severity: 'error' }));
@@ -82,7 +88,11 @@ test('each refusal names the rule and what is wrong', () => {
     const f = compileFilter(filter);
     assert.equal(f.ok, false, JSON.stringify(filter));
     if (f.ok) continue;
-    assert.deepEqual(f.issues.map((i) => [i.rule, i.path]), [[rule, path]], JSON.stringify(filter));
+    assert.deepEqual(
+      f.issues.map((i) => [i.rule, i.path]),
+      [[rule, path]],
+      JSON.stringify(filter),
+    );
     assert.match(f.issues[0]!.message, re, JSON.stringify(filter));
   }
   assert.ok(compileFilter({ ext1: 'x', type: 'tool.*', severity: 'info' }).ok, 'extension names, a type pattern and a plain severity are fine');

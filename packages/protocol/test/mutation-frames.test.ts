@@ -74,7 +74,14 @@ test('frames: edge values on the accepted side of each rule stay frames, unknown
     { type: 'hello', versions: ['0.1'], role: 'consumer', claim: 'b'.repeat(64) },
     { type: 'subscribe', id: 's', filter: {}, from: 'all', capture: 'none' },
     { type: 'subscribe', id: 's', from: [] },
-    { type: 'subscribe', id: 's', from: [{ session: '', seq: 0 }, { session: 's', epoch: 0, seq: Number.MAX_SAFE_INTEGER }] },
+    {
+      type: 'subscribe',
+      id: 's',
+      from: [
+        { session: '', seq: 0 },
+        { session: 's', epoch: 0, seq: Number.MAX_SAFE_INTEGER },
+      ],
+    },
     { type: 'subscribed', id: 'x' },
     { type: 'roster', id: 'r', entries: [{ session: '' }], offline: [] },
     { type: 'roster', id: 'r', entries: [], offline: [{ request: 'q', session: '', agent: '', source: '', since: '' }] },
@@ -95,10 +102,26 @@ test('frames: edge values on the accepted side of each rule stay frames, unknown
 test('frames: a string type with a dot is an Event (envelope not checked here), without a dot and outside the catalogue it is ignored', () => {
   assert.deepEqual(classifySocketValue({ type: 'a.b' }), { kind: 'event', type: 'a.b', event: { type: 'a.b' } });
   assert.deepEqual(classifySocketValue({ type: 'hello-v2' }), { kind: 'unknown', type: 'hello-v2', value: { type: 'hello-v2' } });
-  assert.deepEqual(classifySocketValue({ type: '' }), { kind: 'invalid', reason: 'a WebSocket message needs a string "type" (AEP-0003 §2)', value: { type: '' } });
+  assert.deepEqual(classifySocketValue({ type: '' }), {
+    kind: 'invalid',
+    reason: 'a WebSocket message needs a string "type" (AEP-0003 §2)',
+    value: { type: '' },
+  });
   assert.deepEqual(classifySocketValue(null), { kind: 'invalid', reason: 'a WebSocket message must be one JSON object (AEP-0003 §2)', value: null });
   assert.deepEqual(parseSocketMessage('{'), { kind: 'invalid', reason: 'a WebSocket message must be JSON (AEP-0003 §2)' });
-  assert.deepEqual([...FRAME_TYPES].sort(), ['closing', 'error', 'hello', 'ping', 'pong', 'replay-exhausted', 'roster', 'subscribe', 'subscribed', 'unsubscribe', 'unsubscribed']);
+  assert.deepEqual([...FRAME_TYPES].sort(), [
+    'closing',
+    'error',
+    'hello',
+    'ping',
+    'pong',
+    'replay-exhausted',
+    'roster',
+    'subscribe',
+    'subscribed',
+    'unsubscribe',
+    'unsubscribed',
+  ]);
 });
 
 test('frame builders: absent members are omitted, given ones copied (not aliased)', () => {
@@ -114,7 +137,12 @@ test('frame builders: absent members are omitted, given ones copied (not aliased
   assert.deepEqual(pongFrame(undefined), { type: 'pong' });
   assert.ok(!('t' in pongFrame(undefined)));
   assert.deepEqual(pongFrame(0), { type: 'pong', t: 0 });
-  assert.deepEqual(subscribeFrame({ id: 's', filter: { type: 'a.*' }, from: [{ session: 's', epoch: 1, seq: 2, extra: 1 } as never], capture: 'full' }),
-    { type: 'subscribe', id: 's', filter: { type: 'a.*' }, from: [{ session: 's', epoch: 1, seq: 2 }], capture: 'full' });
+  assert.deepEqual(subscribeFrame({ id: 's', filter: { type: 'a.*' }, from: [{ session: 's', epoch: 1, seq: 2, extra: 1 } as never], capture: 'full' }), {
+    type: 'subscribe',
+    id: 's',
+    filter: { type: 'a.*' },
+    from: [{ session: 's', epoch: 1, seq: 2 }],
+    capture: 'full',
+  });
   assert.deepEqual(subscribeFrame({ id: 's', from: 'all' }), { type: 'subscribe', id: 's', from: 'all' });
 });

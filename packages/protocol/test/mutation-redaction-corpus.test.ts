@@ -8,9 +8,23 @@ import { readFileSync } from 'node:fs';
 import { redact, redactValue, REDACTED_SECRET } from '@aep/protocol';
 import type { RedactOptions } from '@aep/protocol';
 
-interface TextCase { id: string; input: string; options?: RedactOptions; expect?: string; mustNotContain?: string[]; mustContain?: string[] }
-interface ValueCase { id: string; input: unknown; expect: unknown }
-const fixture = JSON.parse(readFileSync(new URL('../../../conformance/redaction/cases.json', import.meta.url), 'utf8')) as { cases: TextCase[]; values: ValueCase[] };
+interface TextCase {
+  id: string;
+  input: string;
+  options?: RedactOptions;
+  expect?: string;
+  mustNotContain?: string[];
+  mustContain?: string[];
+}
+interface ValueCase {
+  id: string;
+  input: unknown;
+  expect: unknown;
+}
+const fixture = JSON.parse(readFileSync(new URL('../../../conformance/redaction/cases.json', import.meta.url), 'utf8')) as {
+  cases: TextCase[];
+  values: ValueCase[];
+};
 
 test('every text case of the redaction corpus', () => {
   assert.ok(fixture.cases.length > 20);
@@ -41,7 +55,10 @@ test('redactValue: absurd nesting fails closed instead of overflowing', () => {
   for (let i = 0; i < 600; i++) deep = [deep];
   let v = redactValue(deep);
   let depth = 0;
-  while (Array.isArray(v)) { v = v[0]; depth++; }
+  while (Array.isArray(v)) {
+    v = v[0];
+    depth++;
+  }
   assert.equal(v, REDACTED_SECRET);
   assert.ok(depth > 500 && depth < 600, String(depth));
 });

@@ -8,17 +8,65 @@ import { isInvisibleCodePoint, visibleText, hasInvisible, canonicalJson, digest,
 
 test('isInvisibleCodePoint: each range and single code point at its edges', () => {
   const ranges: [number, number][] = [
-    [0x00, 0x09], [0x0b, 0x1f], [0x7f, 0x7f], [0x80, 0x9f], [0x200b, 0x200f], [0x2028, 0x202e], [0x2060, 0x206f],
-    [0xfe00, 0xfe0f], [0xfff9, 0xfffb], [0xe0000, 0xe007f], [0xe0100, 0xe01ef], [0xd800, 0xdfff],
+    [0x00, 0x09],
+    [0x0b, 0x1f],
+    [0x7f, 0x7f],
+    [0x80, 0x9f],
+    [0x200b, 0x200f],
+    [0x2028, 0x202e],
+    [0x2060, 0x206f],
+    [0xfe00, 0xfe0f],
+    [0xfff9, 0xfffb],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+    [0xd800, 0xdfff],
   ];
   for (const [lo, hi] of ranges) {
     for (const cp of [lo, hi, (lo + hi) >> 1]) assert.equal(isInvisibleCodePoint(cp), true, cp.toString(16));
   }
-  for (const cp of [0x00ad, 0x034f, 0x061c, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180e, 0x3164, 0xffa0, 0xfeff]) assert.equal(isInvisibleCodePoint(cp), true, cp.toString(16));
+  for (const cp of [0x00ad, 0x034f, 0x061c, 0x115f, 0x1160, 0x17b4, 0x17b5, 0x180e, 0x3164, 0xffa0, 0xfeff])
+    assert.equal(isInvisibleCodePoint(cp), true, cp.toString(16));
   const visible = [
-    0x0a, 0x20, 0x7e, 0xa0, 0xac, 0xae, 0x034e, 0x0350, 0x061b, 0x061d, 0x115e, 0x1161, 0x17b3, 0x17b6, 0x180d, 0x180f, 0x3163, 0x3165,
-    0xff9f, 0xffa1, 0xfefe, 0xff00, 0x200a, 0x2010, 0x2027, 0x202f, 0x205f, 0x2070, 0xfdff, 0xfe10, 0xfff8, 0xfffc, 0xdfff + 1, 0xd7ff,
-    0xdffff, 0xe0080, 0xe00ff, 0xe01f0, 0x1f600, 0x41,
+    0x0a,
+    0x20,
+    0x7e,
+    0xa0,
+    0xac,
+    0xae,
+    0x034e,
+    0x0350,
+    0x061b,
+    0x061d,
+    0x115e,
+    0x1161,
+    0x17b3,
+    0x17b6,
+    0x180d,
+    0x180f,
+    0x3163,
+    0x3165,
+    0xff9f,
+    0xffa1,
+    0xfefe,
+    0xff00,
+    0x200a,
+    0x2010,
+    0x2027,
+    0x202f,
+    0x205f,
+    0x2070,
+    0xfdff,
+    0xfe10,
+    0xfff8,
+    0xfffc,
+    0xdfff + 1,
+    0xd7ff,
+    0xdffff,
+    0xe0080,
+    0xe00ff,
+    0xe01f0,
+    0x1f600,
+    0x41,
   ];
   for (const cp of visible) assert.equal(isInvisibleCodePoint(cp), false, cp.toString(16));
 });
@@ -58,7 +106,18 @@ test('selectVersion: only a list is a list of versions', () => {
 test('SSE comments: replay-exhausted needs a session, a space and an epoch:seq of two unsigned integers', () => {
   assert.deepEqual(parseSseComment('ping'), { kind: 'ping' });
   assert.deepEqual(parseSseComment('replay-exhausted s 3:4'), { kind: 'replay-exhausted', session: 's', earliest: { epoch: 3, seq: 4 } });
-  for (const text of ['replay-exhausted s :4', 'replay-exhausted s 3:', 'replay-exhausted s 34', 'replay-exhausted  3:4', 'replay-exhausted 3:4', 'replay-exhausted s -1:4', 'replay-exhausted s 3:4x', 'replay-exhausteds 3:4', 'replay-exhausted s 9007199254740993:1', 'pings']) {
+  for (const text of [
+    'replay-exhausted s :4',
+    'replay-exhausted s 3:',
+    'replay-exhausted s 34',
+    'replay-exhausted  3:4',
+    'replay-exhausted 3:4',
+    'replay-exhausted s -1:4',
+    'replay-exhausted s 3:4x',
+    'replay-exhausteds 3:4',
+    'replay-exhausted s 9007199254740993:1',
+    'pings',
+  ]) {
     assert.deepEqual(parseSseComment(text), { kind: 'comment', text }, text);
   }
 });
@@ -67,9 +126,15 @@ test('generateClaim without a random source throws AEP_NO_RANDOM', () => {
   const saved = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
   try {
     Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
-    assert.throws(() => generateClaim(), (e: unknown) => e instanceof AepError && e.code === 'AEP_NO_RANDOM' && /pass a random fill$/.test(e.message));
+    assert.throws(
+      () => generateClaim(),
+      (e: unknown) => e instanceof AepError && e.code === 'AEP_NO_RANDOM' && /pass a random fill$/.test(e.message),
+    );
     Object.defineProperty(globalThis, 'crypto', { value: { getRandomValues: 1 }, configurable: true });
-    assert.throws(() => generateClaim(), (e: unknown) => e instanceof AepError && e.code === 'AEP_NO_RANDOM');
+    assert.throws(
+      () => generateClaim(),
+      (e: unknown) => e instanceof AepError && e.code === 'AEP_NO_RANDOM',
+    );
   } finally {
     if (saved) Object.defineProperty(globalThis, 'crypto', saved);
   }

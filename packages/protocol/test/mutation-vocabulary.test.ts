@@ -5,16 +5,39 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  APPROVAL_DIGEST_ATTR, APPROVAL_PROOF_ATTR, PERMISSIVE_OPTION_IDS, REFUSING_EFFECT_IDS, REFUSING_OPTION_IDS, optionEffect, mapTextAnswer,
-  FILTERABLE_ATTRIBUTES, NON_FILTERABLE_ATTRIBUTES, compileFilter, NDJSON_CONTENT_TYPE, SSE_REPLAY_EXHAUSTED, encodeReplayExhausted,
-  AEP_VERSION, SUPPORTED_VERSIONS, AEP_VERSION_HEADER, SSE_CONTENT_TYPE, JSON_CONTENT_TYPE, WIRE_PATHS, HELLO_ROLES,
-  validateElicitationContent, elicitationToForm, fingerprint, validateStream,
+  APPROVAL_DIGEST_ATTR,
+  APPROVAL_PROOF_ATTR,
+  PERMISSIVE_OPTION_IDS,
+  REFUSING_EFFECT_IDS,
+  REFUSING_OPTION_IDS,
+  optionEffect,
+  mapTextAnswer,
+  FILTERABLE_ATTRIBUTES,
+  NON_FILTERABLE_ATTRIBUTES,
+  compileFilter,
+  NDJSON_CONTENT_TYPE,
+  SSE_REPLAY_EXHAUSTED,
+  encodeReplayExhausted,
+  AEP_VERSION,
+  SUPPORTED_VERSIONS,
+  AEP_VERSION_HEADER,
+  SSE_CONTENT_TYPE,
+  JSON_CONTENT_TYPE,
+  WIRE_PATHS,
+  HELLO_ROLES,
+  validateElicitationContent,
+  elicitationToForm,
+  fingerprint,
+  validateStream,
 } from '@aep/protocol';
 
 test('approval attributes and option effects: every permissive id allows, every refusing id denies, in any case', () => {
   assert.equal(APPROVAL_DIGEST_ATTR, 'approvaldigest');
   assert.equal(APPROVAL_PROOF_ATTR, 'approvalproof');
-  assert.deepEqual([...PERMISSIVE_OPTION_IDS], ['allow', 'allow_always', 'allow_session', 'always', 'approve', 'accept', 'yes', 'grant', 'permit', 'continue', 'proceed', 'ok']);
+  assert.deepEqual(
+    [...PERMISSIVE_OPTION_IDS],
+    ['allow', 'allow_always', 'allow_session', 'always', 'approve', 'accept', 'yes', 'grant', 'permit', 'continue', 'proceed', 'ok'],
+  );
   assert.deepEqual([...REFUSING_EFFECT_IDS], ['deny', 'reject', 'no', 'decline', 'refuse', 'disallow', 'block', 'cancel', 'abort', 'stop']);
   for (const id of PERMISSIVE_OPTION_IDS) assert.equal(optionEffect(id.toUpperCase()), 'allow', id);
   for (const id of REFUSING_EFFECT_IDS) assert.equal(optionEffect(` ${id} `), 'deny', id);
@@ -24,7 +47,13 @@ test('approval attributes and option effects: every permissive id allows, every 
 test('refusing option ids: each one is the fallback of unmatched text on a permission request', () => {
   assert.deepEqual([...REFUSING_OPTION_IDS], ['deny', 'reject', 'no', 'decline', 'refuse', 'disallow', 'block']);
   for (const id of REFUSING_OPTION_IDS) {
-    const req = { kind: 'permission', options: [{ id: 'allow', label: 'Allow' }, { id: id.toUpperCase(), label: 'Refuse it' }] };
+    const req = {
+      kind: 'permission',
+      options: [
+        { id: 'allow', label: 'Allow' },
+        { id: id.toUpperCase(), label: 'Refuse it' },
+      ],
+    };
     assert.deepEqual(mapTextAnswer(req, 'hmm, not sure'), { option: id.toUpperCase(), text: 'hmm, not sure' }, id);
   }
   assert.ok(!REFUSING_OPTION_IDS.includes('cancel'), 'cancel is a form refusal, not the permission fallback');
@@ -33,7 +62,20 @@ test('refusing option ids: each one is the fallback of unmatched text on a permi
 test('filterable attributes: each one can be filtered on (and matches by value); the others are refused', () => {
   assert.deepEqual([...FILTERABLE_ATTRIBUTES], ['id', 'type', 'subject', 'source', 'agent', 'session', 'run', 'step', 'epoch', 'cause', 'severity', 'capture']);
   assert.deepEqual([...NON_FILTERABLE_ATTRIBUTES], ['time', 'seq', 'aep', 'traceparent', 'data']);
-  const values: Record<string, unknown> = { id: 'E1', type: 'tool.completed', subject: 's', source: 'aep://h', agent: 'a', session: 's1', run: 'r', step: 'st', epoch: 2, cause: 'C', severity: 'error', capture: 'full' };
+  const values: Record<string, unknown> = {
+    id: 'E1',
+    type: 'tool.completed',
+    subject: 's',
+    source: 'aep://h',
+    agent: 'a',
+    session: 's1',
+    run: 'r',
+    step: 'st',
+    epoch: 2,
+    cause: 'C',
+    severity: 'error',
+    capture: 'full',
+  };
   for (const k of FILTERABLE_ATTRIBUTES) {
     const f = compileFilter({ [k]: values[k] });
     assert.ok(f.ok, k);
@@ -62,7 +104,10 @@ test('wire names: version, header, content types, paths, hello roles, the replay
 
 test('elicitation: a schema keyword a form cannot express is refused naming it; issues cite the MCP section', () => {
   for (const kw of ['pattern', 'multipleOf', 'exclusiveMinimum', 'const', 'allOf', '$ref', 'additionalProperties', 'uniqueItems', 'maxProperties']) {
-    const r = elicitationToForm({ message: 'm', requestedSchema: { type: 'object', properties: { p: { type: 'string', [kw]: 1 } } } }, { agent: 'a', capture: 'full' });
+    const r = elicitationToForm(
+      { message: 'm', requestedSchema: { type: 'object', properties: { p: { type: 'string', [kw]: 1 } } } },
+      { agent: 'a', capture: 'full' },
+    );
     assert.ok(!r.ok && r.reason === `property "p" uses "${kw}", which an AEP form cannot express`, kw);
   }
   const [issue] = validateElicitationContent({ type: 'array' }, {});
@@ -94,7 +139,21 @@ test('fingerprint: string content counts, at every position of a short string an
   assert.notEqual(fingerprint([]), fingerprint({}));
   assert.notEqual(fingerprint([1, 2]), fingerprint([2, 1]));
   // what it is used for: a changed text in a redelivered id is a conflict
-  const ev = (text: string) => ({ aep: '0.1', id: 'E', type: 'progress.status', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/a/session/s', agent: 'a', session: 's', seq: 1, capture: 'full', data: { message: text } });
+  const ev = (text: string) => ({
+    aep: '0.1',
+    id: 'E',
+    type: 'progress.status',
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://h/agent/a/session/s',
+    agent: 'a',
+    session: 's',
+    seq: 1,
+    capture: 'full',
+    data: { message: text },
+  });
   assert.deepEqual(validateStream([ev('done'), ev('done')]), []);
-  assert.deepEqual(validateStream([ev('done'), ev('dona')]).map((i) => i.rule), ['stream.id-conflict']);
+  assert.deepEqual(
+    validateStream([ev('done'), ev('dona')]).map((i) => i.rule),
+    ['stream.id-conflict'],
+  );
 });

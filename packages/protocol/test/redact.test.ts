@@ -72,7 +72,21 @@ test('redactValue: never mutates, keeps __proto__ as an own key, bounded depth',
 });
 
 test('isCredentialKey: last word or last two words name a credential', () => {
-  for (const k of ['password', 'PASSWORD', 'client_secret', 'accessToken', 'x-api-key', 'apiKey', 'AWS_SECRET_ACCESS_KEY', 'private-key', 'privatekey', 'credentials', 'Authorization', 'refresh_token', 'secretKey']) {
+  for (const k of [
+    'password',
+    'PASSWORD',
+    'client_secret',
+    'accessToken',
+    'x-api-key',
+    'apiKey',
+    'AWS_SECRET_ACCESS_KEY',
+    'private-key',
+    'privatekey',
+    'credentials',
+    'Authorization',
+    'refresh_token',
+    'secretKey',
+  ]) {
     assert.ok(isCredentialKey(k), k);
   }
   for (const k of ['token_count', 'tokens', 'max_tokens', 'secret_name', 'passwordless', 'key', 'name', '']) assert.ok(!isCredentialKey(k), k);

@@ -17,13 +17,23 @@ test('rejects malformed tokens', () => {
 
 test('format refuses a caller bug with AEP_RESUME_INVALID', () => {
   assert.equal(formatResumeToken({ session: 's', epoch: 0, seq: 5 }), 's:0:5');
-  for (const p of [{ session: '', epoch: 0, seq: 0 }, { session: 's', epoch: -1, seq: 0 }, { session: 's', epoch: 0, seq: 1.5 }]) {
-    assert.throws(() => formatResumeToken(p), (e: unknown) => e instanceof AepError && e.code === 'AEP_RESUME_INVALID');
+  for (const p of [
+    { session: '', epoch: 0, seq: 0 },
+    { session: 's', epoch: -1, seq: 0 },
+    { session: 's', epoch: 0, seq: 1.5 },
+  ]) {
+    assert.throws(
+      () => formatResumeToken(p),
+      (e: unknown) => e instanceof AepError && e.code === 'AEP_RESUME_INVALID',
+    );
   }
 });
 
 test('property: format then parse round-trips for any non-empty session', () => {
-  fc.assert(fc.property(fc.string({ minLength: 1 }), fc.nat(), fc.nat(), (session, epoch, seq) => {
-    assert.deepEqual(parseResumeToken(formatResumeToken({ session, epoch, seq })), { session, epoch, seq });
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 1000) });
+  fc.assert(
+    fc.property(fc.string({ minLength: 1 }), fc.nat(), fc.nat(), (session, epoch, seq) => {
+      assert.deepEqual(parseResumeToken(formatResumeToken({ session, epoch, seq })), { session, epoch, seq });
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 1000) },
+  );
 });

@@ -33,15 +33,23 @@ test('same (source, id) with different content is stream.id-conflict; another so
 test('seq regression, duplicate position and epoch regression are per (source, session)', () => {
   assert.deepEqual(rules(validateStream([ev('progress.status', { seq: 5 }), ev('progress.status', { seq: 3 })])), ['stream.seq-regression']);
   assert.deepEqual(rules(validateStream([ev('progress.status', { seq: 5 }), ev('progress.status', { seq: 5 })])), ['stream.position-duplicate']);
-  assert.deepEqual(rules(validateStream([ev('progress.status', { seq: 0, epoch: 2 }), ev('progress.status', { seq: 9, epoch: 1 })])), ['stream.epoch-regression']);
+  assert.deepEqual(rules(validateStream([ev('progress.status', { seq: 0, epoch: 2 }), ev('progress.status', { seq: 9, epoch: 1 })])), [
+    'stream.epoch-regression',
+  ]);
   // Same session string from another emitter is another session (AEP-0001 §5.2).
   assert.deepEqual(rules(validateStream([ev('progress.status', { seq: 5 }), ev('progress.status', { seq: 3, source: 'aep://b/agent/y/session/s1' })])), []);
   // Foreign events carry no seq and do not take part in ordering.
-  assert.deepEqual(rules(validateStream([ev('progress.status', { seq: 5 }), { ...ev('control.pause'), seq: undefined }].map((e) => JSON.parse(JSON.stringify(e)) as unknown))), []);
+  assert.deepEqual(
+    rules(validateStream([ev('progress.status', { seq: 5 }), { ...ev('control.pause'), seq: undefined }].map((e) => JSON.parse(JSON.stringify(e)) as unknown))),
+    [],
+  );
 });
 
 test('a second distinct run terminal and a second distinct session.ended are caught across epochs', () => {
-  assert.deepEqual(rules(validateStream([ev('run.finished', { run: 'r', seq: 1 }), ev('run.failed', { run: 'r', seq: 0, epoch: 1, data: { reason: 'error' } })])), ['stream.run-terminal-duplicate']);
+  assert.deepEqual(
+    rules(validateStream([ev('run.finished', { run: 'r', seq: 1 }), ev('run.failed', { run: 'r', seq: 0, epoch: 1, data: { reason: 'error' } })])),
+    ['stream.run-terminal-duplicate'],
+  );
   assert.deepEqual(rules(validateStream([ev('session.ended', { seq: 1 }), ev('session.ended', { seq: 2 })])), ['stream.session-ended-duplicate']);
 });
 
@@ -54,17 +62,30 @@ test('attention lifecycle: terminal exclusivity and requests closed before sessi
   const end = ev('session.ended');
   assert.deepEqual(rules(validateStream([req2, end])), ['stream.attention-open-at-session-end']);
   const req3 = ev('attention.requested', { data: { kind: 'input', prompt: 'p' } });
-  assert.deepEqual(rules(validateStream([req3, ev('attention.resolved', { subject: req3['id'], data: { resolution: 'dismissed' } }), ev('session.ended')])), []);
+  assert.deepEqual(
+    rules(validateStream([req3, ev('attention.resolved', { subject: req3['id'], data: { resolution: 'dismissed' } }), ev('session.ended')])),
+    [],
+  );
 });
 
 test('two different acks for one command are stream.ack-conflict', () => {
-  assert.deepEqual(rules(validateStream([ev('control.accepted', { cause: 'CMD1' }), ev('control.rejected', { cause: 'CMD1', data: { reason: 'busy' } })])), ['stream.ack-conflict']);
+  assert.deepEqual(rules(validateStream([ev('control.accepted', { cause: 'CMD1' }), ev('control.rejected', { cause: 'CMD1', data: { reason: 'busy' } })])), [
+    'stream.ack-conflict',
+  ]);
 });
 
 const FIELDS = [
   { id: '1', type: 'string', label: '1', required: true },
   { id: '2', type: 'number', label: '2' },
-  { id: '3', type: 'select', label: '3', choices: [{ id: 'a', label: 'a' }, { id: 'b', label: 'b' }] },
+  {
+    id: '3',
+    type: 'select',
+    label: '3',
+    choices: [
+      { id: 'a', label: 'a' },
+      { id: 'b', label: 'b' },
+    ],
+  },
   { id: '4', type: 'select', label: '4', other: true, multi: true, choices: [{ id: 'x', label: 'x' }] },
 ];
 
@@ -83,7 +104,17 @@ test('capture honesty of values at metadata needs the request: string field and 
   assert.deepEqual(rules(validateStream([req, ans({ '1': 'secret' })])), ['capture.values-free-text']);
   assert.deepEqual(rules(validateStream([req, ans({ '4': ['x', 'free text'] })])), ['capture.values-free-text']);
   // the command (foreign emitter, other source) is checked too, looked up by session + subject
-  const cmd = { aep: '0.1', id: 'CMD9', type: 'control.attention.respond', subject: req['id'], time: '2026-08-01T09:00:00Z', source: 'aep://desk/agent/console', agent: 'console', session: 's1', data: { answer: { values: { '1': 'leak' } } } };
+  const cmd = {
+    aep: '0.1',
+    id: 'CMD9',
+    type: 'control.attention.respond',
+    subject: req['id'],
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://desk/agent/console',
+    agent: 'console',
+    session: 's1',
+    data: { answer: { values: { '1': 'leak' } } },
+  };
   assert.deepEqual(rules(validateStream([req, cmd])), ['capture.values-free-text']);
 });
 
@@ -122,21 +153,41 @@ test('raw mode: a repeat must be byte-identical (AEP-0001 §7.4)', () => {
   const a = JSON.stringify(e);
   assert.deepEqual(sv.push(e, 0, { raw: a }), []);
   assert.deepEqual(sv.push(JSON.parse(a) as unknown, 1, { raw: a }), []);
-  assert.deepEqual(sv.push(JSON.parse(a) as unknown, 2, { raw: a.replace(':100', ': 100') }).map((i) => i.rule), ['stream.id-conflict']);
+  assert.deepEqual(
+    sv.push(JSON.parse(a) as unknown, 2, { raw: a.replace(':100', ': 100') }).map((i) => i.rule),
+    ['stream.id-conflict'],
+  );
 });
 
 test('memory: closed units per session are bounded; open requests are kept', () => {
   const sv = new StreamValidator({ dedupeWindow: 100 });
   let i = 0;
-  const base = (type: string, extra: Record<string, unknown>) => ({ aep: '0.1', id: `M${i}`, type, time: '2026-08-01T09:00:00Z', source: 'aep://m/agent/a/session/m', agent: 'a', session: 'm', seq: i++, ...extra });
+  const base = (type: string, extra: Record<string, unknown>) => ({
+    aep: '0.1',
+    id: `M${i}`,
+    type,
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://m/agent/a/session/m',
+    agent: 'a',
+    session: 'm',
+    seq: i++,
+    ...extra,
+  });
   const open = base('attention.requested', { data: { kind: 'input', prompt: 'p' } });
   sv.push(open, 0);
   for (let k = 0; k < 25_000; k++) {
     sv.push(base('control.accepted', { cause: `C${k}` }), i);
     sv.push(base('run.finished', { run: `R${k}` }), i);
   }
-  const st = (sv as unknown as { sessions: Map<string, Map<string, { acks: Map<string, number>; runTerminals: Map<string, number>; requests: Map<string, unknown> }>> }).sessions.get('aep://m/agent/a/session/m')!.get('m')!;
+  const st = (
+    sv as unknown as { sessions: Map<string, Map<string, { acks: Map<string, number>; runTerminals: Map<string, number>; requests: Map<string, unknown> }>> }
+  ).sessions
+    .get('aep://m/agent/a/session/m')!
+    .get('m')!;
   assert.ok(st.acks.size <= 10_000 && st.runTerminals.size <= 10_000);
   assert.equal(st.requests.size, 1);
-  assert.deepEqual(sv.push(base('session.ended', {}), i).map((x) => x.rule), ['stream.attention-open-at-session-end']);
+  assert.deepEqual(
+    sv.push(base('session.ended', {}), i).map((x) => x.rule),
+    ['stream.attention-open-at-session-end'],
+  );
 });

@@ -4,7 +4,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { mapTextAnswer, REFUSING_OPTION_IDS } from '@aep/protocol';
 
-const perm = { kind: 'permission', prompt: 'p', options: [{ id: 'allow', label: 'Allow' }, { id: 'Deny', label: 'Deny' }] };
+const perm = {
+  kind: 'permission',
+  prompt: 'p',
+  options: [
+    { id: 'allow', label: 'Allow' },
+    { id: 'Deny', label: 'Deny' },
+  ],
+};
 
 test('refusing option ids are matched ignoring case', () => {
   assert.deepEqual(mapTextAnswer(perm, 'nope'), { option: 'Deny', text: 'nope' });
@@ -12,7 +19,14 @@ test('refusing option ids are matched ignoring case', () => {
 });
 
 test('an exact-case id wins when several ids differ only by case; otherwise ambiguous ids do not map', () => {
-  const req = { kind: 'input', prompt: 'p', options: [{ id: 'Yes', label: 'a' }, { id: 'yes', label: 'b' }] };
+  const req = {
+    kind: 'input',
+    prompt: 'p',
+    options: [
+      { id: 'Yes', label: 'a' },
+      { id: 'yes', label: 'b' },
+    ],
+  };
   assert.deepEqual(mapTextAnswer(req, 'yes'), { option: 'yes' });
   assert.deepEqual(mapTextAnswer(req, 'YES'), { text: 'YES' });
 });
@@ -31,11 +45,14 @@ test('malformed requests never throw', () => {
 
 test('property: unmatched text never grants a permission', () => {
   const opt = fc.record({ id: fc.string({ minLength: 1, maxLength: 6 }), label: fc.string({ maxLength: 6 }) });
-  fc.assert(fc.property(fc.array(opt, { minLength: 1, maxLength: 5 }), fc.string({ maxLength: 10 }), (options, text) => {
-    const r = mapTextAnswer({ kind: 'permission', prompt: 'p', options }, text);
-    if (r.option === undefined) return;
-    const t = text.trim().toLowerCase();
-    const matched = options.some((o) => o.id.toLowerCase() === t || o.label.trim().toLowerCase() === t);
-    if (!matched) assert.ok(REFUSING_OPTION_IDS.includes(r.option.toLowerCase()), `unmatched text mapped to ${r.option}`);
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 1000) });
+  fc.assert(
+    fc.property(fc.array(opt, { minLength: 1, maxLength: 5 }), fc.string({ maxLength: 10 }), (options, text) => {
+      const r = mapTextAnswer({ kind: 'permission', prompt: 'p', options }, text);
+      if (r.option === undefined) return;
+      const t = text.trim().toLowerCase();
+      const matched = options.some((o) => o.id.toLowerCase() === t || o.label.trim().toLowerCase() === t);
+      if (!matched) assert.ok(REFUSING_OPTION_IDS.includes(r.option.toLowerCase()), `unmatched text mapped to ${r.option}`);
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 1000) },
+  );
 });

@@ -1,10 +1,31 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { validateEvent, validateEnvelope, isCommandType, scopeClass, RULES, isDateTime, isUri, CAPTURE_TREES, TYPE_REGISTRY, FORM_RULES, FILTER_RULES } from '@aep/protocol';
+import {
+  validateEvent,
+  validateEnvelope,
+  isCommandType,
+  scopeClass,
+  RULES,
+  isDateTime,
+  isUri,
+  CAPTURE_TREES,
+  TYPE_REGISTRY,
+  FORM_RULES,
+  FILTER_RULES,
+} from '@aep/protocol';
 
 const root = new URL('../../../', import.meta.url);
-const ok = { aep: '0.1', id: '01A', type: 'progress.status', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/a/session/s', agent: 'a', session: 's', seq: 1 };
+const ok = {
+  aep: '0.1',
+  id: '01A',
+  type: 'progress.status',
+  time: '2026-08-01T09:00:00Z',
+  source: 'aep://h/agent/a/session/s',
+  agent: 'a',
+  session: 's',
+  seq: 1,
+};
 const rules = (x: unknown, emitter = false) => [...new Set(validateEvent(x, { emitter }).map((i) => i.rule))].sort();
 
 test('docs/rules.md lists every rule of RULES with its section, and nothing else', () => {
@@ -51,9 +72,36 @@ test('CAPTURE_TREES: one tree per registered type with a schema; exception field
 
 test('validateEvent never throws, whatever the input', () => {
   const deep = JSON.parse('{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)) as unknown;
-  const hostile = new Proxy({}, { get() { throw new Error('boom'); }, ownKeys() { throw new Error('boom'); } });
-  const inputs: unknown[] = [undefined, null, 0, NaN, 'x', 'x'.repeat(1_000_000), [], [ok], deep, { ...ok, data: deep }, { ...ok, acmeext: deep },
-    { ...ok, type: 'attention.requested', data: { kind: 'form', prompt: 'p', fields: deep } }, hostile, Object.create(null), JSON.parse('{"__proto__":1}'), { ...ok, seq: Infinity }, { ...ok, seq: 2 ** 60 }];
+  const hostile = new Proxy(
+    {},
+    {
+      get() {
+        throw new Error('boom');
+      },
+      ownKeys() {
+        throw new Error('boom');
+      },
+    },
+  );
+  const inputs: unknown[] = [
+    undefined,
+    null,
+    0,
+    NaN,
+    'x',
+    'x'.repeat(1_000_000),
+    [],
+    [ok],
+    deep,
+    { ...ok, data: deep },
+    { ...ok, acmeext: deep },
+    { ...ok, type: 'attention.requested', data: { kind: 'form', prompt: 'p', fields: deep } },
+    hostile,
+    Object.create(null),
+    JSON.parse('{"__proto__":1}'),
+    { ...ok, seq: Infinity },
+    { ...ok, seq: 2 ** 60 },
+  ];
   for (const x of inputs) {
     const r = validateEvent(x);
     assert.ok(Array.isArray(r));
@@ -66,7 +114,10 @@ test('validateEnvelope checks the envelope only (no payload, capture or subject 
   assert.deepEqual(validateEnvelope({ ...ok, type: 'tool.requested', data: {} }), []);
   assert.deepEqual(validateEnvelope({ ...ok, type: 'run.started', data: { prompt: 'secret' } }), []);
   assert.deepEqual(rules({ ...ok, type: 'tool.requested', data: {} }), ['payload.required']);
-  assert.deepEqual(validateEnvelope({ ...ok, seq: -1 }).map((i) => i.rule), ['envelope.seq']);
+  assert.deepEqual(
+    validateEnvelope({ ...ok, seq: -1 }).map((i) => i.rule),
+    ['envelope.seq'],
+  );
 });
 
 test('issue paths are JSON pointers and messages name the rule meaning', () => {
@@ -92,8 +143,19 @@ test('payload schemas apply only when data is present on a registered type with 
 });
 
 test('time is RFC 3339 with offset (format asserted, docs/decisions.md)', () => {
-  for (const t of ['2026-08-01T09:00:00Z', '2026-08-01t09:00:00.5z', '2026-08-01T09:00:00+05:30', '2024-02-29T23:59:60Z', '2026-08-01 09:00:00-00:00']) assert.equal(isDateTime(t), true, t);
-  for (const t of ['2026-08-01T09:00:00', '2026-08-01', '2025-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-08-01T24:00:00Z', '2026-08-01T09:00:00+2:00', 'yesterday', '']) assert.equal(isDateTime(t), false, t);
+  for (const t of ['2026-08-01T09:00:00Z', '2026-08-01t09:00:00.5z', '2026-08-01T09:00:00+05:30', '2024-02-29T23:59:60Z', '2026-08-01 09:00:00-00:00'])
+    assert.equal(isDateTime(t), true, t);
+  for (const t of [
+    '2026-08-01T09:00:00',
+    '2026-08-01',
+    '2025-02-29T00:00:00Z',
+    '2026-13-01T00:00:00Z',
+    '2026-08-01T24:00:00Z',
+    '2026-08-01T09:00:00+2:00',
+    'yesterday',
+    '',
+  ])
+    assert.equal(isDateTime(t), false, t);
   assert.equal(isUri('aep://h/agent/a'), true);
   assert.equal(isUri('urn:x'), true);
   for (const u of ['', 'no scheme', '/relative', 'aep://h/a b']) assert.equal(isUri(u), false, u);
@@ -102,7 +164,8 @@ test('time is RFC 3339 with offset (format asserted, docs/decisions.md)', () => 
 test('scopeClass and isCommandType follow the envelope schema', () => {
   assert.equal(scopeClass('agent.health'), 'agent');
   assert.equal(scopeClass('x.acme.agent.ping'), 'session');
-  for (const t of ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume', 'attention.routed', 'x.acme.control.restart']) assert.equal(scopeClass(t), 'foreign', t);
+  for (const t of ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume', 'attention.routed', 'x.acme.control.restart'])
+    assert.equal(scopeClass(t), 'foreign', t);
   for (const t of ['control.accepted', 'control.rejected', 'tool.requested', 'control.attention.respond_v2']) assert.equal(scopeClass(t), 'session', t);
   assert.equal(isCommandType('control.cancel'), true);
   assert.equal(isCommandType('x.acme.control.restart'), true);
@@ -112,7 +175,8 @@ test('scopeClass and isCommandType follow the envelope schema', () => {
 
 test('the protocol package imports no node: module and no require()', () => {
   const dir = new URL('../src/', import.meta.url);
-  const walk = (u: URL): string[] => readdirSync(u, { withFileTypes: true }).flatMap((d) => d.isDirectory() ? walk(new URL(`${d.name}/`, u)) : [new URL(d.name, u).pathname]);
+  const walk = (u: URL): string[] =>
+    readdirSync(u, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(new URL(`${d.name}/`, u)) : [new URL(d.name, u).pathname]));
   for (const f of walk(dir).filter((p) => p.endsWith('.ts'))) {
     const src = readFileSync(f, 'utf8');
     assert.doesNotMatch(src, /from ['"]node:|\brequire\(['"]/, f);

@@ -20,15 +20,32 @@ const serverTs = fileURLToPath(new URL('./server.ts', import.meta.url));
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface Child { port: number; child: ChildProcess; stop(): Promise<void> }
+interface Child {
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
 async function server(args: string[]): Promise<Child> {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', serverTs, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';
-    child.stdout!.on('data', (b: Buffer) => { buf += b.toString(); const m = /PORT (\d+)/.exec(buf); if (m) resolve(Number(m[1])); });
+    child.stdout!.on('data', (b: Buffer) => {
+      buf += b.toString();
+      const m = /PORT (\d+)/.exec(buf);
+      if (m) resolve(Number(m[1]));
+    });
     child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
   });
-  return { port, child, stop: () => new Promise((r) => { child.once('exit', () => r()); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }) };
+  return {
+    port,
+    child,
+    stop: () =>
+      new Promise((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
 }
 
 let idc = 0;
@@ -40,9 +57,20 @@ function event(session: string, seq: number, bt?: number): string {
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 function post(port: number, body: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', 'content-length': body.length } }, (res) => {
-      res.resume(); res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/events',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -66,7 +94,8 @@ function batches(tag: string, n: number, size: number): Buffer[] {
     const lines: string[] = [];
     for (let i = 0; i < size; i++) {
       const s = `${tag}-${(b * size + i) % 64}`;
-      const q = seqs.get(s) ?? 0; seqs.set(s, q + 1);
+      const q = seqs.get(s) ?? 0;
+      seqs.set(s, q + 1);
       lines.push(event(s, q));
     }
     out.push(Buffer.from(lines.join('\n') + '\n'));
@@ -75,40 +104,51 @@ function batches(tag: string, n: number, size: number): Buffer[] {
 }
 
 async function ingest(ports: number[], list: Buffer[], conc: number): Promise<{ rate: number; lat: number[] }> {
-  let next = 0; const lat: number[] = [];
+  let next = 0;
+  const lat: number[] = [];
   const t0 = now();
-  await Promise.all(Array.from({ length: conc }, async (_, w) => {
-    while (next < list.length) {
-      const i = next++;
-      const t = now();
-      const s = await post(ports[(i + w) % ports.length]!, list[i]!);
-      if (s !== 202) throw new Error(`POST answered ${s}`);
-      lat.push(now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: conc }, async (_, w) => {
+      while (next < list.length) {
+        const i = next++;
+        const t = now();
+        const s = await post(ports[(i + w) % ports.length]!, list[i]!);
+        if (s !== 202) throw new Error(`POST answered ${s}`);
+        lat.push(now() - t);
+      }
+    }),
+  );
   const ms = now() - t0;
   return { rate: (list.length * 100) / (ms / 1000), lat: lat.sort((a, b) => a - b) };
 }
 
-interface Sub { lat: number[]; ready: Promise<void>; close(): void }
+interface Sub {
+  lat: number[];
+  ready: Promise<void>;
+  close(): void;
+}
 function sseSub(port: number, session: string): Sub {
   const s: Sub = { lat: [], ready: Promise.resolve(), close: () => {} };
   s.ready = new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: `/stream?filter=${encodeURIComponent(JSON.stringify({ session }))}`, headers: { accept: 'text/event-stream' } }, (res) => {
-      resolve();
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        const t = now();
-        buf += c;
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i); buf = buf.slice(i + 2);
-          const k = block.indexOf('"bt":');
-          if (k >= 0) s.lat.push(t - Number(block.slice(k + 5, block.indexOf(',', k))) / 1000);
-        }
-      });
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: `/stream?filter=${encodeURIComponent(JSON.stringify({ session }))}`, headers: { accept: 'text/event-stream' } },
+      (res) => {
+        resolve();
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          const t = now();
+          buf += c;
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const k = block.indexOf('"bt":');
+            if (k >= 0) s.lat.push(t - Number(block.slice(k + 5, block.indexOf(',', k))) / 1000);
+          }
+        });
+      },
+    );
     req.on('error', () => {});
     req.end();
     s.close = () => req.destroy();
@@ -121,7 +161,8 @@ async function fanout(ports: number[], tag: string): Promise<{ p50: number; p99:
   const subs = Array.from({ length: 10 }, (_, i) => sseSub(ports[i % ports.length]!, session));
   await Promise.all(subs.map((s) => s.ready));
   await sleep(300);
-  let seq = 0; let posted = 0;
+  let seq = 0;
+  let posted = 0;
   const t0 = now();
   const inflight: Array<Promise<number>> = [];
   while (now() - t0 < 3000) {
@@ -145,9 +186,19 @@ try {
   const configs: Array<{ name: string; start: () => Promise<Child[]> }> = [
     { name: 'SQLite relay (default, synchronous=FULL)', start: async () => [await server(['sqlite', mkdtempSync(join(dir, 's-'))])] },
     { name: '1 relay on NATS JetStream (file storage)', start: async () => [await server(['nats', ns.url, `B1_${process.pid}`])] },
-    { name: '3 relays on one NATS JetStream', start: async () => { const s = `B3_${process.pid}`; const out: Child[] = []; for (let i = 0; i < 3; i++) out.push(await server(['nats', ns.url, s])); return out; } },
+    {
+      name: '3 relays on one NATS JetStream',
+      start: async () => {
+        const s = `B3_${process.pid}`;
+        const out: Child[] = [];
+        for (let i = 0; i < 3; i++) out.push(await server(['nats', ns.url, s]));
+        return out;
+      },
+    },
   ];
-  console.log(`nats-server ${ns.url} (Debian 2.9, JetStream file store); ingest: 300 batches of 100 Events, 64 sessions, 4 clients; fan-out: 10 SSE subscribers, 1000 Events/s for 3 s`);
+  console.log(
+    `nats-server ${ns.url} (Debian 2.9, JetStream file store); ingest: 300 batches of 100 Events, 64 sessions, 4 clients; fan-out: 10 SSE subscribers, 1000 Events/s for 3 s`,
+  );
   // Two interleaved rounds (the machine is shared; contention only ever slows a run down).
   for (let round = 1; round <= 2; round++) {
     for (const c of configs) {
@@ -160,7 +211,9 @@ try {
       const relayUs = ((servers.reduce((n, s) => n + cpuSeconds(s.child.pid), 0) - relayCpu0) * 1e6) / 30_000;
       const natsUs = ((cpuSeconds(ns.pid) - natsCpu0) * 1e6) / 30_000;
       const fan = await fanout(ports, `${round}-${c.name.length}`);
-      console.log(`  [${round}] ${c.name.padEnd(42)} ingest ${ing.rate.toFixed(0).padStart(6)} Events/s  POST p50 ${pct(ing.lat, 0.5).toFixed(1)} ms p99 ${pct(ing.lat, 0.99).toFixed(1)} ms  CPU/Event relays ${relayUs.toFixed(0)} µs nats-server ${c.name.startsWith('SQLite') ? '-' : natsUs.toFixed(0)} µs | fan-out p50 ${fan.p50.toFixed(1)} ms p99 ${fan.p99.toFixed(1)} ms (${fan.got}/${fan.expected} delivered)`);
+      console.log(
+        `  [${round}] ${c.name.padEnd(42)} ingest ${ing.rate.toFixed(0).padStart(6)} Events/s  POST p50 ${pct(ing.lat, 0.5).toFixed(1)} ms p99 ${pct(ing.lat, 0.99).toFixed(1)} ms  CPU/Event relays ${relayUs.toFixed(0)} µs nats-server ${c.name.startsWith('SQLite') ? '-' : natsUs.toFixed(0)} µs | fan-out p50 ${fan.p50.toFixed(1)} ms p99 ${fan.p99.toFixed(1)} ms (${fan.got}/${fan.expected} delivered)`,
+      );
       for (const s of servers) await s.stop();
     }
   }

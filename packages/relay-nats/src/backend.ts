@@ -9,9 +9,34 @@
 // Events in the same order, and a resume token (session, epoch, seq) means the same at each.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { BackendUnavailableError, type BackendHealth, type BufferSink, type Claimant, type EventLog, type Incoming, type Pos, type RelayBackend, type RelayBackendFactory, type RelayCore, type ResolvedOptions, type StoredToken, type TokenSink } from '@aep/relay';
+import {
+  BackendUnavailableError,
+  type BackendHealth,
+  type BufferSink,
+  type Claimant,
+  type EventLog,
+  type Incoming,
+  type Pos,
+  type RelayBackend,
+  type RelayBackendFactory,
+  type RelayCore,
+  type ResolvedOptions,
+  type StoredToken,
+  type TokenSink,
+} from '@aep/relay';
 import { connect, credsAuthenticator, headers, type NatsConnection } from '@nats-io/transport-node';
-import { DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type PubAck } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type PubAck,
+} from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { ClusterClaims } from './claims.js';
 import { Names, STREAM_NAME, kvKey, msgId } from './names.js';
@@ -36,7 +61,10 @@ export interface NatsBackendOptions {
 
 /** Why the JetStream backend could not start. */
 export class NatsStartError extends Error {
-  constructor(readonly code: 'AEP_RELAY_NATS_UNAVAILABLE' | 'AEP_RELAY_NATS_CONFIG', message: string) {
+  constructor(
+    readonly code: 'AEP_RELAY_NATS_UNAVAILABLE' | 'AEP_RELAY_NATS_CONFIG',
+    message: string,
+  ) {
     super(message);
     this.name = 'NatsStartError';
   }
@@ -63,7 +91,9 @@ class Tombstones implements BufferSink {
       this.scheduled = false;
       for (const [s, p] of this.pending) {
         const k = kvKey(s);
-        (p ? this.kv.put(k, JSON.stringify({ session: s, pos: p })) : this.kv.delete(k)).catch(() => { /* best effort: a later eviction writes it again */ });
+        (p ? this.kv.put(k, JSON.stringify({ session: s, pos: p })) : this.kv.delete(k)).catch(() => {
+          /* best effort: a later eviction writes it again */
+        });
       }
       this.pending.clear();
     });
@@ -76,7 +106,12 @@ class TokenBucket implements TokenSink {
   private failed: Error | null = null;
   constructor(private readonly kv: KV) {}
   token(t: StoredToken): void {
-    const p = this.kv.put(t.id, JSON.stringify(t)).then(() => undefined, (err: unknown) => { this.failed = err instanceof Error ? err : new Error(String(err)); });
+    const p = this.kv.put(t.id, JSON.stringify(t)).then(
+      () => undefined,
+      (err: unknown) => {
+        this.failed = err instanceof Error ? err : new Error(String(err));
+      },
+    );
     this.inflight.add(p);
     void p.finally(() => this.inflight.delete(p));
   }
@@ -135,22 +170,35 @@ export class NatsBackend implements RelayBackend, EventLog {
     this.bufferSink = new Tombstones(kvs.evicted);
     this.tokens = { stored, sink: new TokenBucket(kvs.tokens) };
     this.claims = new ClusterClaims({
-      relayId: this.relayId, nc, claimsKv: kvs.claims, relaysKv: kvs.relays,
-      commandSubject: (r) => names.commandSubject(r), heartbeatMs: o.heartbeatMs,
-      requestTimeoutMs: o.commandTimeoutMs, log: opts.log,
+      relayId: this.relayId,
+      nc,
+      claimsKv: kvs.claims,
+      relaysKv: kvs.relays,
+      commandSubject: (r) => names.commandSubject(r),
+      heartbeatMs: o.heartbeatMs,
+      requestTimeoutMs: o.commandTimeoutMs,
+      log: opts.log,
     });
   }
 
   static async open(o: NatsBackendOptions, opts: ResolvedOptions): Promise<NatsBackend> {
     const stream = o.stream ?? 'AEP';
-    if (!STREAM_NAME.test(stream)) throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream name ${JSON.stringify(stream.slice(0, 40))} must be 1-32 letters, digits, _ or -`);
+    if (!STREAM_NAME.test(stream))
+      throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream name ${JSON.stringify(stream.slice(0, 40))} must be 1-32 letters, digits, _ or -`);
     const replicas = o.replicas ?? 1;
     const full = { stream, replicas, ackTimeoutMs: o.ackTimeoutMs ?? 5000, heartbeatMs: o.heartbeatMs ?? 2000, commandTimeoutMs: o.commandTimeoutMs ?? 3000 };
     let authenticator;
     if (o.credsFile !== undefined) {
       let creds: Buffer;
       // The path may be named; the content (a JWT and an nkey seed) never is.
-      try { creds = readFileSync(o.credsFile); } catch (err) { throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `cannot read the NATS credentials file ${o.credsFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`); }
+      try {
+        creds = readFileSync(o.credsFile);
+      } catch (err) {
+        throw new NatsStartError(
+          'AEP_RELAY_NATS_CONFIG',
+          `cannot read the NATS credentials file ${o.credsFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        );
+      }
       authenticator = credsAuthenticator(new Uint8Array(creds));
     }
     const servers = Array.isArray(o.servers) ? o.servers : [o.servers];
@@ -158,9 +206,19 @@ export class NatsBackend implements RelayBackend, EventLog {
     try {
       // noAsyncTraces: the client otherwise builds two Error objects (stack traces) per publish,
       // a quarter of the relay's CPU in the bench (docs/benchmarks.md "Scale-out (16)").
-      nc = await connect({ servers, name: 'aep-relay', maxReconnectAttempts: -1, reconnectTimeWait: 250, noAsyncTraces: true, ...(authenticator ? { authenticator } : {}) });
+      nc = await connect({
+        servers,
+        name: 'aep-relay',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        noAsyncTraces: true,
+        ...(authenticator ? { authenticator } : {}),
+      });
     } catch (err) {
-      throw new NatsStartError('AEP_RELAY_NATS_UNAVAILABLE', `cannot connect to NATS at ${servers.map(scrub).join(', ')}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new NatsStartError(
+        'AEP_RELAY_NATS_UNAVAILABLE',
+        `cannot connect to NATS at ${servers.map(scrub).join(', ')}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     try {
       const names = new Names(stream);
@@ -178,7 +236,10 @@ export class NatsBackend implements RelayBackend, EventLog {
     } catch (err) {
       await nc.close().catch(() => {});
       if (err instanceof NatsStartError) throw err;
-      throw new NatsStartError('AEP_RELAY_NATS_UNAVAILABLE', `JetStream at ${servers.map(scrub).join(', ')} is not usable: ${err instanceof Error ? err.message : String(err)}`);
+      throw new NatsStartError(
+        'AEP_RELAY_NATS_UNAVAILABLE',
+        `JetStream at ${servers.map(scrub).join(', ')} is not usable: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
@@ -191,7 +252,9 @@ export class NatsBackend implements RelayBackend, EventLog {
       try {
         const v = JSON.parse(e.string()) as { session: string; pos: [number, number, number] };
         core.buffer.restoreEvicted(v.session, v.pos);
-      } catch { /* unreadable mark: ignored */ }
+      } catch {
+        /* unreadable mark: ignored */
+      }
     }
     await this.claims.start();
     void this.watchTokens(core);
@@ -212,7 +275,11 @@ export class NatsBackend implements RelayBackend, EventLog {
         const h = m.headers;
         const claim = h?.get('Aep-Claim') || null;
         this.bufferSink.own = h?.get('Aep-Relay') === this.relayId;
-        try { core.applyShared(m.string(), m.seq, claim); } catch (err) { this.opts.log(`nats: cannot apply stream message ${m.seq}: ${err instanceof Error ? err.message : String(err)}`); }
+        try {
+          core.applyShared(m.string(), m.seq, claim);
+        } catch (err) {
+          this.opts.log(`nats: cannot apply stream message ${m.seq}: ${err instanceof Error ? err.message : String(err)}`);
+        }
         this.bufferSink.own = false;
         this.applied = m.seq;
         this.counters.natsApplied++;
@@ -226,27 +293,37 @@ export class NatsBackend implements RelayBackend, EventLog {
     // ordered consumer resumes right after the last applied message, by itself.
     this.following = false;
     this.fail('the stream consumer stopped');
-    setTimeout(() => { void this.refollow(); }, 1000).unref();
+    setTimeout(() => {
+      void this.refollow();
+    }, 1000).unref();
   }
 
   private async refollow(): Promise<void> {
     if (this.closed) return;
     try {
-      const consumer = await this.js.consumers.get(this.names.stream, this.applied > 0
-        ? { filter_subjects: this.names.events, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.applied + 1 }
-        : { filter_subjects: this.names.events, deliver_policy: DeliverPolicy.All });
+      const consumer = await this.js.consumers.get(
+        this.names.stream,
+        this.applied > 0
+          ? { filter_subjects: this.names.events, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.applied + 1 }
+          : { filter_subjects: this.names.events, deliver_policy: DeliverPolicy.All },
+      );
       this.messages = await consumer.consume({ max_messages: 1024 });
       this.following = true;
       this.opts.log(`nats: following the stream again after message ${this.applied}`);
       void this.follow();
     } catch {
-      setTimeout(() => { void this.refollow(); }, 1000).unref();
+      setTimeout(() => {
+        void this.refollow();
+      }, 1000).unref();
     }
   }
 
   private release(): void {
     const keep: typeof this.waiters = [];
-    for (const w of this.waiters) { if (this.applied >= w.seq) w.resolve(); else keep.push(w); }
+    for (const w of this.waiters) {
+      if (this.applied >= w.seq) w.resolve();
+      else keep.push(w);
+    }
     this.waiters = keep;
   }
 
@@ -265,7 +342,11 @@ export class NatsBackend implements RelayBackend, EventLog {
       for await (const e of it) {
         if (this.closed) break;
         if (e.operation !== 'PUT') continue;
-        try { core.auth.tokens.apply(JSON.parse(e.string()) as StoredToken); } catch { /* unreadable: grants nothing */ }
+        try {
+          core.auth.tokens.apply(JSON.parse(e.string()) as StoredToken);
+        } catch {
+          /* unreadable: grants nothing */
+        }
       }
     } catch (err) {
       if (!this.closed) this.opts.log(`nats: token watch ended: ${err instanceof Error ? err.message : String(err)}`);
@@ -275,7 +356,11 @@ export class NatsBackend implements RelayBackend, EventLog {
   private async watchStatus(): Promise<void> {
     for await (const s of this.nc.status()) {
       if (this.closed) return;
-      if (s.type === 'disconnect') { this.connected = false; this.fail('NATS connection lost'); this.opts.log('nats: disconnected; ingest answers 503 nats-unavailable until it is back'); }
+      if (s.type === 'disconnect') {
+        this.connected = false;
+        this.fail('NATS connection lost');
+        this.opts.log('nats: disconnected; ingest answers 503 nats-unavailable until it is back');
+      }
       if (s.type === 'reconnect') {
         this.connected = true;
         this.opts.log('nats: reconnected');
@@ -296,11 +381,20 @@ export class NatsBackend implements RelayBackend, EventLog {
     if (this.probe || this.closed) return;
     this.probe = setInterval(() => {
       if (!this.connected) return;
-      this.jsm.streams.info(this.names.stream).then(() => {
-        if (!this.following) return; // refollow() is at it
-        this.jsOk = true; this.lastError = '';
-        if (this.probe) { clearInterval(this.probe); this.probe = undefined; }
-      }, (err: unknown) => { this.lastError = err instanceof Error ? err.message : String(err); });
+      this.jsm.streams.info(this.names.stream).then(
+        () => {
+          if (!this.following) return; // refollow() is at it
+          this.jsOk = true;
+          this.lastError = '';
+          if (this.probe) {
+            clearInterval(this.probe);
+            this.probe = undefined;
+          }
+        },
+        (err: unknown) => {
+          this.lastError = err instanceof Error ? err.message : String(err);
+        },
+      );
     }, 500);
     this.probe.unref();
   }
@@ -313,7 +407,9 @@ export class NatsBackend implements RelayBackend, EventLog {
   append(events: readonly Incoming[], from: Claimant | null, wait = true): Promise<void> {
     const p = this.publish(events, from, wait);
     this.pending.add(p);
-    const done = (): void => { this.pending.delete(p); };
+    const done = (): void => {
+      this.pending.delete(p);
+    };
     p.then(done, done);
     return p;
   }
@@ -328,9 +424,13 @@ export class NatsBackend implements RelayBackend, EventLog {
     for (const received of events) {
       const inc = core.prepare(received);
       const ev = inc.event;
-      const source = String(ev['source']); const id = String(ev['id']);
+      const source = String(ev['source']);
+      const id = String(ev['id']);
       const session = typeof ev['session'] === 'string' ? ev['session'] : null;
-      if (core.buffer.has(source, id)) { redeliver.push(inc); continue; }
+      if (core.buffer.has(source, id)) {
+        redeliver.push(inc);
+        continue;
+      }
       const h = headers();
       h.set('Aep-Relay', this.relayId);
       // Contract C3: the request is bound to the claim digest of the connection that raised it.
@@ -340,7 +440,9 @@ export class NatsBackend implements RelayBackend, EventLog {
       if (from && session !== null && Number.isInteger(ev['seq'])) core.claims.claim(from, session);
     }
     let acks: PubAck[];
-    try { acks = await Promise.all(pubs); } catch (err) {
+    try {
+      acks = await Promise.all(pubs);
+    } catch (err) {
       this.counters.natsPublishFailures++;
       const why = err instanceof Error ? err.message : String(err);
       this.fail(why);
@@ -353,7 +455,10 @@ export class NatsBackend implements RelayBackend, EventLog {
       this.counters.natsPublished++;
       // A duplicate's ack carries the sequence of the copy already in the stream.
       max = Math.max(max, a.seq);
-      if (a.duplicate) { this.counters.natsDuplicates++; redeliver.push(prepared[i]!); } else core.counters.ingested++;
+      if (a.duplicate) {
+        this.counters.natsDuplicates++;
+        redeliver.push(prepared[i]!);
+      } else core.counters.ingested++;
     }
     // Redeliveries fan out live at this relay, as a single relay does (AEP-0003 §5), after the
     // copy in the stream was applied here: a consumer sees the cluster's order first.
@@ -361,17 +466,33 @@ export class NatsBackend implements RelayBackend, EventLog {
     if (wait) {
       await applied;
       for (const inc of redeliver) core.redeliver(inc);
-    } else if (redeliver.length) void applied.then(() => { for (const inc of redeliver) core.redeliver(inc); });
+    } else if (redeliver.length)
+      void applied.then(() => {
+        for (const inc of redeliver) core.redeliver(inc);
+      });
   }
 
   offer(inc: Incoming, from: Claimant | null, lost: (err: Error) => void): void {
     this.append([inc], from, false).catch((err: unknown) => lost(err instanceof Error ? err : new Error(String(err))));
   }
 
-  durable(): Promise<void> { return this.tokens.sink.durable(); }
+  durable(): Promise<void> {
+    return this.tokens.sink.durable();
+  }
 
   health(): BackendHealth {
-    return { ok: this.connected && this.jsOk && this.following, detail: { connected: this.connected, jetstream: this.jsOk, following: this.following, stream: this.names.stream, relay: this.relayId, applied: this.applied, ...(this.lastError ? { lastError: this.lastError.slice(0, 200) } : {}) } };
+    return {
+      ok: this.connected && this.jsOk && this.following,
+      detail: {
+        connected: this.connected,
+        jetstream: this.jsOk,
+        following: this.following,
+        stream: this.names.stream,
+        relay: this.relayId,
+        applied: this.applied,
+        ...(this.lastError ? { lastError: this.lastError.slice(0, 200) } : {}),
+      },
+    };
   }
 
   stats(): Record<string, number> {
@@ -385,8 +506,16 @@ export class NatsBackend implements RelayBackend, EventLog {
     this.closed = true;
     if (this.probe) clearInterval(this.probe);
     for (const w of this.waiters.splice(0)) w.resolve();
-    try { await this.tokens.sink.durable(); } catch { /* reported at the time */ }
-    try { await this.messages?.close(); } catch { /* closing anyway */ }
+    try {
+      await this.tokens.sink.durable();
+    } catch {
+      /* reported at the time */
+    }
+    try {
+      await this.messages?.close();
+    } catch {
+      /* closing anyway */
+    }
     await this.nc.close().catch(() => {});
   }
 }
@@ -414,22 +543,47 @@ export function streamDepth(bufferDepth: number): number {
  */
 async function ensureStream(jsm: JetStreamManager, names: Names, opts: ResolvedOptions, replicas: number): Promise<void> {
   const cfg = {
-    name: names.stream, subjects: [names.events], retention: RetentionPolicy.Limits, storage: StorageType.File,
-    discard: DiscardPolicy.Old, max_msgs_per_subject: streamDepth(opts.bufferDepth), max_bytes: opts.totalBytes * 2,
-    duplicate_window: DUPLICATE_WINDOW_MS * NS, num_replicas: replicas, max_msg_size: opts.maxBodyBytes + 4096,
+    name: names.stream,
+    subjects: [names.events],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    max_msgs_per_subject: streamDepth(opts.bufferDepth),
+    max_bytes: opts.totalBytes * 2,
+    duplicate_window: DUPLICATE_WINDOW_MS * NS,
+    num_replicas: replicas,
+    max_msg_size: opts.maxBodyBytes + 4096,
   };
   let info;
-  try { info = await jsm.streams.info(names.stream); } catch { info = null; }
+  try {
+    info = await jsm.streams.info(names.stream);
+  } catch {
+    info = null;
+  }
   if (!info) {
-    try { await jsm.streams.add(cfg); return; } catch (err) {
-      try { info = await jsm.streams.info(names.stream); } catch { throw err; } // another relay created it meanwhile
+    try {
+      await jsm.streams.add(cfg);
+      return;
+    } catch (err) {
+      try {
+        info = await jsm.streams.info(names.stream);
+      } catch {
+        throw err;
+      } // another relay created it meanwhile
     }
   }
   const c = info.config;
   if (c.max_msgs_per_subject !== streamDepth(opts.bufferDepth)) {
-    throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream ${names.stream} was made for --buffer ${c.max_msgs_per_subject / 2} (it holds ${c.max_msgs_per_subject} Events per session) but this relay was started with --buffer ${opts.bufferDepth}: every relay of a cluster needs the same --buffer (use another --nats-stream, or the same value)`);
+    throw new NatsStartError(
+      'AEP_RELAY_NATS_CONFIG',
+      `stream ${names.stream} was made for --buffer ${c.max_msgs_per_subject / 2} (it holds ${c.max_msgs_per_subject} Events per session) but this relay was started with --buffer ${opts.bufferDepth}: every relay of a cluster needs the same --buffer (use another --nats-stream, or the same value)`,
+    );
   }
-  if (!c.subjects.includes(names.events)) throw new NatsStartError('AEP_RELAY_NATS_CONFIG', `stream ${names.stream} exists with other subjects (${c.subjects.join(', ').slice(0, 200)}): use another --nats-stream`);
+  if (!c.subjects.includes(names.events))
+    throw new NatsStartError(
+      'AEP_RELAY_NATS_CONFIG',
+      `stream ${names.stream} exists with other subjects (${c.subjects.join(', ').slice(0, 200)}): use another --nats-stream`,
+    );
 }
 
 async function readTokens(kv: KV): Promise<StoredToken[]> {
@@ -437,7 +591,11 @@ async function readTokens(kv: KV): Promise<StoredToken[]> {
   for await (const k of await kv.keys()) {
     const e = await kv.get(k);
     if (!e || e.operation !== 'PUT') continue;
-    try { out.push(JSON.parse(e.string()) as StoredToken); } catch { /* unreadable: grants nothing */ }
+    try {
+      out.push(JSON.parse(e.string()) as StoredToken);
+    } catch {
+      /* unreadable: grants nothing */
+    }
   }
   return out;
 }

@@ -13,15 +13,24 @@ import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 
 /** What one connection looks like in the claims bucket. */
 export interface ConnEntry {
-  relay: string; serial: number; since: number; claim: string;
-  agent?: string; instance?: string; control?: unknown; emits?: unknown;
+  relay: string;
+  serial: number;
+  since: number;
+  claim: string;
+  agent?: string;
+  instance?: string;
+  control?: unknown;
+  emits?: unknown;
   sessions: string[];
 }
 
 /** A connection of another relay, as a command target. */
 class Remote implements RemoteTarget {
   readonly hello: HelloInfo;
-  constructor(readonly entry: ConnEntry, private readonly send: (e: ConnEntry, text: string) => Promise<null | { code: 'no-route'; detail: string }>) {
+  constructor(
+    readonly entry: ConnEntry,
+    private readonly send: (e: ConnEntry, text: string) => Promise<null | { code: 'no-route'; detail: string }>,
+  ) {
     const capabilities: Record<string, unknown> = {};
     if (entry.control !== undefined) capabilities['control'] = entry.control;
     if (entry.emits !== undefined) capabilities['emits'] = entry.emits;
@@ -30,7 +39,9 @@ class Remote implements RemoteTarget {
     if (entry.instance !== undefined) identity['instance'] = entry.instance;
     this.hello = { role: 'emitter', identity, capabilities };
   }
-  forwardCommand(text: string): Promise<null | { code: 'no-route'; detail: string }> { return this.send(this.entry, text); }
+  forwardCommand(text: string): Promise<null | { code: 'no-route'; detail: string }> {
+    return this.send(this.entry, text);
+  }
 }
 
 /** Where the registry learns what it needs from the backend. */
@@ -69,40 +80,65 @@ export class ClusterClaims implements ClaimRegistry {
   /** Start: beat, watch the relays and claims, serve commands for local connections. */
   async start(): Promise<void> {
     await this.beat();
-    await this.watch(this.d.relaysKv, (key, value) => {
-      if (value === null) { this.beats.delete(key); this.recheckAll(); return; }
-      // The beat's own time, never later than now: a stale beat read at start (a relay that died
-      // before this one started) is not mistaken for a live one. Assumes clocks within a second (NTP).
-      let at = Date.now();
-      let every = this.d.heartbeatMs;
-      try {
-        const v = JSON.parse(value) as { beat?: unknown; every?: unknown };
-        if (typeof v.beat === 'number') at = Math.min(at, v.beat);
-        if (typeof v.every === 'number' && v.every > 0) every = v.every;
-      } catch { /* keep now */ }
-      // Dead after 3 missed beats of *that* relay's interval (relays may beat at different rates).
-      this.beats.set(key, { at, deadAfter: every * 3 });
-      this.recheckAll();
-    }, () => {});
-    await this.watch(this.d.claimsKv, (key, value) => {
-      if (key.startsWith(`${this.d.relayId}.`)) return; // our own connections live in `local`
-      const before = this.remote.get(key);
-      if (value === null) this.remote.delete(key);
-      else {
-        let e: ConnEntry;
-        try { e = JSON.parse(value) as ConnEntry; } catch { return; }
-        if (typeof e.claim !== 'string' || !Array.isArray(e.sessions) || typeof e.relay !== 'string') return;
-        this.remote.set(key, new Remote(e, (entry, text) => this.sendRemote(entry, text)));
-      }
-      if (before) this.recheck(before.entry.claim);
-      const now = this.remote.get(key);
-      if (now) this.recheck(now.entry.claim);
-    }, () => { this.remote.clear(); });
+    await this.watch(
+      this.d.relaysKv,
+      (key, value) => {
+        if (value === null) {
+          this.beats.delete(key);
+          this.recheckAll();
+          return;
+        }
+        // The beat's own time, never later than now: a stale beat read at start (a relay that died
+        // before this one started) is not mistaken for a live one. Assumes clocks within a second (NTP).
+        let at = Date.now();
+        let every = this.d.heartbeatMs;
+        try {
+          const v = JSON.parse(value) as { beat?: unknown; every?: unknown };
+          if (typeof v.beat === 'number') at = Math.min(at, v.beat);
+          if (typeof v.every === 'number' && v.every > 0) every = v.every;
+        } catch {
+          /* keep now */
+        }
+        // Dead after 3 missed beats of *that* relay's interval (relays may beat at different rates).
+        this.beats.set(key, { at, deadAfter: every * 3 });
+        this.recheckAll();
+      },
+      () => {},
+    );
+    await this.watch(
+      this.d.claimsKv,
+      (key, value) => {
+        if (key.startsWith(`${this.d.relayId}.`)) return; // our own connections live in `local`
+        const before = this.remote.get(key);
+        if (value === null) this.remote.delete(key);
+        else {
+          let e: ConnEntry;
+          try {
+            e = JSON.parse(value) as ConnEntry;
+          } catch {
+            return;
+          }
+          if (typeof e.claim !== 'string' || !Array.isArray(e.sessions) || typeof e.relay !== 'string') return;
+          this.remote.set(key, new Remote(e, (entry, text) => this.sendRemote(entry, text)));
+        }
+        if (before) this.recheck(before.entry.claim);
+        const now = this.remote.get(key);
+        if (now) this.recheck(now.entry.claim);
+      },
+      () => {
+        this.remote.clear();
+      },
+    );
     this.cmdSub = this.d.nc.subscribe(this.d.commandSubject(this.d.relayId), {
       callback: (err, msg) => {
         if (err) return;
         let req: { serial?: unknown; text?: unknown };
-        try { req = JSON.parse(msg.string()) as { serial?: unknown; text?: unknown }; } catch { msg.respond(JSON.stringify({ code: 'no-route', detail: 'malformed routed command' })); return; }
+        try {
+          req = JSON.parse(msg.string()) as { serial?: unknown; text?: unknown };
+        } catch {
+          msg.respond(JSON.stringify({ code: 'no-route', detail: 'malformed routed command' }));
+          return;
+        }
         const conn = typeof req.serial === 'number' ? this.bySerial.get(req.serial) : undefined;
         if (!conn || !conn.live() || typeof req.text !== 'string') {
           msg.respond(JSON.stringify({ code: 'no-route', detail: 'the target connection closed meanwhile' }));
@@ -112,7 +148,9 @@ export class ClusterClaims implements ClaimRegistry {
         msg.respond(JSON.stringify({ ok: true }));
       },
     });
-    this.timer = setInterval(() => { void this.tick(); }, this.d.heartbeatMs);
+    this.timer = setInterval(() => {
+      void this.tick();
+    }, this.d.heartbeatMs);
     this.timer.unref();
   }
 
@@ -127,19 +165,25 @@ export class ClusterClaims implements ClaimRegistry {
         if (this.stopped) break;
         on(e.key, e.operation === 'PUT' ? e.string() : null);
       }
-    })().catch((err: unknown) => this.d.log(`nats: KV watch ended: ${err instanceof Error ? err.message : String(err)}`)).then(() => {
-      if (this.stopped) return;
-      const again = (): void => {
+    })()
+      .catch((err: unknown) => this.d.log(`nats: KV watch ended: ${err instanceof Error ? err.message : String(err)}`))
+      .then(() => {
         if (this.stopped) return;
-        reset();
-        this.watch(kv, on, reset).catch(() => setTimeout(again, 1000).unref());
-      };
-      setTimeout(again, 1000).unref();
-    });
+        const again = (): void => {
+          if (this.stopped) return;
+          reset();
+          this.watch(kv, on, reset).catch(() => setTimeout(again, 1000).unref());
+        };
+        setTimeout(again, 1000).unref();
+      });
   }
 
   private async beat(): Promise<void> {
-    try { await this.d.relaysKv.put(this.d.relayId, JSON.stringify({ beat: Date.now(), every: this.d.heartbeatMs })); } catch { /* NATS away: the next beat retries */ }
+    try {
+      await this.d.relaysKv.put(this.d.relayId, JSON.stringify({ beat: Date.now(), every: this.d.heartbeatMs }));
+    } catch {
+      /* NATS away: the next beat retries */
+    }
   }
 
   private async tick(): Promise<void> {
@@ -168,7 +212,8 @@ export class ClusterClaims implements ClaimRegistry {
   private recheck(claim: string): void {
     const live = this.liveClaim(claim);
     if (live === this.liveDigests.has(claim)) return;
-    if (live) this.liveDigests.add(claim); else this.liveDigests.delete(claim);
+    if (live) this.liveDigests.add(claim);
+    else this.liveDigests.delete(claim);
     this.onClaimState(claim, live ? null : Date.now());
   }
 
@@ -183,10 +228,15 @@ export class ClusterClaims implements ClaimRegistry {
     this.dirty.add(conn);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => { this.flushScheduled = false; this.flush(); });
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
   }
 
-  private key(conn: Claimant): string { return `${this.d.relayId}.${conn.serial}`; }
+  private key(conn: Claimant): string {
+    return `${this.d.relayId}.${conn.serial}`;
+  }
 
   private flush(): void {
     for (const conn of this.dirty) {
@@ -196,7 +246,10 @@ export class ClusterClaims implements ClaimRegistry {
       const ident = conn.hello?.identity ?? {};
       const caps = conn.hello?.capabilities ?? {};
       const e: ConnEntry = {
-        relay: this.d.relayId, serial: conn.serial, since: this.since.get(conn)!, claim: conn.claim,
+        relay: this.d.relayId,
+        serial: conn.serial,
+        since: this.since.get(conn)!,
+        claim: conn.claim,
         ...(typeof ident['agent'] === 'string' ? { agent: ident['agent'] } : {}),
         ...(typeof ident['instance'] === 'string' ? { instance: ident['instance'] } : {}),
         ...(caps['control'] !== undefined ? { control: caps['control'] } : {}),
@@ -204,7 +257,10 @@ export class ClusterClaims implements ClaimRegistry {
         sessions: [...conn.sessions],
       };
       this.stats.claimWrites++;
-      this.d.claimsKv.put(this.key(conn), JSON.stringify(e)).catch(() => { this.stats.claimWriteFailures++; this.dirty.add(conn); });
+      this.d.claimsKv.put(this.key(conn), JSON.stringify(e)).catch(() => {
+        this.stats.claimWriteFailures++;
+        this.dirty.add(conn);
+      });
     }
     this.dirty.clear();
   }
@@ -241,10 +297,18 @@ export class ClusterClaims implements ClaimRegistry {
   }
 
   newest(claim: string): CommandTarget | undefined {
-    let best: CommandTarget | undefined; let bestAt = -1;
+    let best: CommandTarget | undefined;
+    let bestAt = -1;
     const l = this.local.newest(claim);
-    if (l) { best = l; bestAt = this.since.get(l) ?? 0; }
-    for (const r of this.liveRemotes()) if (r.entry.claim === claim && r.entry.since > bestAt) { best = r; bestAt = r.entry.since; }
+    if (l) {
+      best = l;
+      bestAt = this.since.get(l) ?? 0;
+    }
+    for (const r of this.liveRemotes())
+      if (r.entry.claim === claim && r.entry.since > bestAt) {
+        best = r;
+        bestAt = r.entry.since;
+      }
     return best;
   }
 
@@ -279,9 +343,15 @@ export class ClusterClaims implements ClaimRegistry {
       return { code: 'no-route', detail: typeof r.detail === 'string' ? r.detail.slice(0, 200) : 'the target connection is gone' };
     } catch (err) {
       // "No responders": the relay holding that connection is gone (no-route, AEP-0004 §4.2).
-      const noResponders = typeof (err as { isNoResponders?: () => boolean }).isNoResponders === 'function' && (err as { isNoResponders: () => boolean }).isNoResponders();
+      const noResponders =
+        typeof (err as { isNoResponders?: () => boolean }).isNoResponders === 'function' && (err as { isNoResponders: () => boolean }).isNoResponders();
       if (noResponders) this.beats.delete(e.relay);
-      return { code: 'no-route', detail: noResponders ? 'the relay the emitter was connected to is gone (no responders)' : `the relay the emitter is connected to did not answer in ${this.d.requestTimeoutMs} ms` };
+      return {
+        code: 'no-route',
+        detail: noResponders
+          ? 'the relay the emitter was connected to is gone (no responders)'
+          : `the relay the emitter is connected to did not answer in ${this.d.requestTimeoutMs} ms`,
+      };
     }
   }
 
@@ -289,7 +359,11 @@ export class ClusterClaims implements ClaimRegistry {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    try { this.cmdSub?.unsubscribe(); } catch { /* closed */ }
+    try {
+      this.cmdSub?.unsubscribe();
+    } catch {
+      /* closed */
+    }
     const deletes = [...this.since.keys()].map((c) => this.d.claimsKv.delete(this.key(c)).catch(() => {}));
     deletes.push(this.d.relaysKv.delete(this.d.relayId).catch(() => {}));
     await Promise.race([Promise.all(deletes), new Promise((r) => setTimeout(r, 1000).unref())]);

@@ -11,8 +11,12 @@ const aep = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { en
 
 describe('aep relay --nats', () => {
   let ns: NatsServer;
-  before(async () => { ns = await NatsServer.start(); });
-  after(async () => { await ns.dispose(); });
+  before(async () => {
+    ns = await NatsServer.start();
+  });
+  after(async () => {
+    await ns.dispose();
+  });
 
   it('--help lists --nats, --nats-stream, --nats-creds and the scale-out notes', () => {
     const r = aep(['relay', '--help']);
@@ -21,7 +25,13 @@ describe('aep relay --nats', () => {
   });
 
   it('usage errors: with --store or --memory, --nats-stream without --nats, a URL that is not nats://', () => {
-    for (const args of [['--nats', ns.url, '--memory'], ['--nats', ns.url, '--store', '/tmp/x.sqlite'], ['--nats-stream', 'X'], ['--nats', 'http://127.0.0.1:4222'], ['--nats', 'nats://a b']]) {
+    for (const args of [
+      ['--nats', ns.url, '--memory'],
+      ['--nats', ns.url, '--store', '/tmp/x.sqlite'],
+      ['--nats-stream', 'X'],
+      ['--nats', 'http://127.0.0.1:4222'],
+      ['--nats', 'nats://a b'],
+    ]) {
       const r = aep(['relay', '--port', '0', ...args]);
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /AEP_CLI_BAD_OPTION/);
@@ -35,11 +45,16 @@ describe('aep relay --nats', () => {
   });
 
   it('a stream made for another --buffer: exit 5 AEP_RELAY_NATS_CONFIG naming both depths; a bad stream name too', async () => {
-    const first = spawn(process.execPath, [BIN, 'relay', '--port', '0', '--nats', ns.url, '--nats-stream', 'DEPTH', '--buffer', '8'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const first = spawn(process.execPath, [BIN, 'relay', '--port', '0', '--nats', ns.url, '--nats-stream', 'DEPTH', '--buffer', '8'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         let out = '';
-        first.stdout!.on('data', (b: Buffer) => { out += b.toString(); if (out.includes('listening on')) resolve(); });
+        first.stdout!.on('data', (b: Buffer) => {
+          out += b.toString();
+          if (out.includes('listening on')) resolve();
+        });
         first.once('exit', (c) => reject(new Error(`exited ${c}`)));
       });
       const r = aep(['relay', '--port', '0', '--nats', ns.url, '--nats-stream', 'DEPTH', '--buffer', '16']);

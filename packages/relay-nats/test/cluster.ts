@@ -10,7 +10,13 @@ export function streamName(prefix = 'T'): string {
 }
 
 /** Start `n` relays on stream `stream` of `ns`, each on port 0 with `opts`. */
-export async function startCluster(ns: NatsServer, opts: RelayOptions, n: number, stream = streamName(), extra: Partial<NatsBackendOptions> = {}): Promise<RelayHandle[]> {
+export async function startCluster(
+  ns: NatsServer,
+  opts: RelayOptions,
+  n: number,
+  stream = streamName(),
+  extra: Partial<NatsBackendOptions> = {},
+): Promise<RelayHandle[]> {
   const out: RelayHandle[] = [];
   for (let i = 0; i < n; i++) {
     out.push(await startRelay({ ...opts, storePath: null, backend: natsBackend({ servers: ns.url, stream, heartbeatMs: 500, ...extra }) }));

@@ -16,7 +16,10 @@ const BIN = join(import.meta.dirname, '..', '..', 'cli', 'dist', 'bin.js');
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 function events(body: string): Array<Record<string, unknown>> {
-  return body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
 }
 
 async function until(pred: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
@@ -29,9 +32,14 @@ async function until(pred: () => boolean | Promise<boolean>, what: string, ms = 
 
 /** `aep relay --nats` as a subprocess; resolves with its URL once it listens. */
 async function relayProcess(ns: NatsServer, stream: string): Promise<{ proc: ChildProcess; url: string; stderr: () => string }> {
-  const proc = spawn(process.execPath, [BIN, 'relay', '--nats', ns.url, '--nats-stream', stream, '--port', '0', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = ''; let err = '';
-  proc.stderr!.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  const proc = spawn(process.execPath, [BIN, 'relay', '--nats', ns.url, '--nats-stream', stream, '--port', '0', '--token', TOKEN], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (b: Buffer) => {
       out += b.toString('utf8');
@@ -52,30 +60,48 @@ function sessionEvents(session: string, n: number): Array<Record<string, unknown
 function seqs(s: SseClient[]): number[] {
   const seen = new Set<number>();
   const out: number[] = [];
-  for (const c of s) for (const e of c.events()) { const q = e['seq'] as number; if (!seen.has(q)) { seen.add(q); out.push(q); } }
+  for (const c of s)
+    for (const e of c.events()) {
+      const q = e['seq'] as number;
+      if (!seen.has(q)) {
+        seen.add(q);
+        out.push(q);
+      }
+    }
   return out;
 }
 
 describe('faults of a cluster on JetStream', () => {
   let ns: NatsServer;
-  before(async () => { ns = await NatsServer.start(); });
-  after(async () => { await ns.dispose(); });
+  before(async () => {
+    ns = await NatsServer.start();
+  });
+  after(async () => {
+    await ns.dispose();
+  });
 
   it('kill -9 of a relay during ingest: nothing acknowledged is lost; its subscriber resumes at another relay with no gap; its claims expire', async () => {
     const stream = streamName('K');
     const victim = await relayProcess(ns, stream);
-    const [other] = await startCluster(ns, { port: 0, token: TOKEN }, 1, stream) as [RelayHandle];
+    const [other] = (await startCluster(ns, { port: 0, token: TOKEN }, 1, stream)) as [RelayHandle];
     try {
       const S = `kill-${ulid()}`;
       const list = sessionEvents(S, 200);
       // An emitter with a claim at the victim, visible in the roster of the other relay.
       const em = await WsClient.open(victim.url, TOKEN);
-      em.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'doomed' }, capabilities: { control: { accepts: ['control.pause'], ack_window_ms: 2000 } } });
+      em.send({
+        type: 'hello',
+        versions: ['0.1'],
+        role: 'emitter',
+        identity: { agent: 'doomed' },
+        capabilities: { control: { accepts: ['control.pause'], ack_window_ms: 2000 } },
+      });
       await em.waitFor((f) => f['type'] === 'hello');
       const claimed = `claimed-${ulid()}`;
       em.send(ev('session.started', claimed, 0));
       const rosterAt = async (base: string): Promise<Array<Record<string, unknown>>> => {
-        const c = await WsClient.open(base, TOKEN); await c.hello();
+        const c = await WsClient.open(base, TOKEN);
+        await c.hello();
         c.send({ type: 'roster', id: 'r' });
         const f = await c.waitFor((x) => x['type'] === 'roster');
         c.close();
@@ -92,11 +118,21 @@ describe('faults of a cluster on JetStream', () => {
       let killed = false;
       for (let i = 0; i < list.length; i += 5) {
         const batch = list.slice(i, i + 5);
-        if (i === 100) { victim.proc.kill('SIGKILL'); killed = true; }
+        if (i === 100) {
+          victim.proc.kill('SIGKILL');
+          killed = true;
+        }
         for (;;) {
           let status = 0;
-          try { status = (await post(target, batch, TOKEN)).status; } catch { status = 0; }
-          if (status === 202) { for (const e of batch) acked.add(e['seq'] as number); break; }
+          try {
+            status = (await post(target, batch, TOKEN)).status;
+          } catch {
+            status = 0;
+          }
+          if (status === 202) {
+            for (const e of batch) acked.add(e['seq'] as number);
+            break;
+          }
           assert.ok(killed, `POST failed (${status}) before the kill`);
           target = other.url; // the client fails over and re-sends the same Events (same ids)
         }
@@ -109,7 +145,11 @@ describe('faults of a cluster on JetStream', () => {
       subs.push(resumed);
       await resumed.waitFor(() => resumed.events().some((e) => e['seq'] === list.length - 1), 10_000);
       const got = seqs(subs);
-      assert.deepEqual(got, Array.from({ length: list.length }, (_, i) => i), 'no gap, in order');
+      assert.deepEqual(
+        got,
+        Array.from({ length: list.length }, (_, i) => i),
+        'no gap, in order',
+      );
       if (last?.id) {
         const firstResumed = resumed.events()[0]!['seq'] as number;
         assert.equal(firstResumed, Number(last.id.split(':').pop()) + 1, 'strictly after the resume token');
@@ -117,14 +157,19 @@ describe('faults of a cluster on JetStream', () => {
       resumed.close();
       // Every acknowledged Event is held by the cluster, once.
       const held = events((await http(`${other.url}/stream?live=0&filter=${filter}`, { headers: auth })).body).map((e) => e['seq']);
-      assert.deepEqual(held, [...acked].sort((a, b) => a - b));
+      assert.deepEqual(
+        held,
+        [...acked].sort((a, b) => a - b),
+      );
       // The dead relay's claims expire: gone from the roster, and a command for them is no-route.
-      await until(async () => !(await rosterAt(other.url)).some((e) => e['session'] === claimed), 'the dead relay\'s claim to expire');
-      const snd = await WsClient.open(other.url, TOKEN); await snd.hello();
+      await until(async () => !(await rosterAt(other.url)).some((e) => e['session'] === claimed), "the dead relay's claim to expire");
+      const snd = await WsClient.open(other.url, TOKEN);
+      await snd.hello();
       const c = cmd('control.pause', claimed, { data: {} });
       snd.send(c);
       assert.equal((await snd.waitFor((f) => f['cause'] === c['id']))['code'], 'no-route');
-      snd.close(); em.close();
+      snd.close();
+      em.close();
     } finally {
       if (victim.proc.exitCode === null) victim.proc.kill('SIGKILL');
       await other.close();
@@ -144,7 +189,13 @@ describe('faults of a cluster on JetStream', () => {
       // A control target at B, connected across the outage.
       const T = `target-${S}`;
       const target = await WsClient.open(B, TOKEN);
-      target.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'survivor' }, capabilities: { control: { accepts: ['control.pause'], ack_window_ms: 2000 } } });
+      target.send({
+        type: 'hello',
+        versions: ['0.1'],
+        role: 'emitter',
+        identity: { agent: 'survivor' },
+        capabilities: { control: { accepts: ['control.pause'], ack_window_ms: 2000 } },
+      });
       await target.waitFor((f) => f['type'] === 'hello');
       target.send(ev('session.started', T, 0));
       await sleep(100);
@@ -182,7 +233,10 @@ describe('faults of a cluster on JetStream', () => {
         }
         for (;;) {
           const r = await post(A, batch, TOKEN);
-          if (r.status === 202) { for (const e of batch) acked.add(e['seq'] as number); break; }
+          if (r.status === 202) {
+            for (const e of batch) acked.add(e['seq'] as number);
+            break;
+          }
           assert.equal(r.status, 503);
           assert.ok(restarted, 'refused before NATS was stopped');
           refusals.push(r.json as Record<string, unknown>);
@@ -193,19 +247,28 @@ describe('faults of a cluster on JetStream', () => {
       assert.ok(refusals.length > 0 && refusals.every((j) => j['error'] === 'nats-unavailable'), JSON.stringify(refusals.slice(0, 3)));
       await until(async () => (await http(`${A}/healthz`, { headers: auth })).status === 200, 'healthz back to 200');
       // Routing survived the outage: a command at A reaches the target at B (claims watched again).
-      const snd = await WsClient.open(A, TOKEN); await snd.hello();
+      const snd = await WsClient.open(A, TOKEN);
+      await snd.hello();
       await until(async () => {
         const c = cmd('control.pause', T, { data: {} });
         snd.send(c);
         await sleep(300);
         return target.frames.some((f) => f['id'] === c['id']);
       }, 'a command at A to reach the target at B after the restart');
-      snd.close(); target.close();
+      snd.close();
+      target.close();
       // Both relays hold every acknowledged Event, exactly once, in order; B's subscriber saw them all.
       for (const base of [A, B]) {
-        await until(async () => events((await http(`${base}/stream?live=0&filter=${filter}`, { headers: auth })).body).length >= acked.size, `${base} caught up`);
+        await until(
+          async () => events((await http(`${base}/stream?live=0&filter=${filter}`, { headers: auth })).body).length >= acked.size,
+          `${base} caught up`,
+        );
         const held = events((await http(`${base}/stream?live=0&filter=${filter}`, { headers: auth })).body).map((e) => e['seq']);
-        assert.deepEqual(held, [...acked].sort((a, b) => a - b), base);
+        assert.deepEqual(
+          held,
+          [...acked].sort((a, b) => a - b),
+          base,
+        );
       }
       await sub.waitFor(() => seqs([sub]).length === list.length, 15_000).catch(() => {});
       // A subscriber cut by the outage resumes exactly (AEP-0003 §8.4): either it saw all, or it resumes.
@@ -217,7 +280,10 @@ describe('faults of a cluster on JetStream', () => {
         got = seqs([sub, again]);
         again.close();
       }
-      assert.deepEqual(got, Array.from({ length: list.length }, (_, i) => i));
+      assert.deepEqual(
+        got,
+        Array.from({ length: list.length }, (_, i) => i),
+      );
       sub.close();
     } finally {
       for (const r of relays) await r.close();

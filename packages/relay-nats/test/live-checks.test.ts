@@ -7,7 +7,9 @@ import { startCluster } from './cluster.js';
 import { NatsServer } from './nats-server.js';
 
 let ns: NatsServer | null = null;
-after(async () => { await ns?.dispose(); });
+after(async () => {
+  await ns?.dispose();
+});
 
 liveCheckSuite(' [NATS JetStream, 2 relays]', async (opts, n) => {
   ns ??= await NatsServer.start();

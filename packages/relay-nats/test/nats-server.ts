@@ -30,7 +30,10 @@ export function freePort(): Promise<number> {
 function reachable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const c = connect(port, '127.0.0.1');
-    c.once('connect', () => { c.destroy(); resolve(true); });
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
     c.once('error', () => resolve(false));
   });
 }
@@ -39,10 +42,18 @@ function reachable(port: number): Promise<boolean> {
 export class NatsServer {
   private proc: ChildProcess | null = null;
   log = '';
-  private constructor(readonly port: number, readonly dir: string, private readonly bin: string) {}
-  get url(): string { return `nats://127.0.0.1:${this.port}`; }
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+    private readonly bin: string,
+  ) {}
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
   /** Pid of the running server (the bench reads its CPU time). */
-  get pid(): number | undefined { return this.proc?.pid; }
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
 
   static async start(): Promise<NatsServer> {
     const bin = natsServerBinary();
@@ -54,8 +65,11 @@ export class NatsServer {
   async start(): Promise<void> {
     const p = spawn(this.bin, ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = p;
-    const add = (b: Buffer) => { this.log = (this.log + b.toString('utf8')).slice(-20_000); };
-    p.stdout?.on('data', add); p.stderr?.on('data', add);
+    const add = (b: Buffer) => {
+      this.log = (this.log + b.toString('utf8')).slice(-20_000);
+    };
+    p.stdout?.on('data', add);
+    p.stderr?.on('data', add);
     const deadline = Date.now() + 15_000;
     while (!/Server is ready/.test(this.log)) {
       if (p.exitCode !== null) throw new Error(`nats-server exited ${p.exitCode}: ${this.log.slice(-2000)}`);

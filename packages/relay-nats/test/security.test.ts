@@ -30,20 +30,32 @@ function leaks(text: string): string[] {
 describe('scale-out security', () => {
   let ns: NatsServer;
   let dir: string;
-  before(async () => { ns = await NatsServer.start(); dir = mkdtempSync(join(tmpdir(), 'aep-nats-sec-')); });
-  after(async () => { await ns.dispose(); rmSync(dir, { recursive: true, force: true }); });
+  before(async () => {
+    ns = await NatsServer.start();
+    dir = mkdtempSync(join(tmpdir(), 'aep-nats-sec-'));
+  });
+  after(async () => {
+    await ns.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('NATS credentials (a creds file, a password in the URL) never appear in the CLI output when the relay cannot start', async () => {
     const creds = join(dir, 'user.creds');
     writeFileSync(creds, CREDS, { mode: 0o600 });
     const port = await freePort(); // nothing listens there
-    const r = spawnSync(process.execPath, [BIN, 'relay', '--nats', `nats://alice:${PASSWORD}@127.0.0.1:${port}`, '--nats-creds', creds, '--port', '0'], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [BIN, 'relay', '--nats', `nats://alice:${PASSWORD}@127.0.0.1:${port}`, '--nats-creds', creds, '--port', '0'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(r.status, 5, r.stderr);
     assert.match(r.stderr, /AEP_CLI_RELAY_START_FAILED/);
     assert.match(r.stderr, /AEP_RELAY_NATS_UNAVAILABLE/);
     assert.match(r.stderr, /\*\*\*@127\.0\.0\.1/, 'the URL is named with its credentials masked');
     assert.deepEqual(leaks(r.stdout + r.stderr), []);
-    const missing = spawnSync(process.execPath, [BIN, 'relay', '--nats', ns.url, '--nats-creds', join(dir, 'absent.creds'), '--port', '0'], { encoding: 'utf8', timeout: 30_000 });
+    const missing = spawnSync(process.execPath, [BIN, 'relay', '--nats', ns.url, '--nats-creds', join(dir, 'absent.creds'), '--port', '0'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     assert.equal(missing.status, 5);
     assert.match(missing.stderr, /AEP_RELAY_NATS_CONFIG/);
     assert.match(missing.stderr, /absent\.creds: ENOENT/);
@@ -62,20 +74,32 @@ describe('scale-out security', () => {
       assert.deepEqual(leaks(JSON.stringify(r.json) + h.body), []);
       await ns.start();
       for (let i = 0; i < 200 && (await post(relay.url, [ev('progress.status', 'pw-s', 1)])).status !== 202; i++) await sleep(100);
-      assert.ok(lines.some((l) => /nats: disconnected/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /nats: disconnected/.test(l)),
+        lines.join('\n'),
+      );
       assert.deepEqual(leaks(lines.join('\n')), []);
-    } finally { await relay.close(); }
+    } finally {
+      await relay.close();
+    }
   });
 
   it('the hello claim never reaches NATS: KV and stream headers hold only its sha256 digest', async () => {
     const stream = streamName('C');
-    const [relay] = await startCluster(ns, { port: 0, token: 'sec-token-0123456789' }, 1, stream) as [RelayHandle];
+    const [relay] = (await startCluster(ns, { port: 0, token: 'sec-token-0123456789' }, 1, stream)) as [RelayHandle];
     const claim = 'PlantedClaimNeverStored_0123456789abcdef';
     const digest = createHash('sha256').update(claim).digest('hex');
     const nc = await connect({ servers: ns.url });
     try {
       const em = await WsClient.open(relay.url, 'sec-token-0123456789');
-      em.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'sec' }, claim, capabilities: { control: { accepts: ['control.attention.respond'], ack_window_ms: 1000 } } });
+      em.send({
+        type: 'hello',
+        versions: ['0.1'],
+        role: 'emitter',
+        identity: { agent: 'sec' },
+        claim,
+        capabilities: { control: { accepts: ['control.attention.respond'], ack_window_ms: 1000 } },
+      });
       await em.waitFor((f) => f['type'] === 'hello');
       em.send(ev('session.started', 'claim-s', 0));
       em.send(ev('attention.requested', 'claim-s', 1, { data: { kind: 'question', prompt: 'q?' } }));
@@ -96,12 +120,15 @@ describe('scale-out security', () => {
       assert.ok(streamText.includes(`Aep-Claim:${digest}`), 'the request is bound to the digest');
       assert.ok(!kvText.includes(claim) && !streamText.includes(claim), 'the claim itself is nowhere');
       em.close();
-    } finally { await nc.close(); await relay.close(); }
+    } finally {
+      await nc.close();
+      await relay.close();
+    }
   });
 
   it('capture is enforced before NATS: content above the declared capture is never published', async () => {
     const stream = streamName('G');
-    const [a, b] = await startCluster(ns, { port: 0 }, 2, stream) as [RelayHandle, RelayHandle];
+    const [a, b] = (await startCluster(ns, { port: 0 }, 2, stream)) as [RelayHandle, RelayHandle];
     const nc = await connect({ servers: ns.url });
     try {
       const s = 'gate-s';
@@ -119,27 +146,46 @@ describe('scale-out security', () => {
       assert.ok(!m.string().includes('PLANTED-CANARY'), 'the stream never held it');
       assert.equal((JSON.parse(m.string()) as { data: Record<string, unknown> }).data['trigger'], 'user');
       watch.close();
-    } finally { await nc.close(); await a.close(); await b.close(); }
+    } finally {
+      await nc.close();
+      await a.close();
+      await b.close();
+    }
   });
 
   it('session ids cannot inject subjects: wildcards, dots and spaces stay one session each', async () => {
     const stream = streamName('J');
-    const [a, b] = await startCluster(ns, { port: 0 }, 2, stream) as [RelayHandle, RelayHandle];
+    const [a, b] = (await startCluster(ns, { port: 0 }, 2, stream)) as [RelayHandle, RelayHandle];
     try {
       const sessions = ['x', 'x.>', 'x.*', 'x y', '>', `${'long'.repeat(60)}.*`];
-      for (const s of sessions) { const src = { source: 'aep://test/agent/inject' }; const r = await post(a.url, [ev('session.started', s, 0, src), ev('progress.status', s, 1, src)]); assert.equal(r.status, 202, `${s}: ${r.body}`); }
+      for (const s of sessions) {
+        const src = { source: 'aep://test/agent/inject' };
+        const r = await post(a.url, [ev('session.started', s, 0, src), ev('progress.status', s, 1, src)]);
+        assert.equal(r.status, 202, `${s}: ${r.body}`);
+      }
       for (const s of sessions) {
         let got: Array<Record<string, unknown>> = [];
         for (let i = 0; i < 100; i++) {
           // (A filter may not hold `*` outside a type pattern: read everything, pick the session.)
           const r = await http(`${b.url}/stream?live=0&from=all`);
-          got = r.body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>).filter((e) => e['session'] === s);
+          got = r.body
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>)
+            .filter((e) => e['session'] === s);
           if (got.length >= 2) break;
           await sleep(50);
         }
-        assert.deepEqual(got.map((e) => `${String(e['session'])}:${String(e['seq'])}`), [`${s}:0`, `${s}:1`], s);
+        assert.deepEqual(
+          got.map((e) => `${String(e['session'])}:${String(e['seq'])}`),
+          [`${s}:0`, `${s}:1`],
+          s,
+        );
       }
       for (const s of sessions) assert.match(sessionToken(s), /^[bh][A-Za-z0-9_-]+$/);
-    } finally { await a.close(); await b.close(); }
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

@@ -23,19 +23,43 @@ if (!existsSync(fileURLToPath(new URL('../dist/index.js', import.meta.url)))) th
 const ROUNDS = Number(process.env['AEP_BENCH_ROUNDS'] ?? 3);
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const load = (): string => loadavg().map((x) => x.toFixed(2)).join(' ');
-const median = (xs: number[]): number => { const a = [...xs].sort((x, y) => x - y); return a[Math.floor(a.length / 2)]!; };
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+const median = (xs: number[]): number => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a[Math.floor(a.length / 2)]!;
+};
 const f0 = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-interface Child { port: number; child: ChildProcess; stop(): Promise<void> }
+interface Child {
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
 async function server(args: string[]): Promise<Child> {
   const child = spawn(process.execPath, [serverJs, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let buf = '';
-    child.stdout!.on('data', (b: Buffer) => { buf += b.toString(); const m = /PORT (\d+)/.exec(buf); if (m) resolve(Number(m[1])); });
+    child.stdout!.on('data', (b: Buffer) => {
+      buf += b.toString();
+      const m = /PORT (\d+)/.exec(buf);
+      if (m) resolve(Number(m[1]));
+    });
     child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
   });
-  return { port, child, stop: () => new Promise((r) => { if (child.exitCode !== null) return r(); child.once('exit', () => r()); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 5000).unref(); }) };
+  return {
+    port,
+    child,
+    stop: () =>
+      new Promise((r) => {
+        if (child.exitCode !== null) return r();
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
 }
 
 /** CPU seconds (user + system, all threads) a process used so far: the load-robust cost figure. */
@@ -54,8 +78,18 @@ function mem(pid: number): { rss: number; hwm: number } {
 // ---------------------------------------------------------------- events (relay-bench's cycle)
 let idc = 0;
 const RUN = Date.now().toString(36);
-const FIELDS = '[{"id":"name","type":"string","label":"Service name","required":true},{"id":"staged","type":"boolean","label":"Deploy to staging first?"},{"id":"regions","type":"select","label":"Regions","multi":true,"choices":[{"id":"1","label":"us-east"},{"id":"2","label":"eu-west"},{"id":"3","label":"ap-south"}]},{"id":"replicas","type":"number","label":"Replicas","required":true,"min":1,"max":9}]';
-interface Sess { name: string; src: string; seq: number; phase: number; cycle: number; attn: string; ans: string; tool: string }
+const FIELDS =
+  '[{"id":"name","type":"string","label":"Service name","required":true},{"id":"staged","type":"boolean","label":"Deploy to staging first?"},{"id":"regions","type":"select","label":"Regions","multi":true,"choices":[{"id":"1","label":"us-east"},{"id":"2","label":"eu-west"},{"id":"3","label":"ap-south"}]},{"id":"replicas","type":"number","label":"Replicas","required":true,"min":1,"max":9}]';
+interface Sess {
+  name: string;
+  src: string;
+  seq: number;
+  phase: number;
+  cycle: number;
+  attn: string;
+  ans: string;
+  tool: string;
+}
 const session = (name: string): Sess => ({ name, src: `aep://localhost/agent/bench/session/${name}`, seq: 0, phase: 0, cycle: 0, attn: '', ans: '', tool: '' });
 /** The next Event of a session: session.started, then cycles of run/tool/form request/answer/resolve/finish. */
 function next(s: Sess, time: string, ext = ''): string {
@@ -64,14 +98,34 @@ function next(s: Sess, time: string, ext = ''): string {
   const env = `","time":"${time}","source":"${s.src}","agent":"bench","session":"${s.name}","seq":${s.seq++}`;
   const run = `,"run":"r${s.cycle}"`;
   switch (s.phase) {
-    case 0: s.phase = 1; return `${head}session.started${env}${ext},"data":{"client":{"name":"bench","version":"1"}}}`;
-    case 1: s.phase = 2; s.cycle++; return `${head}run.started${env},"run":"r${s.cycle}"${ext},"data":{"trigger":"user"}}`;
-    case 2: s.phase = 3; s.tool = id; return `${head}tool.requested${env}${run}${ext},"data":{"tool":{"name":"Bash","call_id":"c${s.cycle}"},"args_digest":"sha256:0123456789abcdef"}}`;
-    case 3: s.phase = 4; return `${head}tool.completed${env}${run},"cause":"${s.tool}"${ext},"data":{"tool":{"name":"Bash","call_id":"c${s.cycle}"},"duration_ms":12,"status":"ok","result_digest":"sha256:fedcba9876543210"}}`;
-    case 4: s.phase = 5; s.attn = id; return `${head}attention.requested${env}${run},"subject":"deploy-form","severity":"notice","capture":"redacted"${ext},"data":{"kind":"form","prompt":"Configure the new service deployment","fields":${FIELDS},"respond_via":["control"]}}`;
-    case 5: s.phase = 6; s.ans = id; return `${head}attention.answered${env}${run},"subject":"${s.attn}","cause":"${s.attn}","capture":"redacted"${ext},"data":{"answer":{"values":{"name":"svc-${s.cycle}","staged":true,"regions":["1","3"],"replicas":3}},"by":"bench-user","via":"control"}}`;
-    case 6: s.phase = 7; return `${head}attention.resolved${env}${run},"subject":"${s.attn}","cause":"${s.ans}"${ext},"data":{"resolution":"answered","latency_ms":40}}`;
-    default: s.phase = 1; return `${head}run.finished${env}${run}${ext},"data":{"duration_ms":200}}`;
+    case 0:
+      s.phase = 1;
+      return `${head}session.started${env}${ext},"data":{"client":{"name":"bench","version":"1"}}}`;
+    case 1:
+      s.phase = 2;
+      s.cycle++;
+      return `${head}run.started${env},"run":"r${s.cycle}"${ext},"data":{"trigger":"user"}}`;
+    case 2:
+      s.phase = 3;
+      s.tool = id;
+      return `${head}tool.requested${env}${run}${ext},"data":{"tool":{"name":"Bash","call_id":"c${s.cycle}"},"args_digest":"sha256:0123456789abcdef"}}`;
+    case 3:
+      s.phase = 4;
+      return `${head}tool.completed${env}${run},"cause":"${s.tool}"${ext},"data":{"tool":{"name":"Bash","call_id":"c${s.cycle}"},"duration_ms":12,"status":"ok","result_digest":"sha256:fedcba9876543210"}}`;
+    case 4:
+      s.phase = 5;
+      s.attn = id;
+      return `${head}attention.requested${env}${run},"subject":"deploy-form","severity":"notice","capture":"redacted"${ext},"data":{"kind":"form","prompt":"Configure the new service deployment","fields":${FIELDS},"respond_via":["control"]}}`;
+    case 5:
+      s.phase = 6;
+      s.ans = id;
+      return `${head}attention.answered${env}${run},"subject":"${s.attn}","cause":"${s.attn}","capture":"redacted"${ext},"data":{"answer":{"values":{"name":"svc-${s.cycle}","staged":true,"regions":["1","3"],"replicas":3}},"by":"bench-user","via":"control"}}`;
+    case 6:
+      s.phase = 7;
+      return `${head}attention.resolved${env}${run},"subject":"${s.attn}","cause":"${s.ans}"${ext},"data":{"resolution":"answered","latency_ms":40}}`;
+    default:
+      s.phase = 1;
+      return `${head}run.finished${env}${run}${ext},"data":{"duration_ms":200}}`;
   }
 }
 
@@ -79,9 +133,20 @@ function next(s: Sess, time: string, ext = ''): string {
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 function post(port: number, body: Buffer | string): Promise<number> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume(); res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/events',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(body);
   });
@@ -91,17 +156,22 @@ function post(port: number, body: Buffer | string): Promise<number> {
 let lastAccepted = 0;
 async function ingestFor(port: number, ms: number, o: { sessions: number; batch: number; clients: number; tag: string }): Promise<number> {
   const ss = Array.from({ length: o.sessions }, (_, i) => session(`${o.tag}-${i}`));
-  let rr = 0; let accepted = 0; let refused = 0;
+  let rr = 0;
+  let accepted = 0;
+  let refused = 0;
   const end = nowMs() + ms;
   const t0 = nowMs();
-  await Promise.all(Array.from({ length: o.clients }, async () => {
-    while (nowMs() < end) {
-      const time = new Date().toISOString();
-      let body = '';
-      for (let i = 0; i < o.batch; i++) body += next(ss[rr++ % ss.length]!, time) + '\n';
-      if (await post(port, body) === 202) accepted += o.batch; else refused++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: o.clients }, async () => {
+      while (nowMs() < end) {
+        const time = new Date().toISOString();
+        let body = '';
+        for (let i = 0; i < o.batch; i++) body += next(ss[rr++ % ss.length]!, time) + '\n';
+        if ((await post(port, body)) === 202) accepted += o.batch;
+        else refused++;
+      }
+    }),
+  );
   if (refused) console.log(`  (${refused} POSTs refused)`);
   lastAccepted = accepted;
   return accepted / ((nowMs() - t0) / 1000);
@@ -110,7 +180,9 @@ async function ingestFor(port: number, ms: number, o: { sessions: number; batch:
 // ---------------------------------------------------------------- 1. ingest
 async function benchIngest(): Promise<void> {
   const o = { sessions: 64, batch: 100, clients: 4 };
-  console.log(`\ningest  ${o.sessions} sessions, NDJSON batches of ${o.batch}, ${o.clients} keep-alive clients, 1 s warm-up + 4 s per server; baseline = bare node:http parse-only server, same round; µs = server CPU per Event`);
+  console.log(
+    `\ningest  ${o.sessions} sessions, NDJSON batches of ${o.batch}, ${o.clients} keep-alive clients, 1 s warm-up + 4 s per server; baseline = bare node:http parse-only server, same round; µs = server CPU per Event`,
+  );
   const rows: Record<'bare' | 'durable' | 'memory', number[]> = { bare: [], durable: [], memory: [] };
   const cpu: Record<'bare' | 'durable' | 'memory', number[]> = { bare: [], durable: [], memory: [] };
   for (let r = 0; r < ROUNDS; r++) {
@@ -126,16 +198,29 @@ async function benchIngest(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
     const us = (k: 'bare' | 'durable' | 'memory') => `${cpu[k][r]!.toFixed(1)} µs`;
-    console.log(`  round ${r + 1}  bare ${f0(rows.bare[r]!).padStart(8)}/s ${us('bare')}  durable ${f0(rows.durable[r]!).padStart(8)}/s ${us('durable')} (${(rows.durable[r]! / rows.bare[r]!).toFixed(2)})  memory ${f0(rows.memory[r]!).padStart(8)}/s ${us('memory')} (${(rows.memory[r]! / rows.bare[r]!).toFixed(2)})  load ${l0}`);
+    console.log(
+      `  round ${r + 1}  bare ${f0(rows.bare[r]!).padStart(8)}/s ${us('bare')}  durable ${f0(rows.durable[r]!).padStart(8)}/s ${us('durable')} (${(rows.durable[r]! / rows.bare[r]!).toFixed(2)})  memory ${f0(rows.memory[r]!).padStart(8)}/s ${us('memory')} (${(rows.memory[r]! / rows.bare[r]!).toFixed(2)})  load ${l0}`,
+    );
   }
   const ratio = (k: 'durable' | 'memory') => median(rows[k].map((x, i) => x / rows.bare[i]!));
-  console.log(`  GOAL durable ingest  median ${f0(median(rows.durable))}/s  vs bare ${f0(median(rows.bare))}/s  ratio ${ratio('durable').toFixed(2)}  (goal >= 0.5)`);
-  console.log(`  GOAL memory ingest   median ${f0(median(rows.memory))}/s  vs bare ${f0(median(rows.bare))}/s  ratio ${ratio('memory').toFixed(2)}  (goal >= 0.7)`);
-  console.log(`  server CPU per Event (user+system, all threads; less sensitive to the load than throughput): bare ${median(cpu.bare).toFixed(1)} µs, durable ${median(cpu.durable).toFixed(1)} µs, memory ${median(cpu.memory).toFixed(1)} µs`);
+  console.log(
+    `  GOAL durable ingest  median ${f0(median(rows.durable))}/s  vs bare ${f0(median(rows.bare))}/s  ratio ${ratio('durable').toFixed(2)}  (goal >= 0.5)`,
+  );
+  console.log(
+    `  GOAL memory ingest   median ${f0(median(rows.memory))}/s  vs bare ${f0(median(rows.bare))}/s  ratio ${ratio('memory').toFixed(2)}  (goal >= 0.7)`,
+  );
+  console.log(
+    `  server CPU per Event (user+system, all threads; less sensitive to the load than throughput): bare ${median(cpu.bare).toFixed(1)} µs, durable ${median(cpu.durable).toFixed(1)} µs, memory ${median(cpu.memory).toFixed(1)} µs`,
+  );
 }
 
 // ---------------------------------------------------------------- 2. fan-out
-interface Sub { lat: number[]; received: number; close(): void; ready: Promise<void> }
+interface Sub {
+  lat: number[];
+  received: number;
+  close(): void;
+  ready: Promise<void>;
+}
 /** Latency (ms) = now - the `bt` stamp (integer µs: extension numbers must be exact integers) put in each Event when its POST was written. */
 function stamp(text: string): number {
   const k = text.indexOf('"bt":');
@@ -152,9 +237,13 @@ function sseSub(port: number, filter: string): Sub {
         buf += c;
         let i;
         while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i); buf = buf.slice(i + 2);
+          const frame = buf.slice(0, i);
+          buf = buf.slice(i + 2);
           const v = stamp(frame);
-          if (!Number.isNaN(v)) { s.received++; s.lat.push(v); }
+          if (!Number.isNaN(v)) {
+            s.received++;
+            s.lat.push(v);
+          }
         }
       });
       res.on('error', () => {});
@@ -170,15 +259,24 @@ function wsSub(port: number, filter: string, raw: boolean): Sub {
   const s: Sub = { lat: [], received: 0, close: () => ws.terminate(), ready: Promise.resolve() };
   s.ready = new Promise((resolve) => {
     ws.on('open', () => {
-      if (raw) { resolve(); return; }
+      if (raw) {
+        resolve();
+        return;
+      }
       ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
       ws.send(JSON.stringify({ type: 'subscribe', id: 's', filter: JSON.parse(filter) as unknown }));
     });
     ws.on('message', (d: Buffer) => {
       const text = d.toString('utf8');
-      if (text.startsWith('{"type":"subscribed"')) { resolve(); return; }
+      if (text.startsWith('{"type":"subscribed"')) {
+        resolve();
+        return;
+      }
       const v = stamp(text);
-      if (!Number.isNaN(v)) { s.received++; s.lat.push(v); }
+      if (!Number.isNaN(v)) {
+        s.received++;
+        s.lat.push(v);
+      }
     });
     ws.on('error', () => resolve());
   });
@@ -192,13 +290,23 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
   await Promise.all(subs.map((s) => s.ready));
   await sleep(200);
   // 5k Events/s: 25 Events every 5 ms, one POST in flight (per-session order), 0.5 s warm-up + 3 s.
-  const rate = 5000; const warm = 500; const dur = 3000;
-  const t0 = nowMs(); let sent = 0; let measuredFrom = -1;
+  const rate = 5000;
+  const warm = 500;
+  const dur = 3000;
+  const t0 = nowMs();
+  let sent = 0;
+  let measuredFrom = -1;
   const inflight: Array<Promise<number>> = [];
   while (nowMs() - t0 < warm + dur) {
     const due = Math.floor(((nowMs() - t0) / 1000) * rate) - sent;
     if (due > 0) {
-      if (measuredFrom < 0 && nowMs() - t0 >= warm) { measuredFrom = sent; for (const s of subs) { s.lat = []; s.received = 0; } }
+      if (measuredFrom < 0 && nowMs() - t0 >= warm) {
+        measuredFrom = sent;
+        for (const s of subs) {
+          s.lat = [];
+          s.received = 0;
+        }
+      }
       const time = new Date().toISOString();
       const bt = Math.round(nowMs() * 1000);
       let body = '';
@@ -220,7 +328,9 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
 }
 
 async function benchFanout(): Promise<void> {
-  console.log('\nfan-out  5,000 Events/s (25 every 5 ms) to 10 subscribers per binding, 3 s measured; latency = POST written -> subscriber parsed it; baseline = raw fan-out server (same lines written unparsed to 10 plain SSE / WebSocket clients), same round');
+  console.log(
+    '\nfan-out  5,000 Events/s (25 every 5 ms) to 10 subscribers per binding, 3 s measured; latency = POST written -> subscriber parsed it; baseline = raw fan-out server (same lines written unparsed to 10 plain SSE / WebSocket clients), same round',
+  );
   const p99: Record<string, number[]> = {};
   for (let r = 0; r < ROUNDS; r++) {
     const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
@@ -230,15 +340,21 @@ async function benchFanout(): Promise<void> {
       const l0 = load();
       const base = await fanoutOnce(echo.port, b, true, `e${b}${r}`);
       const rel = await fanoutOnce(relay.port, b, false, `f${b}${r}`);
-      (p99[b] ??= []).push(rel.p99); (p99[`${b}-base`] ??= []).push(base.p99);
-      console.log(`  round ${r + 1}  ${b.toUpperCase().padEnd(3)} relay p50 ${rel.p50.toFixed(2)} p99 ${rel.p99.toFixed(2)} ms (missing ${rel.lost})  raw p50 ${base.p50.toFixed(2)} p99 ${base.p99.toFixed(2)} ms  load ${l0}`);
+      (p99[b] ??= []).push(rel.p99);
+      (p99[`${b}-base`] ??= []).push(base.p99);
+      console.log(
+        `  round ${r + 1}  ${b.toUpperCase().padEnd(3)} relay p50 ${rel.p50.toFixed(2)} p99 ${rel.p99.toFixed(2)} ms (missing ${rel.lost})  raw p50 ${base.p50.toFixed(2)} p99 ${base.p99.toFixed(2)} ms  load ${l0}`,
+      );
     }
-    await relay.stop(); await echo.stop();
+    await relay.stop();
+    await echo.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   for (const b of ['sse', 'ws']) {
     const met = p99[b]!.filter((x) => x < 5).length;
-    console.log(`  GOAL fan-out ${b.toUpperCase().padEnd(3)} p99 median ${median(p99[b]!).toFixed(2)} ms (rounds ${p99[b]!.map((x) => x.toFixed(2)).join(', ')})  vs raw ${median(p99[`${b}-base`]!).toFixed(2)} ms  (goal < 5 ms in 3/3: ${met}/${p99[b]!.length})`);
+    console.log(
+      `  GOAL fan-out ${b.toUpperCase().padEnd(3)} p99 median ${median(p99[b]!).toFixed(2)} ms (rounds ${p99[b]!.map((x) => x.toFixed(2)).join(', ')})  vs raw ${median(p99[`${b}-base`]!).toFixed(2)} ms  (goal < 5 ms in 3/3: ${met}/${p99[b]!.length})`,
+    );
   }
 }
 
@@ -255,18 +371,24 @@ async function benchMemory(): Promise<void> {
       // 500 sessions x 100 Events: 500 POSTs of 100 Events, one session each, 4 clients.
       const ss = Array.from({ length: 500 }, (_, i) => session(`m${kind}${r}-${i}`));
       let k = 0;
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        while (k < ss.length) {
-          const s = ss[k++]!; const time = new Date().toISOString();
-          let body = '';
-          for (let i = 0; i < 100; i++) body += next(s, time) + '\n';
-          if (await post(srv.port, body) !== 202) throw new Error('POST refused');
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (k < ss.length) {
+            const s = ss[k++]!;
+            const time = new Date().toISOString();
+            let body = '';
+            for (let i = 0; i < 100; i++) body += next(s, time) + '\n';
+            if ((await post(srv.port, body)) !== 202) throw new Error('POST refused');
+          }
+        }),
+      );
       await sleep(500);
       const m = mem(srv.child.pid!);
-      small[kind]!.push(m.hwm); if (kind === 'durable') small['idle']!.push(idle);
-      console.log(`  round ${r + 1}  500 sessions x 100 Events, ${kind.padEnd(7)}  idle ${idle.toFixed(1)}  after ${m.rss.toFixed(1)}  peak ${m.hwm.toFixed(1)}  load ${load()}`);
+      small[kind]!.push(m.hwm);
+      if (kind === 'durable') small['idle']!.push(idle);
+      console.log(
+        `  round ${r + 1}  500 sessions x 100 Events, ${kind.padEnd(7)}  idle ${idle.toFixed(1)}  after ${m.rss.toFixed(1)}  peak ${m.hwm.toFixed(1)}  load ${load()}`,
+      );
       await srv.stop();
       rmSync(dir, { recursive: true, force: true });
     }
@@ -275,25 +397,35 @@ async function benchMemory(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
   const srv = await server(['relay', join(dir, 'relay.sqlite')]);
   const retention = 256 * 1024 * 1024;
-  let bytes = 0; const marks: string[] = [];
+  let bytes = 0;
+  const marks: string[] = [];
   const ss = Array.from({ length: 64 }, (_, i) => session(`fill-${i}`));
-  let rr = 0; let nextMark = 0.25;
+  let rr = 0;
+  let nextMark = 0.25;
   const t0 = nowMs();
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (bytes < retention * 1.5 && nowMs() - t0 < 90_000) {
-      const time = new Date().toISOString();
-      let body = '';
-      for (let i = 0; i < 200; i++) body += next(ss[rr++ % ss.length]!, time) + '\n';
-      if (await post(srv.port, body) !== 202) throw new Error('POST refused');
-      bytes += Buffer.byteLength(body) - 200;
-      if (bytes >= retention * nextMark) { const m = mem(srv.child.pid!); marks.push(`${Math.round(nextMark * 100)}% ${m.rss.toFixed(0)}/${m.hwm.toFixed(0)}`); nextMark += 0.25; }
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (bytes < retention * 1.5 && nowMs() - t0 < 90_000) {
+        const time = new Date().toISOString();
+        let body = '';
+        for (let i = 0; i < 200; i++) body += next(ss[rr++ % ss.length]!, time) + '\n';
+        if ((await post(srv.port, body)) !== 202) throw new Error('POST refused');
+        bytes += Buffer.byteLength(body) - 200;
+        if (bytes >= retention * nextMark) {
+          const m = mem(srv.child.pid!);
+          marks.push(`${Math.round(nextMark * 100)}% ${m.rss.toFixed(0)}/${m.hwm.toFixed(0)}`);
+          nextMark += 0.25;
+        }
+      }
+    }),
+  );
   const peak = mem(srv.child.pid!).hwm;
   console.log(`  fill: ${(bytes / 1048576).toFixed(0)} MiB of Events into 256 MiB retention (durable)  RSS/peak at fill ${marks.join(', ')}  load ${load()}`);
   await srv.stop();
   rmSync(dir, { recursive: true, force: true });
-  console.log(`  GOAL 500 sessions x 100 Events  peak RSS median durable ${median(small['durable']!).toFixed(1)} MiB, memory ${median(small['memory']!).toFixed(1)} MiB  vs idle ${median(small['idle']!).toFixed(1)} MiB  (goal <= 120 MB)`);
+  console.log(
+    `  GOAL 500 sessions x 100 Events  peak RSS median durable ${median(small['durable']!).toFixed(1)} MiB, memory ${median(small['memory']!).toFixed(1)} MiB  vs idle ${median(small['idle']!).toFixed(1)} MiB  (goal <= 120 MB)`,
+  );
   console.log(`  GOAL retention fill  peak RSS ${peak.toFixed(0)} MiB  (goal <= 256 MiB + 150 MB = ${(256 + 150 / 1.048576).toFixed(0)} MiB)`);
 }
 

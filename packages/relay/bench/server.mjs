@@ -14,7 +14,9 @@ if (mode === 'relay') {
   const { startRelay } = await import('../dist/index.js');
   const relay = await startRelay({ port: 0, storePath: store === 'memory' ? null : store, log: () => {} });
   process.stdout.write(`PORT ${relay.port}\n`);
-  process.once('SIGTERM', () => { void relay.close().then(() => process.exit(0)); });
+  process.once('SIGTERM', () => {
+    void relay.close().then(() => process.exit(0));
+  });
 } else {
   const sse = new Set();
   const wss = mode === 'echo' ? new WebSocketServer({ noServer: true }) : null;
@@ -33,7 +35,8 @@ if (mode === 'relay') {
       let n = 0;
       for (const line of text.split('\n')) {
         if (line === '') continue;
-        JSON.parse(line); n++;
+        JSON.parse(line);
+        n++;
         if (wss) {
           for (const c of wss.clients) c.send(line);
           for (const r of sse) r.write(`event: x\ndata: ${line}\n\n`);
@@ -49,5 +52,9 @@ if (mode === 'relay') {
     const a = server.address();
     process.stdout.write(`PORT ${typeof a === 'object' && a ? a.port : 0}\n`);
   });
-  process.once('SIGTERM', () => { for (const r of sse) r.destroy(); server.close(() => process.exit(0)); server.closeAllConnections(); });
+  process.once('SIGTERM', () => {
+    for (const r of sse) r.destroy();
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  });
 }

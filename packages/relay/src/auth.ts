@@ -10,19 +10,28 @@ import { live, type TokenRecord, type Tokens } from './tokens.js';
 
 /** Who is asking: the owner, a scoped token, or anyone (a relay without a token). */
 export class Principal {
-  private constructor(readonly kind: 'owner' | 'scoped' | 'open', readonly token: TokenRecord | null) {}
+  private constructor(
+    readonly kind: 'owner' | 'scoped' | 'open',
+    readonly token: TokenRecord | null,
+  ) {}
 
   /** The owner token: every scope. */
   static readonly owner = new Principal('owner', null);
   /** A relay without a token (dev posture): read and emit open to all, no commands, no admin. */
   static readonly open = new Principal('open', null);
-  static scoped(t: TokenRecord): Principal { return new Principal('scoped', t); }
+  static scoped(t: TokenRecord): Principal {
+    return new Principal('scoped', t);
+  }
 
   /** True when the request proved a token (commands need it, AEP-0004 §4.1). */
-  get authenticated(): boolean { return this.kind !== 'open'; }
+  get authenticated(): boolean {
+    return this.kind !== 'open';
+  }
 
   /** The scoped token's id (never the token). */
-  get tokenId(): string | undefined { return this.token?.id; }
+  get tokenId(): string | undefined {
+    return this.token?.id;
+  }
 
   /** False once a scoped token is revoked or expired. */
   valid(now = Date.now()): boolean {
@@ -37,7 +46,11 @@ export class Principal {
     if (this.kind !== 'scoped') return { ceiling: undefined };
     let best = -1;
     let level: CaptureLevel | undefined;
-    for (const s of this.token!.parsed) if (s.name === 'read' && captureRank(s.level) > best) { best = captureRank(s.level); level = s.level; }
+    for (const s of this.token!.parsed)
+      if (s.name === 'read' && captureRank(s.level) > best) {
+        best = captureRank(s.level);
+        level = s.level;
+      }
     return level === undefined ? null : { ceiling: level };
   }
 
@@ -61,11 +74,16 @@ export class Principal {
 /** Resolves the principal of a request. */
 export class Auth {
   private readonly digest: Buffer | null;
-  constructor(token: string | undefined, readonly tokens: Tokens) {
+  constructor(
+    token: string | undefined,
+    readonly tokens: Tokens,
+  ) {
     this.digest = token === undefined ? null : createHash('sha256').update(token).digest();
   }
   /** True when an owner token is configured (then every endpoint requires a token). */
-  get required(): boolean { return this.digest !== null; }
+  get required(): boolean {
+    return this.digest !== null;
+  }
   /** The owner token, compared in constant time (digests have equal length whatever was presented). */
   private isOwner(presented: string): boolean {
     return this.digest !== null && timingSafeEqual(createHash('sha256').update(presented).digest(), this.digest);

@@ -62,14 +62,20 @@ export interface ClaimRegistry {
 
 /** Why an Event cannot be acknowledged now (503 with this code; the client retries with the same ids). */
 export class BackendUnavailableError extends Error {
-  constructor(readonly code: 'store-unavailable' | 'nats-unavailable', message: string) {
+  constructor(
+    readonly code: 'store-unavailable' | 'nats-unavailable',
+    message: string,
+  ) {
     super(message);
     this.name = 'BackendUnavailableError';
   }
 }
 
 /** Backend health, reported in `/healthz` (without topology counts for anonymous callers). */
-export interface BackendHealth { ok: boolean; detail?: Record<string, unknown> }
+export interface BackendHealth {
+  ok: boolean;
+  detail?: Record<string, unknown>;
+}
 
 /** A scale-out backend (issue 16): every seam the relay runs on, opened before the relay listens. */
 export interface RelayBackend {
@@ -98,7 +104,9 @@ export class LocalLog implements EventLog {
   constructor(private readonly core: RelayCore) {}
   async append(events: readonly Incoming[], from: Claimant | null): Promise<void> {
     for (const inc of events) this.core.ingest(inc, from);
-    try { await this.core.store?.durable(); } catch (err) {
+    try {
+      await this.core.store?.durable();
+    } catch (err) {
       throw new BackendUnavailableError('store-unavailable', `the durable store could not commit: ${err instanceof Error ? err.message : String(err)}`);
     }
   }

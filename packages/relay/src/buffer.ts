@@ -65,13 +65,15 @@ class RawArena {
   private room(n: number): Slab {
     if (n > BIG) {
       const s = new Slab(Buffer.allocUnsafeSlow(n));
-      this.slabs.add(s); this.allocated += n;
+      this.slabs.add(s);
+      this.allocated += n;
       return s;
     }
     if (this.cur.used + n > this.cur.buf.length) {
       const old = this.cur;
       this.cur = new Slab(Buffer.allocUnsafeSlow(SLAB));
-      this.slabs.add(this.cur); this.allocated += SLAB;
+      this.slabs.add(this.cur);
+      this.allocated += SLAB;
       if (old.live === 0) this.drop(old);
     }
     return this.cur;
@@ -82,8 +84,14 @@ class RawArena {
     const s = this.room(byteLen);
     const off = s.used;
     const n = typeof src === 'string' ? s.buf.write(src, off, byteLen, 'utf8') : src.copy(s.buf, off, at, at + byteLen);
-    s.used += n; s.live += n; this.live += n; this.written += n;
-    h.slab = s; h.off = off; h.inArena = true; (h as { bytes: number }).bytes = n;
+    s.used += n;
+    s.live += n;
+    this.live += n;
+    this.written += n;
+    h.slab = s;
+    h.off = off;
+    h.inArena = true;
+    (h as { bytes: number }).bytes = n;
   }
 
   /** The entry's bytes are no longer needed here (evicted, or committed to the store). */
@@ -91,7 +99,8 @@ class RawArena {
     const s = h.slab;
     if (s === null || !h.inArena) return;
     h.inArena = false;
-    s.live -= h.bytes; this.live -= h.bytes;
+    s.live -= h.bytes;
+    this.live -= h.bytes;
     if (s.live === 0 && s !== this.cur) this.drop(s);
   }
 
@@ -115,8 +124,11 @@ class RawArena {
         const n = h.bytes;
         const to = this.room(n);
         from.buf.copy(to.buf, to.used, h.off, h.off + n);
-        h.slab = to; h.off = to.used;
-        to.used += n; to.live += n; from.live -= n;
+        h.slab = to;
+        h.off = to.used;
+        to.used += n;
+        to.live += n;
+        from.live -= n;
       }
       for (const s of sparse) this.drop(s);
       this.compactions++;
@@ -160,23 +172,37 @@ export class Held implements Entry {
     readonly type: string,
     rawRank: number,
   ) {
-    this.epoch = pos[0]; this.seq = pos[1]; this.sub = pos[2];
+    this.epoch = pos[0];
+    this.seq = pos[1];
+    this.sub = pos[2];
     this.bits = (positioned ? 1 : 0) | (rawRank << 2);
   }
-  get pos(): Pos { return [this.epoch, this.seq, this.sub]; }
+  get pos(): Pos {
+    return [this.epoch, this.seq, this.sub];
+  }
   /** True for sequenced session Events. */
-  get positioned(): boolean { return (this.bits & 1) !== 0; }
-  get rawRank(): number { return this.bits >> 2; }
+  get positioned(): boolean {
+    return (this.bits & 1) !== 0;
+  }
+  get rawRank(): number {
+    return this.bits >> 2;
+  }
   /** True while the bytes count in the arena (false once evicted or spilled). */
-  get inArena(): boolean { return (this.bits & 2) !== 0; }
-  set inArena(v: boolean) { this.bits = v ? this.bits | 2 : this.bits & ~2; }
+  get inArena(): boolean {
+    return (this.bits & 2) !== 0;
+  }
+  set inArena(v: boolean) {
+    this.bits = v ? this.bits | 2 : this.bits & ~2;
+  }
   /** The exact received text, decoded on demand (replay, rare lookups); throws once spilled (read it from the store). */
   get raw(): string {
     if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
     return this.slab.buf.toString('utf8', this.off, this.off + this.bytes);
   }
   /** True while the bytes are in memory (`raw` and `copyRaw` work). */
-  get inMemory(): boolean { return this.slab !== null; }
+  get inMemory(): boolean {
+    return this.slab !== null;
+  }
   copyRaw(dst: Buffer, at: number): number {
     if (this.slab === null) throw new Error(`Event row ${this.rowid} is held in the store only`);
     return this.slab.buf.copy(dst, at, this.off, this.off + this.bytes);
@@ -219,18 +245,29 @@ class SessionBuf {
   head = 0;
   evictedHigh: Pos | null = null;
   constructor(readonly name: string | null) {}
-  get size(): number { return this.entries.length - this.head; }
-  first(): Held | undefined { return this.entries[this.head]; }
-  last(): Held | undefined { return this.entries.length > this.head ? this.entries[this.entries.length - 1] : undefined; }
+  get size(): number {
+    return this.entries.length - this.head;
+  }
+  first(): Held | undefined {
+    return this.entries[this.head];
+  }
+  last(): Held | undefined {
+    return this.entries.length > this.head ? this.entries[this.entries.length - 1] : undefined;
+  }
   /** Insert keeping order; usually an append. */
   insert(e: Held): void {
     const last = this.last();
-    if (!last || (last.epoch - e.epoch || last.seq - e.seq || last.sub - e.sub) <= 0) { this.entries.push(e); return; }
+    if (!last || (last.epoch - e.epoch || last.seq - e.seq || last.sub - e.sub) <= 0) {
+      this.entries.push(e);
+      return;
+    }
     const p: Pos = [e.epoch, e.seq, e.sub];
-    let lo = this.head; let hi = this.entries.length;
+    let lo = this.head;
+    let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1; else hi = mid;
+      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1;
+      else hi = mid;
     }
     this.entries.splice(lo, 0, e);
   }
@@ -247,10 +284,12 @@ class SessionBuf {
   }
   /** Index of the first entry strictly after `p`. */
   after(p: Pos): number {
-    let lo = this.head; let hi = this.entries.length;
+    let lo = this.head;
+    let hi = this.entries.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1; else hi = mid;
+      if (cmpAt(this.entries[mid]!, p) <= 0) lo = mid + 1;
+      else hi = mid;
     }
     return lo;
   }
@@ -292,11 +331,20 @@ export class ReplayBuffer {
   /** Counters for /healthz. */
   readonly stats = { evicted: 0, sessionsEvicted: 0, duplicates: 0 };
 
-  constructor(private readonly limits: BufferLimits, private readonly sink: BufferSink | null) {}
+  constructor(
+    private readonly limits: BufferLimits,
+    private readonly sink: BufferSink | null,
+  ) {}
 
-  get heldEvents(): number { return this.held; }
-  get heldBytes(): number { return this.bytes; }
-  get sessionCount(): number { return this.sessions.size; }
+  get heldEvents(): number {
+    return this.held;
+  }
+  get heldBytes(): number {
+    return this.bytes;
+  }
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
   /** Off-heap arena figures (bench, tests): bytes allocated in slabs, bytes live, compactions run. */
   get arenaStats(): { allocated: number; live: number; slabs: number; compactions: number } {
     const a = this.arena;
@@ -324,7 +372,8 @@ export class ReplayBuffer {
     if (v === e) this.byId.delete(e.id);
     else if (Array.isArray(v)) {
       const rest = v.filter((x) => x !== e);
-      if (rest.length === 1) this.byId.set(e.id, rest[0]!); else this.byId.set(e.id, rest);
+      if (rest.length === 1) this.byId.set(e.id, rest[0]!);
+      else this.byId.set(e.id, rest);
     } else return;
     this.held--;
   }
@@ -344,7 +393,10 @@ export class ReplayBuffer {
    * loading from the store (the rows are already there).
    */
   admit(e: Entry, persist = true): Admission {
-    if (this.has(e.source, e.id)) { this.stats.duplicates++; return 'duplicate'; }
+    if (this.has(e.source, e.id)) {
+      this.stats.duplicates++;
+      return 'duplicate';
+    }
     const h = this.hold(e.rowid, e.source, e.id, e.session, e.pos, e.positioned, e.type, e.rawRank, e.agent);
     this.arena.put(e.raw, Buffer.byteLength(e.raw), h);
     this.index(h);
@@ -354,13 +406,25 @@ export class ReplayBuffer {
   }
 
   /** A held entry with interned strings (session name, source per session, type). */
-  private hold(rowid: number, source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, agent: string | undefined): Held {
+  private hold(
+    rowid: number,
+    source: string,
+    id: string,
+    session: string | null,
+    pos: Pos,
+    positioned: boolean,
+    type: string,
+    rank: number,
+    agent: string | undefined,
+  ): Held {
     const buf = session === null ? this.agentBuf : this.sessions.get(session);
     let src = source;
     let ag = agent;
     if (buf !== undefined) {
-      if (buf.lastSource === source) src = buf.lastSource; else buf.lastSource = source;
-      if (buf.lastAgent === agent) ag = buf.lastAgent; else buf.lastAgent = agent;
+      if (buf.lastSource === source) src = buf.lastSource;
+      else buf.lastSource = source;
+      if (buf.lastAgent === agent) ag = buf.lastAgent;
+      else buf.lastAgent = agent;
     }
     const h = new Held(rowid, src, id, buf !== undefined ? buf.name : session, pos, positioned, internType(type), rank);
     h.agent = ag;
@@ -385,7 +449,9 @@ export class ReplayBuffer {
   private readonly pinned = new WeakSet<Held>();
   /** The entry the last successful `admit` created (store load spills or pins it). */
   lastAdmitted: Held | null = null;
-  pin(e: Held): void { this.pinned.add(e); }
+  pin(e: Held): void {
+    this.pinned.add(e);
+  }
 
   /** Hold an indexed Event in its session, mirror it, evict past the limits. */
   private place(e: Held, persist: boolean): void {
@@ -393,12 +459,18 @@ export class ReplayBuffer {
     if (e.session === null) buf = this.agentBuf;
     else {
       const existing = this.sessions.get(e.session);
-      if (existing) { this.sessions.delete(e.session); this.sessions.set(e.session, existing); buf = existing; }
-      else {
+      if (existing) {
+        this.sessions.delete(e.session);
+        this.sessions.set(e.session, existing);
+        buf = existing;
+      } else {
         buf = new SessionBuf(e.session);
         buf.lastSource = e.source;
         const t = this.tombstones.get(e.session);
-        if (t) { buf.evictedHigh = t; this.tombstones.delete(e.session); }
+        if (t) {
+          buf.evictedHigh = t;
+          this.tombstones.delete(e.session);
+        }
         this.sessions.set(e.session, buf);
       }
     }
@@ -438,7 +510,20 @@ export class ReplayBuffer {
    * into the arena: `raw` is the received text, or a buffer holding its exact UTF-8 bytes at `at`
    * (`byteLen` = their length). No Entry object is built for a duplicate.
    */
-  admitRaw(rowid: number | (() => number), source: string, id: string, session: string | null, pos: Pos, positioned: boolean, type: string, rank: number, raw: Buffer | string, byteLen: number, agent?: string, at = 0): Admission {
+  admitRaw(
+    rowid: number | (() => number),
+    source: string,
+    id: string,
+    session: string | null,
+    pos: Pos,
+    positioned: boolean,
+    type: string,
+    rank: number,
+    raw: Buffer | string,
+    byteLen: number,
+    agent?: string,
+    at = 0,
+  ): Admission {
     if (typeof rowid === 'function' && this.isHeld(source, id)) return 'duplicate';
     const h = this.hold(typeof rowid === 'function' ? rowid() : rowid, source, id, session, pos, positioned, type, rank, agent);
     this.arena.put(raw, byteLen, h, at);
@@ -454,7 +539,8 @@ export class ReplayBuffer {
   /** Restore a persisted tombstone / eviction high-water mark (store load). */
   restoreEvicted(session: string, pos: Pos): void {
     const buf = this.sessions.get(session);
-    if (buf) buf.evictedHigh = pos; else this.rememberTombstone(session, pos);
+    if (buf) buf.evictedHigh = pos;
+    else this.rememberTombstone(session, pos);
   }
 
   private rememberTombstone(session: string, pos: Pos): void {
@@ -502,9 +588,19 @@ export class ReplayBuffer {
     while (this.bytes > this.limits.totalBytes) {
       // Oldest Events of the least recently written session go first; agent-scoped last.
       const lru = this.sessions.values().next().value as SessionBuf | undefined;
-      if (lru && lru !== buf) { this.evictOne(lru); if (lru.size === 0 && lru.name !== null) this.evictSession(lru.name); continue; }
-      if (this.agentBuf.size > 0) { this.evictOne(this.agentBuf); continue; }
-      if (buf.size > 1) { this.evictOne(buf); continue; }
+      if (lru && lru !== buf) {
+        this.evictOne(lru);
+        if (lru.size === 0 && lru.name !== null) this.evictSession(lru.name);
+        continue;
+      }
+      if (this.agentBuf.size > 0) {
+        this.evictOne(this.agentBuf);
+        continue;
+      }
+      if (buf.size > 1) {
+        this.evictOne(buf);
+        continue;
+      }
       break; // a single Event larger than the cap stays (the body limit bounds it)
     }
   }
@@ -526,7 +622,7 @@ export class ReplayBuffer {
     for (const p of positions) {
       const buf = this.sessions.get(p.session);
       const req: Pos = [p.epoch, p.seq, 0];
-      const high = buf ? buf.evictedHigh : this.tombstones.get(p.session) ?? null;
+      const high = buf ? buf.evictedHigh : (this.tombstones.get(p.session) ?? null);
       if (!buf && !high) continue; // unknown session: nothing, no marker (AEP-0003 §7)
       const part: ReplayPart = { session: p.session, after: req, until: buf?.last()?.pos ?? null, evictedAtStart: high };
       if (high && cmpPos(high, req) > 0) {
@@ -554,9 +650,9 @@ export class ReplayBuffer {
   read(part: ReplayPart, cursor: Pos | null, max: number): { entries: Entry[]; gap: boolean } {
     const name = part.session;
     const buf = name === null ? this.agentBuf : this.sessions.get(name);
-    const high = name === null ? this.agentEvictedHigh : buf?.evictedHigh ?? this.tombstones.get(name) ?? null;
+    const high = name === null ? this.agentEvictedHigh : (buf?.evictedHigh ?? this.tombstones.get(name) ?? null);
     const from = cursor ?? part.after;
-    const base = from && part.evictedAtStart ? (cmpPos(from, part.evictedAtStart) >= 0 ? from : part.evictedAtStart) : from ?? part.evictedAtStart;
+    const base = from && part.evictedAtStart ? (cmpPos(from, part.evictedAtStart) >= 0 ? from : part.evictedAtStart) : (from ?? part.evictedAtStart);
     if (high && (!base || cmpPos(high, base) > 0)) return { entries: [], gap: true };
     if (!buf || !part.until) return { entries: [], gap: false };
     const entries: Entry[] = [];
@@ -567,5 +663,4 @@ export class ReplayBuffer {
     }
     return { entries, gap: false };
   }
-
 }

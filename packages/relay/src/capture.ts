@@ -41,7 +41,9 @@ export function declaredRank(ev: Record<string, unknown>): number {
 function withData(ev: Record<string, unknown>, data: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(ev)) {
-    if (k === 'data') { if (data !== undefined) out[k] = data; } else out[k] = ev[k];
+    if (k === 'data') {
+      if (data !== undefined) out[k] = data;
+    } else out[k] = ev[k];
   }
   return out;
 }
@@ -126,22 +128,42 @@ function valuesAtRedacted(values: unknown, fields: readonly unknown[] | undefine
   const ids = new Map<string, Set<string>>();
   for (const f of fields ?? []) {
     if (!isObject(f) || typeof f['id'] !== 'string' || f['type'] !== 'select' || !Array.isArray(f['choices'])) continue;
-    ids.set(f['id'], new Set((f['choices'] as unknown[]).filter(isObject).map((c) => c['id']).filter((x): x is string => typeof x === 'string')));
+    ids.set(
+      f['id'],
+      new Set(
+        (f['choices'] as unknown[])
+          .filter(isObject)
+          .map((c) => c['id'])
+          .filter((x): x is string => typeof x === 'string'),
+      ),
+    );
   }
   return mapMembers(values, (k, v) => {
     const choices = ids.get(k);
     const isChoice = (x: unknown) => typeof x === 'string' && choices !== undefined && choices.has(x);
-    if (typeof v === 'string') { if (isChoice(v)) return v; const r = redactMemo(v); return r === v ? v : r; }
+    if (typeof v === 'string') {
+      if (isChoice(v)) return v;
+      const r = redactMemo(v);
+      return r === v ? v : r;
+    }
     if (Array.isArray(v)) {
       let arrChanged = false;
-      const arr = v.map((x) => { if (isChoice(x)) return x; const r = redactStrings(x); if (r !== x) arrChanged = true; return r; });
+      const arr = v.map((x) => {
+        if (isChoice(x)) return x;
+        const r = redactStrings(x);
+        if (r !== x) arrChanged = true;
+        return r;
+      });
       return arrChanged ? arr : v;
     }
     return v;
   });
 }
 
-interface HonestCtx { declared: number; fields: readonly unknown[] | undefined }
+interface HonestCtx {
+  declared: number;
+  fields: readonly unknown[] | undefined;
+}
 
 /** Prune one value to the declared level (step 1 above); same reference when already honest. */
 function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown {
@@ -175,9 +197,7 @@ function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
   const lvl = levelOf(child);
   if (lvl > ctx.declared) return undefined; // annotated above what the Event claims: the lie
   if (child.exception === 'values') {
-    const nv = ctx.declared < REDACTED
-      ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v))
-      : valuesAtRedacted(v, ctx.fields);
+    const nv = ctx.declared < REDACTED ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v)) : valuesAtRedacted(v, ctx.fields);
     // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
     if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => nv[k] === v[k])) return v;
     return Object.keys(nv as object).length === 0 && !isObject(v) ? undefined : nv;
@@ -262,4 +282,3 @@ export function gateFor(ev: Record<string, unknown>, ceiling: CaptureLevel): Rec
   const out = downlevel(ev, ceiling);
   return captureRank(ceiling) >= FULL ? out : dropUnannotated(out);
 }
-

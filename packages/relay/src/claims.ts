@@ -4,7 +4,11 @@
 import type { ClaimRegistry } from './backend.js';
 
 /** What a connection said in its `hello` (AEP-0003 §4). */
-export interface HelloInfo { role: 'emitter' | 'consumer' | 'both'; identity: Record<string, unknown>; capabilities: Record<string, unknown> }
+export interface HelloInfo {
+  role: 'emitter' | 'consumer' | 'both';
+  identity: Record<string, unknown>;
+  capabilities: Record<string, unknown>;
+}
 
 /** A connection that can claim sessions (a WebSocket). */
 export interface Claimant {

@@ -31,11 +31,20 @@ export class ControlRouter {
     // `permit` (the relay knows the kind from the request it holds; unknown: both), steering `steer`.
     const agent = bound?.agent ?? this.core.sessionAgent(session);
     const ctx = { agent, session, kind: bound?.kind };
-    const needs: Array<'answer' | 'permit' | 'steer'> = !isRespond ? ['steer'] : bound?.kind === 'permission' ? ['permit'] : bound?.kind !== undefined ? ['answer'] : ['answer', 'permit'];
+    const needs: Array<'answer' | 'permit' | 'steer'> = !isRespond
+      ? ['steer']
+      : bound?.kind === 'permission'
+        ? ['permit']
+        : bound?.kind !== undefined
+          ? ['answer']
+          : ['answer', 'permit'];
     for (const n of needs) {
       const missing = principal.check(n, ctx);
       if (missing) {
-        const why = isRespond && bound?.kind === undefined && n === 'permit' ? ` (the relay does not hold request ${String(ev['subject']).slice(0, 200)}: it may be a permission request)` : '';
+        const why =
+          isRespond && bound?.kind === undefined && n === 'permit'
+            ? ` (the relay does not hold request ${String(ev['subject']).slice(0, 200)}: it may be a permission request)`
+            : '';
         return refuse('unauthorized', `token lacks scope ${missing}${why}`);
       }
     }
@@ -57,14 +66,22 @@ export class ControlRouter {
     const type = inc.event['type'] as string;
     const control = target.hello?.capabilities['control'];
     const accepts = isObject(control) && Array.isArray(control['accepts']) ? control['accepts'] : [];
-    if (!accepts.includes(type)) return refuse('unsupported', `the target of session ${String(inc.event['session']).slice(0, 200)} does not accept ${type} (AEP-0004 §4.2)`);
+    if (!accepts.includes(type))
+      return refuse('unsupported', `the target of session ${String(inc.event['session']).slice(0, 200)} does not accept ${type} (AEP-0004 §4.2)`);
     if (isRemote(target)) {
       // Behind another relay of the cluster (issue 16): delivered there; "no responders" (that
       // relay died) or a connection gone meanwhile is an exact `no-route`.
-      target.forwardCommand(text).then((refusal) => {
-        if (refusal) return refuse(refusal.code, refusal.detail);
-        this.delivered(inc);
-      }, (err: unknown) => refuse('no-route', `the relay of the target of session ${String(inc.event['session']).slice(0, 200)} did not answer: ${err instanceof Error ? err.message : String(err)}`));
+      target.forwardCommand(text).then(
+        (refusal) => {
+          if (refusal) return refuse(refusal.code, refusal.detail);
+          this.delivered(inc);
+        },
+        (err: unknown) =>
+          refuse(
+            'no-route',
+            `the relay of the target of session ${String(inc.event['session']).slice(0, 200)} did not answer: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+      );
       return;
     }
     // Forward the received bytes (retransmits too: the target's recorded re-ack recovers a lost ack).
@@ -75,6 +92,8 @@ export class ControlRouter {
   private delivered(inc: Incoming): void {
     this.core.counters.commandsForwarded++;
     // Persisted in the session history and fanned out (AEP-0004 §4.4).
-    this.core.log.offer(inc, null, (err) => this.core.opts.log(`the history copy of command ${String(inc.event['id']).slice(0, 60)} could not be stored: ${err.message}`));
+    this.core.log.offer(inc, null, (err) =>
+      this.core.opts.log(`the history copy of command ${String(inc.event['id']).slice(0, 60)} could not be stored: ${err.message}`),
+    );
   }
 }

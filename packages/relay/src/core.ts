@@ -29,7 +29,15 @@ export function unpresentableClaim(): string {
 }
 
 /** Routing attributes of one Event (AEP-0001 §5, §7). */
-export interface Described { source: string; id: string; session: string | null; pos: Pos; positioned: boolean; type: string; rawRank: number }
+export interface Described {
+  source: string;
+  id: string;
+  session: string | null;
+  pos: Pos;
+  positioned: boolean;
+  type: string;
+  rawRank: number;
+}
 
 /** Shared state of one relay. */
 export class RelayCore {
@@ -49,11 +57,18 @@ export class RelayCore {
   /** Web Push subscription routes (contract C10, push.ts), when configured. */
   push: PushRoutes | null = null;
 
-  constructor(readonly opts: ResolvedOptions, readonly store: SqliteStore | null, readonly backend: RelayBackend | null = null) {
+  constructor(
+    readonly opts: ResolvedOptions,
+    readonly store: SqliteStore | null,
+    readonly backend: RelayBackend | null = null,
+  ) {
     this.claims = backend?.claims ?? new Claims();
     this.log = backend?.log ?? new LocalLog(this);
     this.auth = new Auth(opts.token, backend ? new Tokens(backend.tokens.sink, backend.tokens.stored) : new Tokens(store, store?.tokens() ?? []));
-    this.buffer = new ReplayBuffer({ depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes }, backend ? backend.bufferSink : store);
+    this.buffer = new ReplayBuffer(
+      { depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes },
+      backend ? backend.bufferSink : store,
+    );
     // A durable relay keeps committed Events' bytes in the store only (issue 19 memory goal):
     // the index stays in RAM, replay reads the bytes back (`fetchRaw`). A backend keeps them.
     if (store && !backend) store.onCommitted = (e) => this.buffer.spill(e);
@@ -66,7 +81,10 @@ export class RelayCore {
   /** Rebuild the buffer from the durable store (marks first, so tombstones apply). */
   async load(): Promise<void> {
     if (this.opts.push) this.push = await PushRoutes.open(this.opts.storePath, this.opts.push);
-    if (this.backend) { await this.backend.attach(this); return; }
+    if (this.backend) {
+      await this.backend.attach(this);
+      return;
+    }
     if (!this.store) return;
     const now = Date.now();
     for (const m of this.store.evictedMarks()) this.buffer.restoreEvicted(m.session, m.pos);
@@ -76,18 +94,29 @@ export class RelayCore {
     for (const r of this.store.rows()) {
       max = Math.max(max, r.rowid);
       let parsed: unknown;
-      try { parsed = JSON.parse(r.raw); } catch { parsed = undefined; }
-      if (!isObject(parsed)) { bad.push(r.rowid); continue; }
+      try {
+        parsed = JSON.parse(r.raw);
+      } catch {
+        parsed = undefined;
+      }
+      if (!isObject(parsed)) {
+        bad.push(r.rowid);
+        continue;
+      }
       // A row stored before capture enforcement may be dishonest: it is held honest (in memory).
       const ev = makeHonest(parsed, this.requests.fieldsOf);
       const raw = ev === parsed ? r.raw : JSON.stringify(ev);
       const agent = typeof ev['agent'] === 'string' ? ev['agent'] : undefined;
       const entry: Entry = { rowid: r.rowid, raw, bytes: Buffer.byteLength(raw), agent, ...this.describe(ev) };
-      if (this.buffer.admit(entry, false) === 'duplicate') { bad.push(r.rowid); continue; }
+      if (this.buffer.admit(entry, false) === 'duplicate') {
+        bad.push(r.rowid);
+        continue;
+      }
       // The stored row is what replay reads back, unless it had to be made honest here: then the
       // honest bytes stay in memory (the stored ones must never be served).
       const held = this.buffer.lastAdmitted!;
-      if (ev === parsed) this.buffer.spill(held); else this.buffer.pin(held);
+      if (ev === parsed) this.buffer.spill(held);
+      else this.buffer.pin(held);
       // A request without a stored binding (raised over HTTP, or stored before bindings existed)
       // stays unbound: its answers follow the session claim.
       if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, null, now, false);
@@ -130,13 +159,27 @@ export class RelayCore {
     const d = this.describe(ev);
     this.counters.ingested++;
     // The raw bytes go once into the buffer's off-heap arena (issue 19): straight from the body.
-    this.buffer.admitRaw(this.rowid, d.source, d.id, d.session, d.pos, d.positioned, d.type, d.rawRank, inc.body ?? inc.raw, inc.bytes, typeof ev['agent'] === 'string' ? ev['agent'] : undefined, inc.at ?? 0);
+    this.buffer.admitRaw(
+      this.rowid,
+      d.source,
+      d.id,
+      d.session,
+      d.pos,
+      d.positioned,
+      d.type,
+      d.rawRank,
+      inc.body ?? inc.raw,
+      inc.bytes,
+      typeof ev['agent'] === 'string' ? ev['agent'] : undefined,
+      inc.at ?? 0,
+    );
     // Contract C3: a request is bound to the claim of the connection that raised it. Over HTTP
     // there is no connection, hence no asker to bind to: it stays unbound (session routing).
     if (ATTENTION_STATE.has(d.type)) this.requests.observe(ev, from?.claim ?? null, Date.now());
     if (from && d.positioned && d.session !== null) this.claims.claim(from, d.session);
     // Live fan-out as received, redeliveries included (AEP-0003 §5): consumers dedupe.
-    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
+    if (this.hub.consumerCount > 0)
+      this.hub.publish(new Outgoing(inc.raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
   }
 
   /**
@@ -160,7 +203,11 @@ export class RelayCore {
    */
   applyShared(raw: string, rowid: number, claim: string | null): void {
     let parsed: unknown;
-    try { parsed = JSON.parse(raw); } catch { return; }
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return;
+    }
     if (!isObject(parsed)) return;
     const d = this.describe(parsed);
     const agent = typeof parsed['agent'] === 'string' ? parsed['agent'] : undefined;
@@ -176,7 +223,8 @@ export class RelayCore {
   }
 
   private fanout(raw: string, d: Described, ev: Record<string, unknown>): void {
-    if (this.hub.consumerCount > 0) this.hub.publish(new Outgoing(raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
+    if (this.hub.consumerCount > 0)
+      this.hub.publish(new Outgoing(raw, d.type, d.session, d.pos, d.positioned, d.rawRank, severityRank(ev['severity'] ?? 'info'), ev));
   }
 
   /** Resolves once what was queued (tokens, bindings, Events) is durable. */
@@ -197,11 +245,15 @@ export class RelayCore {
    */
   async fetchRaw(entries: readonly Entry[]): Promise<Array<string | null>> {
     const out: Array<string | null> = new Array<string | null>(entries.length).fill(null);
-    const missing: number[] = []; const at: number[] = [];
+    const missing: number[] = [];
+    const at: number[] = [];
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]!;
       if (!(e instanceof Held) || e.inMemory) out[i] = e.raw;
-      else { missing.push(e.rowid); at.push(i); }
+      else {
+        missing.push(e.rowid);
+        at.push(i);
+      }
     }
     if (missing.length > 0 && this.store) {
       const got = await this.store.fetch(missing);
@@ -225,7 +277,7 @@ export class RelayCore {
 
   /** Raw text of replayed entries (bound, for the hub's replay loop): synchronous when all are in memory. */
   readonly fetch = (entries: readonly Entry[]): Promise<Array<string | null>> | Array<string | null> =>
-    (RelayCore.inMemory(entries) ? entries.map((e) => e.raw) : this.fetchRaw(entries));
+    RelayCore.inMemory(entries) ? entries.map((e) => e.raw) : this.fetchRaw(entries);
 
   /** Reads a snapshot part (bound, for the hub's replay loop). */
   readonly read = (part: ReplayPart, cursor: Pos | null, max: number): { entries: Entry[]; gap: boolean } => this.buffer.read(part, cursor, max);

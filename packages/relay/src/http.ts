@@ -38,9 +38,18 @@ export class HttpRoutes {
 
   /** A malformed or timed-out request that never became a ServerResponse (node:http `clientError`). */
   static clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-    if (!socket.writable) { socket.destroy(); return; }
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') { socket.end(rawError('request-timeout', 408, 'Request Timeout', 'malformed or incomplete HTTP request')); return; }
-    if (err.code === 'HPE_HEADER_OVERFLOW') { socket.end(rawError('bad-request', 431, 'Request Header Fields Too Large', 'malformed or incomplete HTTP request')); return; }
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      socket.end(rawError('request-timeout', 408, 'Request Timeout', 'malformed or incomplete HTTP request'));
+      return;
+    }
+    if (err.code === 'HPE_HEADER_OVERFLOW') {
+      socket.end(rawError('bad-request', 431, 'Request Header Fields Too Large', 'malformed or incomplete HTTP request'));
+      return;
+    }
     socket.end(rawError('bad-request', 400, 'Bad Request', 'malformed or incomplete HTTP request'));
   }
 
@@ -66,12 +75,17 @@ export class HttpRoutes {
       res.setHeader('Access-Control-Expose-Headers', 'Content-Type');
     }
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, auth.required ? {
-        ...securityHeaders(),
-        'Access-Control-Allow-Methods': 'GET, POST, DELETE, HEAD, OPTIONS',
-        'Access-Control-Allow-Headers': 'authorization, content-type, aep-version, last-event-id',
-        'Access-Control-Max-Age': '600',
-      } : securityHeaders());
+      res.writeHead(
+        204,
+        auth.required
+          ? {
+              ...securityHeaders(),
+              'Access-Control-Allow-Methods': 'GET, POST, DELETE, HEAD, OPTIONS',
+              'Access-Control-Allow-Headers': 'authorization, content-type, aep-version, last-event-id',
+              'Access-Control-Max-Age': '600',
+            }
+          : securityHeaders(),
+      );
       res.end();
       return;
     }
@@ -91,10 +105,17 @@ export class HttpRoutes {
     if (push && PushRoutes.handles(path)) {
       // Contract C10 routes (push.ts): the owner lists and deletes everything; a scoped token is
       // keyed by its id, needs `read`, and administers subscriptions only with `admin` (C7).
-      if (principal && principal.kind === 'scoped' && !principal.readCeiling()) { req.resume(); return sendError(res, 'forbidden', 'token lacks scope read'); }
+      if (principal && principal.kind === 'scoped' && !principal.readCeiling()) {
+        req.resume();
+        return sendError(res, 'forbidden', 'token lacks scope read');
+      }
       const t = Auth.presented(req, url);
-      const who = principal === null || !principal.authenticated || t === undefined ? null
-        : principal.kind === 'owner' ? { key: tokenKey(t), owner: true } : { key: `token:${principal.tokenId ?? ''}`, owner: principal.check('admin') === null };
+      const who =
+        principal === null || !principal.authenticated || t === undefined
+          ? null
+          : principal.kind === 'owner'
+            ? { key: tokenKey(t), owner: true }
+            : { key: `token:${principal.tokenId ?? ''}`, owner: principal.check('admin') === null };
       return push.handle(req, res, path, who, auth.required);
     }
     switch (path) {
@@ -120,7 +141,13 @@ export class HttpRoutes {
         // balancer stops sending it traffic until it recovers by itself (issue 16 item 3).
         const health = this.core.backend?.health();
         if (health && !health.ok) {
-          return sendJson(res, 503, counters ? { ok: false, error: 'nats-unavailable', backend: { name: this.core.backend!.name, ...health.detail }, ...this.stats() } : { ok: false, error: 'nats-unavailable' });
+          return sendJson(
+            res,
+            503,
+            counters
+              ? { ok: false, error: 'nats-unavailable', backend: { name: this.core.backend!.name, ...health.detail }, ...this.stats() }
+              : { ok: false, error: 'nats-unavailable' },
+          );
         }
         const backend = this.core.backend && counters ? { backend: { name: this.core.backend.name, ...health?.detail } } : {};
         return sendJson(res, 200, counters ? { ok: true, ...backend, ...this.stats() } : { ok: true });
@@ -140,27 +167,49 @@ export class HttpRoutes {
    * once), `GET /tokens`, `DELETE /tokens/{id}`. Answered after the store committed.
    */
   private async tokensApi(req: IncomingMessage, res: ServerResponse, principal: Principal, id: string | undefined): Promise<void> {
-    if (!principal.authenticated) { req.resume(); return sendError(res, 'forbidden', 'this relay runs without a token: scoped tokens need an owner token (--token)'); }
+    if (!principal.authenticated) {
+      req.resume();
+      return sendError(res, 'forbidden', 'this relay runs without a token: scoped tokens need an owner token (--token)');
+    }
     const missing = principal.check('admin');
-    if (missing) { req.resume(); return sendError(res, 'forbidden', `token lacks scope ${missing}`); }
+    if (missing) {
+      req.resume();
+      return sendError(res, 'forbidden', `token lacks scope ${missing}`);
+    }
     const tokens = this.core.auth.tokens;
     if (id === undefined && req.method === 'GET') return sendJson(res, 200, { tokens: tokens.list() });
     if (id === undefined && req.method === 'POST') {
       const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (ct !== 'application/json') { req.resume(); return sendError(res, 'unsupported-media-type', 'Content-Type must be application/json'); }
+      if (ct !== 'application/json') {
+        req.resume();
+        return sendError(res, 'unsupported-media-type', 'Content-Type must be application/json');
+      }
       const body = await readBody(req, MAX_ADMIN_BODY);
       if (body === 'too-large') return this.tooLarge(req, res, MAX_ADMIN_BODY);
       if (body === null) return;
       let parsed: unknown;
-      try { parsed = JSON.parse(body.toString('utf8')); } catch { return sendError(res, 'bad-request', 'the body is not valid JSON'); }
+      try {
+        parsed = JSON.parse(body.toString('utf8'));
+      } catch {
+        return sendError(res, 'bad-request', 'the body is not valid JSON');
+      }
       let made;
-      try { made = tokens.create(parsed, new Date()); } catch (err) {
+      try {
+        made = tokens.create(parsed, new Date());
+      } catch (err) {
         if (err instanceof TokenRequestError) return sendError(res, 'bad-request', err.message);
         throw err;
       }
       if (!(await this.commit(res))) return;
       this.core.opts.log(`token ${made.view.id} created (${made.view.scopes.join(' ')})`);
-      return sendJson(res, 201, { id: made.view.id, token: made.token, name: made.view.name, scopes: made.view.scopes, created: made.view.created, ...(made.view.expires ? { expires: made.view.expires } : {}) });
+      return sendJson(res, 201, {
+        id: made.view.id,
+        token: made.token,
+        name: made.view.name,
+        scopes: made.view.scopes,
+        created: made.view.created,
+        ...(made.view.expires ? { expires: made.view.expires } : {}),
+      });
     }
     if (id !== undefined && req.method === 'DELETE') {
       const rec = tokens.revoke(id, new Date());
@@ -171,7 +220,9 @@ export class HttpRoutes {
       return sendJson(res, 200, { id, revoked: true });
     }
     req.resume();
-    return sendError(res, 'method-not-allowed', id === undefined ? 'use GET (list) or POST (create)' : 'use DELETE (revoke)', { headers: { Allow: id === undefined ? 'GET, POST' : 'DELETE' } });
+    return sendError(res, 'method-not-allowed', id === undefined ? 'use GET (list) or POST (create)' : 'use DELETE (revoke)', {
+      headers: { Allow: id === undefined ? 'GET, POST' : 'DELETE' },
+    });
   }
 
   /** Wait for the store to commit what was queued; false (after a 503) when it cannot. */
@@ -193,13 +244,23 @@ export class HttpRoutes {
    * (or the request timeout) the answer goes out and the connection is cut.
    */
   private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
-    const answer = () => { if (!res.headersSent) sendError(res, 'payload-too-large', `body exceeds maxBodyBytes=${max}`, { headers: { Connection: 'close' } }); };
-    if (req.complete || req.readableEnded) { answer(); return; }
+    const answer = () => {
+      if (!res.headersSent) sendError(res, 'payload-too-large', `body exceeds maxBodyBytes=${max}`, { headers: { Connection: 'close' } });
+    };
+    if (req.complete || req.readableEnded) {
+      answer();
+      return;
+    }
     let drained = 0;
     const limit = Math.max(DRAIN_LIMIT, 4 * max);
     req.on('data', (c: Buffer) => {
       drained += c.length;
-      if (drained > limit) { req.removeAllListeners('data'); req.pause(); answer(); res.on('finish', () => req.socket.destroy()); }
+      if (drained > limit) {
+        req.removeAllListeners('data');
+        req.pause();
+        answer();
+        res.on('finish', () => req.socket.destroy());
+      }
     });
     req.on('end', answer);
     req.on('error', () => req.socket.destroy());
@@ -212,7 +273,12 @@ export class HttpRoutes {
     const version = req.headers['aep-version'];
     if (version !== '0.1') {
       req.resume();
-      return sendError(res, 'version-unsupported', `AEP-Version ${typeof version === 'string' ? `"${version.slice(0, 20)}"` : 'header missing'}; supported: 0.1`, { more: { versions: [...SUPPORTED_VERSIONS] } });
+      return sendError(
+        res,
+        'version-unsupported',
+        `AEP-Version ${typeof version === 'string' ? `"${version.slice(0, 20)}"` : 'header missing'}; supported: 0.1`,
+        { more: { versions: [...SUPPORTED_VERSIONS] } },
+      );
     }
     const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (ct !== 'application/json' && ct !== 'application/x-ndjson') {
@@ -232,10 +298,16 @@ export class HttpRoutes {
       if (missing) return sendError(res, 'forbidden', `token lacks scope ${missing}`, { more: { line: i } });
     }
     // 202 only once the log (SQLite commit, or the backend's acknowledgement) made them durable.
-    try { await this.core.log.append(parsed.events, null); } catch (err) {
+    try {
+      await this.core.log.append(parsed.events, null);
+    } catch (err) {
       if (!(err instanceof BackendUnavailableError)) throw err;
       this.core.opts.log(err.code === 'store-unavailable' ? `store write failed: ${err.message}` : `ingest refused: ${err.message}`);
-      return sendError(res, err.code, `${err.code === 'nats-unavailable' ? 'the shared event log (NATS JetStream) is unreachable' : 'the durable store could not commit'}; retry with the same Event ids`);
+      return sendError(
+        res,
+        err.code,
+        `${err.code === 'nats-unavailable' ? 'the shared event log (NATS JetStream) is unreachable' : 'the durable store could not commit'}; retry with the same Event ids`,
+      );
     }
     sendJson(res, 202, { accepted: parsed.events.length });
   }
@@ -250,7 +322,11 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
   return new Promise((resolve) => {
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size > max) { req.off('data', onData); resolve('too-large'); return; }
+      if (size > max) {
+        req.off('data', onData);
+        resolve('too-large');
+        return;
+      }
       chunks.push(c);
     };
     req.on('data', onData);

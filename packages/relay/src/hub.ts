@@ -22,7 +22,9 @@ export class Outgoing {
     readonly rawRank: number,
     readonly severityRank: number,
     parsed?: AepEvent,
-  ) { this.parsedEvent = parsed; }
+  ) {
+    this.parsedEvent = parsed;
+  }
 
   /** From a held buffer entry (replay). */
   static fromEntry(e: Entry, raw: string = e.raw): Outgoing {
@@ -86,11 +88,16 @@ export interface SubscriptionSpec {
 }
 
 /** Parse and validate a filter / from / capture triple; issues name the rule (fail closed, §6.2). */
-export function compileSpec(filter: unknown, from: unknown, capture: unknown, maxFrom: number):
-  { ok: true; spec: SubscriptionSpec } | { ok: false; code: 'invalid-filter' | 'limit-exceeded'; detail: string } {
+export function compileSpec(
+  filter: unknown,
+  from: unknown,
+  capture: unknown,
+  maxFrom: number,
+): { ok: true; spec: SubscriptionSpec } | { ok: false; code: 'invalid-filter' | 'limit-exceeded'; detail: string } {
   let match: SubscriptionSpec['match'] = null;
   if (filter !== undefined) {
-    if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) return { ok: false, code: 'invalid-filter', detail: 'filter must be a JSON object (AEP-0003 §6.1)' };
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+      return { ok: false, code: 'invalid-filter', detail: 'filter must be a JSON object (AEP-0003 §6.1)' };
     if (Object.keys(filter).length > 0) {
       const c = compileFilter(filter);
       if (!c.ok) return { ok: false, code: 'invalid-filter', detail: issuesText(c.issues) };
@@ -105,15 +112,26 @@ export function compileSpec(filter: unknown, from: unknown, capture: unknown, ma
   let fromOut: SubscriptionSpec['from'] = null;
   if (from !== undefined) {
     if (from === 'all') fromOut = 'all';
-    else if (!Array.isArray(from)) return { ok: false, code: 'invalid-filter', detail: 'from must be an array of {session, epoch?, seq} or "all" (AEP-0003 §6.5, §7)' };
+    else if (!Array.isArray(from))
+      return { ok: false, code: 'invalid-filter', detail: 'from must be an array of {session, epoch?, seq} or "all" (AEP-0003 §6.5, §7)' };
     else {
-      if (from.length > maxFrom) return { ok: false, code: 'limit-exceeded', detail: `from has ${from.length} positions; limit maxFromPositions is ${maxFrom}` };
+      if (from.length > maxFrom)
+        return { ok: false, code: 'limit-exceeded', detail: `from has ${from.length} positions; limit maxFromPositions is ${maxFrom}` };
       const list: Array<{ session: string; epoch: number; seq: number }> = [];
       for (let i = 0; i < from.length; i++) {
         const p = from[i] as Record<string, unknown> | null;
         const epoch = p?.['epoch'] ?? 0;
-        if (typeof p !== 'object' || p === null || Array.isArray(p) || typeof p['session'] !== 'string' || p['session'] === ''
-          || !Number.isInteger(p['seq']) || (p['seq'] as number) < 0 || !Number.isInteger(epoch) || (epoch as number) < 0) {
+        if (
+          typeof p !== 'object' ||
+          p === null ||
+          Array.isArray(p) ||
+          typeof p['session'] !== 'string' ||
+          p['session'] === '' ||
+          !Number.isInteger(p['seq']) ||
+          (p['seq'] as number) < 0 ||
+          !Number.isInteger(epoch) ||
+          (epoch as number) < 0
+        ) {
           return { ok: false, code: 'invalid-filter', detail: `from[${i}] must be {session: string, epoch?: integer >= 0, seq: integer >= 0} (AEP-0003 §7)` };
         }
         list.push({ session: p['session'], epoch: epoch as number, seq: p['seq'] as number });
@@ -125,7 +143,12 @@ export function compileSpec(filter: unknown, from: unknown, capture: unknown, ma
 }
 
 function issuesText(issues: readonly Issue[]): string {
-  return issues.slice(0, 3).map((i) => `${i.rule}: ${i.message}${i.path ? ` at ${i.path}` : ''}`).join('; ') || 'invalid filter';
+  return (
+    issues
+      .slice(0, 3)
+      .map((i) => `${i.rule}: ${i.message}${i.path ? ` at ${i.path}` : ''}`)
+      .join('; ') || 'invalid filter'
+  );
 }
 
 /** One subscription (a WS `subscribe` or one SSE request). */
@@ -139,7 +162,12 @@ export class Subscription {
   pendingBytes = 0;
   /** Last delivered position per session, for the `closing` frame (§3.5.4). */
   readonly delivered = new Map<string, Pos>();
-  constructor(readonly id: string, readonly spec: SubscriptionSpec, readonly sink: ConsumerSink, readonly liveAfterReplay: boolean) {}
+  constructor(
+    readonly id: string,
+    readonly spec: SubscriptionSpec,
+    readonly sink: ConsumerSink,
+    readonly liveAfterReplay: boolean,
+  ) {}
   matches(o: Outgoing): boolean {
     return this.spec.match === null || this.spec.match(o.event);
   }
@@ -149,7 +177,13 @@ export class Subscription {
 }
 
 /** Backpressure counters (exposed in /healthz). */
-export interface FanoutStats { delivered: number; dropped: number; slowDisconnects: number; subscriptions: number; maxQueuedBytes: number }
+export interface FanoutStats {
+  delivered: number;
+  dropped: number;
+  slowDisconnects: number;
+  subscriptions: number;
+  maxQueuedBytes: number;
+}
 
 const NOTICE = 2;
 
@@ -159,12 +193,16 @@ export class Hub {
   readonly stats: FanoutStats = { delivered: 0, dropped: 0, slowDisconnects: 0, subscriptions: 0, maxQueuedBytes: 0 };
   private readonly warned = new WeakSet<ConsumerSink>();
 
-  constructor(private readonly limits: { slowConsumerBytes: number; maxConsumerBytes: number }, private readonly log: (l: string) => void) {}
+  constructor(
+    private readonly limits: { slowConsumerBytes: number; maxConsumerBytes: number },
+    private readonly log: (l: string) => void,
+  ) {}
 
   /** Register a subscription (before its replay snapshot is taken: nothing lost, nothing doubled). */
   add(sub: Subscription): void {
     const list = this.consumers.get(sub.sink);
-    if (list) list.push(sub); else this.consumers.set(sub.sink, [sub]);
+    if (list) list.push(sub);
+    else this.consumers.set(sub.sink, [sub]);
     this.stats.subscriptions++;
   }
 
@@ -172,7 +210,10 @@ export class Hub {
     const list = this.consumers.get(sub.sink);
     if (!list) return;
     const i = list.indexOf(sub);
-    if (i >= 0) { list.splice(i, 1); this.stats.subscriptions--; }
+    if (i >= 0) {
+      list.splice(i, 1);
+      this.stats.subscriptions--;
+    }
     if (list.length === 0) this.consumers.delete(sub.sink);
   }
 
@@ -183,7 +224,9 @@ export class Hub {
     this.consumers.delete(sink);
   }
 
-  get consumerCount(): number { return this.consumers.size; }
+  get consumerCount(): number {
+    return this.consumers.size;
+  }
 
   /** Live fan-out of one ingested Event, as received (redeliveries included, §5). */
   publish(o: Outgoing): void {
@@ -194,11 +237,21 @@ export class Hub {
       let matched: Subscription[] | undefined;
       for (const sub of subs) {
         let m: boolean;
-        try { m = sub.matches(o); } catch { m = false; }
+        try {
+          m = sub.matches(o);
+        } catch {
+          m = false;
+        }
         if (!m) continue;
-        if (sub.replaying) { this.queue(sub, o); continue; }
+        if (sub.replaying) {
+          this.queue(sub, o);
+          continue;
+        }
         const r = sub.spec.ceiling === undefined ? 99 : captureRank(sub.spec.ceiling);
-        if (r > bestRank) { bestRank = r; best = sub.spec.ceiling; }
+        if (r > bestRank) {
+          bestRank = r;
+          best = sub.spec.ceiling;
+        }
         (matched ??= []).push(sub);
       }
       if (matched && best !== null) this.send(sink, matched, o, best);
@@ -207,8 +260,12 @@ export class Hub {
 
   private queue(sub: Subscription, o: Outgoing): void {
     if (sub.pendingBytes + sub.sink.buffered() > this.limits.maxConsumerBytes) {
-      if (o.severityRank >= NOTICE) { this.slow(sub.sink); return; }
-      this.drop(sub.sink); return;
+      if (o.severityRank >= NOTICE) {
+        this.slow(sub.sink);
+        return;
+      }
+      this.drop(sub.sink);
+      return;
     }
     sub.pending.push(o);
     sub.pendingBytes += queuedSize(o);
@@ -236,10 +293,20 @@ export class Hub {
     if (b > this.stats.maxQueuedBytes) this.stats.maxQueuedBytes = b;
     if (b > this.limits.slowConsumerBytes) {
       const sev = o.severityRank >= 0 ? o.severityRank : severityOf(o);
-      if (sev < NOTICE) { this.drop(sink); return; }
-      if (b > this.limits.maxConsumerBytes) { this.slow(sink); return; }
+      if (sev < NOTICE) {
+        this.drop(sink);
+        return;
+      }
+      if (b > this.limits.maxConsumerBytes) {
+        this.slow(sink);
+        return;
+      }
     }
-    try { o.render(ceiling); } catch { return; }
+    try {
+      o.render(ceiling);
+    } catch {
+      return;
+    }
     sink.deliver(subs[0]!, o, ceiling);
     for (const s of subs) s.noteDelivered(o);
     this.stats.delivered++;
@@ -265,7 +332,10 @@ export class Hub {
       let cursor: Pos | null = null;
       next: for (;;) {
         const r = read(part, cursor, 64);
-        if (r.gap) { this.slow(sink); return; }
+        if (r.gap) {
+          this.slow(sink);
+          return;
+        }
         if (r.entries.length === 0) break;
         // A durable relay reads committed Events' bytes back from the store (issue 19).
         const got = fetch ? fetch(r.entries) : null;
@@ -275,7 +345,10 @@ export class Hub {
           if (gone()) return;
           const raw = raws ? raws[k] : e.raw;
           // Evicted before its bytes could be read: the consumer resumes exactly (AEP-0003 §8.4).
-          if (raw === null || raw === undefined) { this.slow(sink); return; }
+          if (raw === null || raw === undefined) {
+            this.slow(sink);
+            return;
+          }
           if (sink.buffered() > this.limits.slowConsumerBytes) {
             await drained();
             continue next; // re-read from the cursor: what follows may have been evicted meanwhile
@@ -283,25 +356,40 @@ export class Hub {
           cursor = e.pos;
           const o = Outgoing.fromEntry(e, raw);
           let ok: boolean;
-          try { ok = sub.matches(o); } catch { ok = false; }
+          try {
+            ok = sub.matches(o);
+          } catch {
+            ok = false;
+          }
           if (!ok) continue;
           this.deliverOne(sub, o);
           // A long replay to a fast consumer still yields, so ingest and other consumers keep going.
-          if (++sinceYield >= 2048) { sinceYield = 0; await new Promise<void>((res) => setImmediate(res)); }
+          if (++sinceYield >= 2048) {
+            sinceYield = 0;
+            await new Promise<void>((res) => setImmediate(res));
+          }
         }
       }
     }
     // Events ingested during the replay, in arrival order, with the same per-Event check.
     while (sub.pending.length > sub.pendingHead) {
       if (gone()) return;
-      if (sink.buffered() > this.limits.slowConsumerBytes) { await drained(); continue; }
+      if (sink.buffered() > this.limits.slowConsumerBytes) {
+        await drained();
+        continue;
+      }
       const o = sub.pending[sub.pendingHead]!;
       sub.pending[sub.pendingHead++] = undefined as unknown as Outgoing;
       sub.pendingBytes -= queuedSize(o);
       this.deliverOne(sub, o);
-      if (sub.pendingHead > 1024 && sub.pendingHead * 2 > sub.pending.length) { sub.pending = sub.pending.slice(sub.pendingHead); sub.pendingHead = 0; }
+      if (sub.pendingHead > 1024 && sub.pendingHead * 2 > sub.pending.length) {
+        sub.pending = sub.pending.slice(sub.pendingHead);
+        sub.pendingHead = 0;
+      }
     }
-    sub.pending = []; sub.pendingHead = 0; sub.pendingBytes = 0;
+    sub.pending = [];
+    sub.pendingHead = 0;
+    sub.pendingBytes = 0;
     sub.replaying = false;
     sink.replayDone(sub);
   }
@@ -309,7 +397,11 @@ export class Hub {
   private deliverOne(sub: Subscription, o: Outgoing): void {
     const b = sub.sink.buffered();
     if (b > this.stats.maxQueuedBytes) this.stats.maxQueuedBytes = b;
-    try { o.render(sub.spec.ceiling); } catch { return; }
+    try {
+      o.render(sub.spec.ceiling);
+    } catch {
+      return;
+    }
     sub.sink.deliver(sub, o, sub.spec.ceiling);
     sub.noteDelivered(o);
     this.stats.delivered++;
@@ -330,9 +422,14 @@ function queuedSize(o: Outgoing): number {
 function severityOf(o: Outgoing): number {
   const s = (o.event as { severity?: unknown }).severity;
   switch (s) {
-    case 'debug': return 0;
-    case undefined: case 'info': return 1;
-    case 'notice': return 2;
-    default: return 3;
+    case 'debug':
+      return 0;
+    case undefined:
+    case 'info':
+      return 1;
+    case 'notice':
+      return 2;
+    default:
+      return 3;
   }
 }

@@ -58,7 +58,9 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
   const backend = o.backend ? await o.backend(o) : null;
   const relay = new Relay(o, store, backend);
   try {
-    try { await relay.load(); } catch (err) {
+    try {
+      await relay.load();
+    } catch (err) {
       if (o.storePath !== null && isLockedError(err)) throw lockedError(o.storePath, readHolder(`${o.storePath}.lock`));
       throw err;
     }
@@ -68,7 +70,10 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
     lock?.listening(url);
     let closing: Promise<void> | null = null;
     return {
-      url, port, storePath: o.storePath, stats: () => relay.stats(),
+      url,
+      port,
+      storePath: o.storePath,
+      stats: () => relay.stats(),
       close: (c = {}) => {
         relay.drainUntil(Date.now() + Math.max(0, c.drainMs ?? 0));
         closing ??= relay.close().finally(() => lock?.release());

@@ -10,14 +10,26 @@ import type { AepEvent } from './hub.js';
  * UTF-8 bytes received at `body[at, at + bytes)` (the request body itself, no view object per
  * Event): the buffer copies them without encoding.
  */
-export interface Incoming { event: AepEvent; raw: string; bytes: number; body?: Buffer; at?: number }
+export interface Incoming {
+  event: AepEvent;
+  raw: string;
+  bytes: number;
+  body?: Buffer;
+  at?: number;
+}
 
 /** A refusal of a whole body. */
-export interface BodyError { status: number; body: Record<string, unknown> }
+export interface BodyError {
+  status: number;
+  body: Record<string, unknown>;
+}
 
 /** Render issues as a short detail naming the rules. */
 export function issuesDetail(issues: readonly Issue[]): string {
-  return issues.slice(0, 5).map((i) => `${i.rule}${i.path ? ` at ${i.path}` : ''}: ${i.message}`).join('; ');
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.rule}${i.path ? ` at ${i.path}` : ''}: ${i.message}`)
+    .join('; ');
 }
 
 /** The raw text to store for an Event: as received, unless it has an interior line break. */
@@ -27,7 +39,20 @@ function rawFor(text: string, value: unknown): string {
 
 /** JSON insignificant whitespace (RFC 8259 §2) and the other characters `trim()` removes. */
 function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0xfeff || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x3000 || c === 0x0b || c === 0x0c;
+  return (
+    c === 0x20 ||
+    c === 0x09 ||
+    c === 0x0a ||
+    c === 0x0d ||
+    c === 0xfeff ||
+    c === 0xa0 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x3000 ||
+    c === 0x0b ||
+    c === 0x0c
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -35,7 +60,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Validate one parsed value as an ingestible Event (envelope only, §3.2; no commands on HTTP). */
-export function checkEvent(value: unknown, allowCommands: boolean): { ok: true } | { ok: false; status: number; error: HttpErrorCode; detail: string; issues?: Issue[] } {
+export function checkEvent(
+  value: unknown,
+  allowCommands: boolean,
+): { ok: true } | { ok: false; status: number; error: HttpErrorCode; detail: string; issues?: Issue[] } {
   const issues = validateEnvelope(value);
   if (issues.length > 0) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail(issues), issues };
   const unsafe = unsafeInteger(value as Record<string, unknown>);
@@ -57,7 +85,12 @@ function unsafeInteger(ev: Record<string, unknown>): Issue | null {
     const v = ev[k];
     if (typeof v !== 'number' || Number.isSafeInteger(v)) continue;
     const rule = k === 'seq' ? 'envelope.seq' : k === 'epoch' ? 'envelope.epoch' : 'envelope.ext-value';
-    return { rule, path: `/${k}`, section: 'AEP-0001 §5.1', message: `${k} must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${String(v).slice(0, 30)} is not` };
+    return {
+      rule,
+      path: `/${k}`,
+      section: 'AEP-0001 §5.1',
+      message: `${k} must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${String(v).slice(0, 30)} is not`,
+    };
   }
   return null;
 }
@@ -72,7 +105,8 @@ export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok
     return { ok: false, err: { status, body } };
   };
   if (ndjson) {
-    let start = 0; let line = 0;
+    let start = 0;
+    let line = 0;
     while (start <= buf.length) {
       let end = buf.indexOf(0x0a, start);
       if (end < 0) end = buf.length;
@@ -82,7 +116,11 @@ export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok
       if (stop > start && !(isSpace(text.charCodeAt(0)) && text.trim() === '')) {
         if (out.length >= maxEvents) return fail(413, 'payload-too-large', `batch holds more than maxBatchEvents=${maxEvents} Events`, line);
         let value: unknown;
-        try { value = JSON.parse(text); } catch (e) { return fail(400, 'invalid-event', `line ${line} is not valid JSON: ${(e as Error).message}`, line); }
+        try {
+          value = JSON.parse(text);
+        } catch (e) {
+          return fail(400, 'invalid-event', `line ${line} is not valid JSON: ${(e as Error).message}`, line);
+        }
         if (!isObject(value)) return fail(400, 'invalid-event', `line ${line} is not a JSON object (AEP-0001 §5)`, line);
         const c = checkEvent(value, false);
         if (!c.ok) return fail(c.status, c.error, `line ${line}: ${c.detail}`, line, c.issues);
@@ -100,7 +138,11 @@ export function parseBody(buf: Buffer, ndjson: boolean, maxEvents: number): { ok
   }
   const text = buf.toString('utf8');
   let value: unknown;
-  try { value = JSON.parse(text); } catch (e) { return fail(400, 'invalid-event', `body is not valid JSON: ${(e as Error).message}`); }
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return fail(400, 'invalid-event', `body is not valid JSON: ${(e as Error).message}`);
+  }
   if (Array.isArray(value)) {
     if (value.length === 0) return fail(400, 'invalid-event', 'the body holds no Event');
     if (value.length > maxEvents) return fail(413, 'payload-too-large', `batch holds more than maxBatchEvents=${maxEvents} Events`);

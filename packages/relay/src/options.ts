@@ -74,12 +74,29 @@ export interface RelayOptions {
 
 /** Resolved options (every member set). */
 export interface ResolvedOptions {
-  port: number; host: string; token: string | undefined; storePath: string | null;
-  bufferDepth: number; maxSessions: number; totalBytes: number; maxBodyBytes: number;
-  maxBatchEvents: number; maxFromPositions: number; maxSubscriptions: number;
-  slowConsumerBytes: number; maxConsumerBytes: number; headersTimeoutMs: number;
-  requestTimeoutMs: number; heartbeatMs: number; offlineTtlMs: number; allowOrigins: readonly string[]; insecureNoAuth: boolean;
-  storeCommitHook: (() => void | Promise<void>) | undefined; staticDir: string | undefined; storeSync: 'full' | 'normal'; push: PushOptions | undefined;
+  port: number;
+  host: string;
+  token: string | undefined;
+  storePath: string | null;
+  bufferDepth: number;
+  maxSessions: number;
+  totalBytes: number;
+  maxBodyBytes: number;
+  maxBatchEvents: number;
+  maxFromPositions: number;
+  maxSubscriptions: number;
+  slowConsumerBytes: number;
+  maxConsumerBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  heartbeatMs: number;
+  offlineTtlMs: number;
+  allowOrigins: readonly string[];
+  insecureNoAuth: boolean;
+  storeCommitHook: (() => void | Promise<void>) | undefined;
+  staticDir: string | undefined;
+  storeSync: 'full' | 'normal';
+  push: PushOptions | undefined;
   backend: RelayBackendFactory | undefined;
   log: (line: string) => void;
 }
@@ -121,13 +138,19 @@ export class RelayStartError extends Error {
     message: string,
     /** The relay holding the store (from `<store>.lock`), when locked. */
     readonly holder?: { pid: number; url?: string; started?: string },
-  ) { super(message); this.name = 'RelayStartError'; }
+  ) {
+    super(message);
+    this.name = 'RelayStartError';
+  }
 }
 
 /** Error thrown for a bad option (code `AEP_RELAY_BAD_OPTION`). */
 export class RelayOptionError extends Error {
   readonly code = 'AEP_RELAY_BAD_OPTION';
-  constructor(message: string) { super(message); this.name = 'RelayOptionError'; }
+  constructor(message: string) {
+    super(message);
+    this.name = 'RelayOptionError';
+  }
 }
 
 function int(name: string, v: number | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -167,15 +190,19 @@ export function resolveOptions(o: RelayOptions): ResolvedOptions {
     backend: o.backend,
     log: o.log ?? (() => {}),
   };
-  if (r.backend !== undefined && typeof r.backend !== 'function') throw new RelayOptionError('option backend must be a backend factory (e.g. natsBackend() of @aep/relay-nats)');
-  if (r.backend !== undefined && r.storePath !== null) throw new RelayOptionError('option storePath must be null with a backend: the backend holds the Events (a SQLite store would be a second, diverging copy)');
+  if (r.backend !== undefined && typeof r.backend !== 'function')
+    throw new RelayOptionError('option backend must be a backend factory (e.g. natsBackend() of @aep/relay-nats)');
+  if (r.backend !== undefined && r.storePath !== null)
+    throw new RelayOptionError('option storePath must be null with a backend: the backend holds the Events (a SQLite store would be a second, diverging copy)');
   if (r.token !== undefined && /[\s]/.test(r.token)) throw new RelayOptionError('option token must not contain whitespace');
   if (r.storeSync !== 'full' && r.storeSync !== 'normal') throw new RelayOptionError(`option storeSync must be "full" or "normal", got ${String(r.storeSync)}`);
   if (r.requestTimeoutMs < r.headersTimeoutMs) r.requestTimeoutMs = r.headersTimeoutMs;
   // AEP-0003 §8.1: off-host bindings need a token (and TLS, deployment-owned). Refuse rather than
   // serve an open relay to the network by accident.
   if (!isLoopback(r.host) && r.token === undefined && !r.insecureNoAuth) {
-    throw new RelayOptionError(`option host ${r.host} is not a loopback address and no token is set: anyone on the network could read and write this relay; set a token (--token / AEP_TOKEN) or accept it explicitly with insecureNoAuth (--insecure-no-auth)`);
+    throw new RelayOptionError(
+      `option host ${r.host} is not a loopback address and no token is set: anyone on the network could read and write this relay; set a token (--token / AEP_TOKEN) or accept it explicitly with insecureNoAuth (--insecure-no-auth)`,
+    );
   }
   return r;
 }
@@ -186,7 +213,11 @@ function origins(list: readonly string[] | undefined): readonly string[] {
   return list.map((o: unknown) => {
     if (o === '*') return '*';
     let u: URL | null = null;
-    try { u = typeof o === 'string' ? new URL(o) : null; } catch { u = null; }
+    try {
+      u = typeof o === 'string' ? new URL(o) : null;
+    } catch {
+      u = null;
+    }
     if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== String(o).replace(/\/$/, '').toLowerCase()) {
       throw new RelayOptionError(`option allowOrigins: ${JSON.stringify(o)} is not an origin (scheme://host[:port], e.g. http://localhost:5173) nor *`);
     }

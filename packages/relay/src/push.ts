@@ -37,7 +37,10 @@ export interface PushOptions {
  * Hook for scoped tokens (C7): the relay will map a scoped token to `{key: its id, owner: has
  * admin}` and may refuse `subscribe` to a token without a `read` scope.
  */
-export interface PushPrincipal { key: string; owner: boolean }
+export interface PushPrincipal {
+  key: string;
+  owner: boolean;
+}
 
 /** A stored subscription as the notifier reads it. */
 export interface StoredPushSubscription {
@@ -64,12 +67,24 @@ interface PushStore {
 
 class MemoryPushStore implements PushStore {
   private readonly rows = new Map<string, StoredPushSubscription>();
-  list(): StoredPushSubscription[] { return [...this.rows.values()]; }
-  byEndpoint(endpoint: string): StoredPushSubscription | undefined { return this.list().find((s) => s.endpoint === endpoint); }
-  get(id: string): StoredPushSubscription | undefined { return this.rows.get(id); }
-  countFor(token: string): number { return this.list().filter((s) => s.token === token).length; }
-  put(s: StoredPushSubscription): void { this.rows.set(s.id, s); }
-  remove(id: string): boolean { return this.rows.delete(id); }
+  list(): StoredPushSubscription[] {
+    return [...this.rows.values()];
+  }
+  byEndpoint(endpoint: string): StoredPushSubscription | undefined {
+    return this.list().find((s) => s.endpoint === endpoint);
+  }
+  get(id: string): StoredPushSubscription | undefined {
+    return this.rows.get(id);
+  }
+  countFor(token: string): number {
+    return this.list().filter((s) => s.token === token).length;
+  }
+  put(s: StoredPushSubscription): void {
+    this.rows.set(s.id, s);
+  }
+  remove(id: string): boolean {
+    return this.rows.delete(id);
+  }
   close(): void {}
 }
 
@@ -96,20 +111,41 @@ class SqlitePushStore implements PushStore {
   }
   private row(r: unknown): StoredPushSubscription | undefined {
     if (!r) return undefined;
-    try { return JSON.parse((r as { json: string }).json) as StoredPushSubscription; } catch { return undefined; }
+    try {
+      return JSON.parse((r as { json: string }).json) as StoredPushSubscription;
+    } catch {
+      return undefined;
+    }
   }
   list(): StoredPushSubscription[] {
-    return this.db.prepare('SELECT json FROM push_subscriptions ORDER BY created, id').all().map((r) => this.row(r)).filter((s): s is StoredPushSubscription => s !== undefined);
+    return this.db
+      .prepare('SELECT json FROM push_subscriptions ORDER BY created, id')
+      .all()
+      .map((r) => this.row(r))
+      .filter((s): s is StoredPushSubscription => s !== undefined);
   }
-  byEndpoint(endpoint: string): StoredPushSubscription | undefined { return this.row(this.db.prepare('SELECT json FROM push_subscriptions WHERE endpoint = ?').get(endpoint)); }
-  get(id: string): StoredPushSubscription | undefined { return this.row(this.db.prepare('SELECT json FROM push_subscriptions WHERE id = ?').get(id)); }
-  countFor(token: string): number { return (this.db.prepare('SELECT COUNT(*) AS n FROM push_subscriptions WHERE token = ?').get(token) as { n: number }).n; }
+  byEndpoint(endpoint: string): StoredPushSubscription | undefined {
+    return this.row(this.db.prepare('SELECT json FROM push_subscriptions WHERE endpoint = ?').get(endpoint));
+  }
+  get(id: string): StoredPushSubscription | undefined {
+    return this.row(this.db.prepare('SELECT json FROM push_subscriptions WHERE id = ?').get(id));
+  }
+  countFor(token: string): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM push_subscriptions WHERE token = ?').get(token) as { n: number }).n;
+  }
   put(s: StoredPushSubscription): void {
-    this.db.prepare('INSERT INTO push_subscriptions (id, token, endpoint, json, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET token = excluded.token, endpoint = excluded.endpoint, json = excluded.json')
+    this.db
+      .prepare(
+        'INSERT INTO push_subscriptions (id, token, endpoint, json, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET token = excluded.token, endpoint = excluded.endpoint, json = excluded.json',
+      )
       .run(s.id, s.token, s.endpoint, JSON.stringify(s), s.created);
   }
-  remove(id: string): boolean { return this.db.prepare('DELETE FROM push_subscriptions WHERE id = ?').run(id).changes > 0; }
-  close(): void { this.db.close(); }
+  remove(id: string): boolean {
+    return this.db.prepare('DELETE FROM push_subscriptions WHERE id = ?').run(id).changes > 0;
+  }
+  close(): void {
+    this.db.close();
+  }
 }
 
 /** Where the subscriptions of a relay whose event store is `storePath` are kept. */
@@ -138,9 +174,13 @@ function b64urlBytes(s: unknown): number {
 function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
-    'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), 'Cache-Control': 'no-store',
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(text)),
+    'Cache-Control': 'no-store',
     'Content-Security-Policy': "frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
-    'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
     ...extra,
   });
   res.end(text);
@@ -151,25 +191,37 @@ function fail(res: ServerResponse, status: number, error: string, detail: string
 }
 
 /** Validate a browser PushSubscription (+ filter); returns the problem, or the clean value. */
-export function checkSubscription(body: unknown, allowHttpLoopback = false): { ok: true; value: Omit<StoredPushSubscription, 'id' | 'created' | 'token'> } | { ok: false; detail: string } {
+export function checkSubscription(
+  body: unknown,
+  allowHttpLoopback = false,
+): { ok: true; value: Omit<StoredPushSubscription, 'id' | 'created' | 'token'> } | { ok: false; detail: string } {
   if (!isObject(body)) return { ok: false, detail: 'the body must be a JSON object: a PushSubscription (toJSON()) plus an optional filter' };
   const endpoint = body['endpoint'];
-  if (typeof endpoint !== 'string' || endpoint.length === 0 || endpoint.length > 2048) return { ok: false, detail: 'endpoint must be a URL string of at most 2048 characters' };
+  if (typeof endpoint !== 'string' || endpoint.length === 0 || endpoint.length > 2048)
+    return { ok: false, detail: 'endpoint must be a URL string of at most 2048 characters' };
   let u: URL;
-  try { u = new URL(endpoint); } catch { return { ok: false, detail: 'endpoint is not a URL' }; }
+  try {
+    u = new URL(endpoint);
+  } catch {
+    return { ok: false, detail: 'endpoint is not a URL' };
+  }
   const httpOk = allowHttpLoopback && u.protocol === 'http:' && LOOPBACK.has(u.hostname);
   if (u.protocol !== 'https:' && !httpOk) return { ok: false, detail: 'endpoint must be an https: URL (a push service)' };
   if (u.username || u.password) return { ok: false, detail: 'endpoint must not carry credentials' };
   const exp = body['expirationTime'];
-  if (exp !== undefined && exp !== null && (typeof exp !== 'number' || !Number.isFinite(exp))) return { ok: false, detail: 'expirationTime must be null or a number (ms since the epoch)' };
+  if (exp !== undefined && exp !== null && (typeof exp !== 'number' || !Number.isFinite(exp)))
+    return { ok: false, detail: 'expirationTime must be null or a number (ms since the epoch)' };
   const keys = body['keys'];
   if (!isObject(keys)) return { ok: false, detail: 'keys must be an object {p256dh, auth} (RFC 8291)' };
   const p = keys['p256dh'];
   const a = keys['auth'];
-  if (b64urlBytes(p) !== 65 || Buffer.from(String(p).replace(/=+$/, ''), 'base64url')[0] !== 4) return { ok: false, detail: 'keys.p256dh must be base64url of an uncompressed P-256 public key (65 bytes, RFC 8291 §3.1)' };
+  if (b64urlBytes(p) !== 65 || Buffer.from(String(p).replace(/=+$/, ''), 'base64url')[0] !== 4)
+    return { ok: false, detail: 'keys.p256dh must be base64url of an uncompressed P-256 public key (65 bytes, RFC 8291 §3.1)' };
   if (b64urlBytes(a) !== 16) return { ok: false, detail: 'keys.auth must be base64url of a 16-byte authentication secret (RFC 8291 §3.2)' };
   const value: Omit<StoredPushSubscription, 'id' | 'created' | 'token'> = {
-    endpoint, expirationTime: typeof exp === 'number' ? exp : null, keys: { p256dh: String(p), auth: String(a) },
+    endpoint,
+    expirationTime: typeof exp === 'number' ? exp : null,
+    keys: { p256dh: String(p), auth: String(a) },
   };
   const filter = body['filter'];
   if (filter !== undefined) {
@@ -183,14 +235,19 @@ export function checkSubscription(body: unknown, allowHttpLoopback = false): { o
 /** The `/push/...` routes of one relay. */
 export class PushRoutes {
   private readonly maxPerToken: number;
-  private constructor(private readonly store: PushStore, private readonly opts: PushOptions) {
+  private constructor(
+    private readonly store: PushStore,
+    private readonly opts: PushOptions,
+  ) {
     this.maxPerToken = opts.maxPerToken ?? 32;
   }
 
   /** Open the subscription store (`storePath` null: memory). */
   static async open(storePath: string | null, opts: PushOptions): Promise<PushRoutes> {
     if (typeof opts.vapidPublicKey !== 'string' || b64urlBytes(opts.vapidPublicKey) !== 65) {
-      throw Object.assign(new Error('option push.vapidPublicKey must be base64url of an uncompressed P-256 public key (65 bytes)'), { code: 'AEP_RELAY_BAD_OPTION' });
+      throw Object.assign(new Error('option push.vapidPublicKey must be base64url of an uncompressed P-256 public key (65 bytes)'), {
+        code: 'AEP_RELAY_BAD_OPTION',
+      });
     }
     const store = storePath === null ? new MemoryPushStore() : await SqlitePushStore.open(pushStorePath(storePath));
     return new PushRoutes(store, opts);
@@ -207,8 +264,14 @@ export class PushRoutes {
    * are reachable only with a credential).
    */
   async handle(req: IncomingMessage, res: ServerResponse, path: string, who: PushPrincipal | null, tokenRequired: boolean): Promise<void> {
-    if (!tokenRequired) { req.resume(); return fail(res, 403, 'unauthorized', 'this relay runs without a token: push subscriptions need one (start it with --token, as aep up does)'); }
-    if (!who) { req.resume(); return fail(res, 401, 'unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)', { 'WWW-Authenticate': 'Bearer' }); }
+    if (!tokenRequired) {
+      req.resume();
+      return fail(res, 403, 'unauthorized', 'this relay runs without a token: push subscriptions need one (start it with --token, as aep up does)');
+    }
+    if (!who) {
+      req.resume();
+      return fail(res, 401, 'unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)', { 'WWW-Authenticate': 'Bearer' });
+    }
     const method = req.method ?? 'GET';
     if (path === '/push/config') {
       req.resume();
@@ -226,7 +289,11 @@ export class PushRoutes {
     }
     req.resume();
     let id: string;
-    try { id = decodeURIComponent(path.slice('/push/subscriptions/'.length)); } catch { return fail(res, 404, 'not-found', 'no such push subscription'); }
+    try {
+      id = decodeURIComponent(path.slice('/push/subscriptions/'.length));
+    } catch {
+      return fail(res, 404, 'not-found', 'no such push subscription');
+    }
     if (method !== 'DELETE') return fail(res, 405, 'method-not-allowed', 'use DELETE', { Allow: 'DELETE' });
     const s = this.store.get(id);
     if (!s || (!who.owner && s.token !== who.key)) return fail(res, 404, 'not-found', 'no such push subscription');
@@ -236,11 +303,18 @@ export class PushRoutes {
 
   private async create(req: IncomingMessage, res: ServerResponse, who: PushPrincipal): Promise<void> {
     const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (ct !== 'application/json') { req.resume(); return fail(res, 415, 'unsupported-media-type', 'Content-Type must be application/json'); }
+    if (ct !== 'application/json') {
+      req.resume();
+      return fail(res, 415, 'unsupported-media-type', 'Content-Type must be application/json');
+    }
     const body = await readBody(req, MAX_BODY);
     if (body === null) return fail(res, 413, 'payload-too-large', `a push subscription is at most ${MAX_BODY} bytes`, { Connection: 'close' });
     let parsed: unknown;
-    try { parsed = JSON.parse(body.toString('utf8')); } catch { return fail(res, 400, 'invalid-subscription', 'the body is not JSON'); }
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return fail(res, 400, 'invalid-subscription', 'the body is not JSON');
+    }
     const c = checkSubscription(parsed, this.opts.allowHttpLoopback === true);
     if (!c.ok) return fail(res, 400, 'invalid-subscription', c.detail);
     // The same browser subscribing again (same endpoint) updates its row and keeps its id.
@@ -269,10 +343,19 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const finish = (v: Buffer | null) => { if (!done) { done = true; resolve(v); } };
+    const finish = (v: Buffer | null) => {
+      if (!done) {
+        done = true;
+        resolve(v);
+      }
+    };
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) { finish(null); req.resume(); return; }
+      if (size > max) {
+        finish(null);
+        req.resume();
+        return;
+      }
       chunks.push(c);
     });
     req.on('end', () => finish(Buffer.concat(chunks)));

@@ -19,10 +19,25 @@ export { SUPPORTED_VERSIONS } from './core.js';
 
 /** Health counters (GET /healthz). */
 export interface RelayStats {
-  ingested: number; regated: number; duplicates: number; held: number; heldBytes: number; sessions: number;
-  evicted: number; sessionsEvicted: number; consumers: number; subscriptions: number;
-  delivered: number; dropped: number; slowDisconnects: number; maxQueuedBytes: number; sockets: number;
-  commandsForwarded: number; commandsRefused: number; storeCommits: number; storeFailures: number;
+  ingested: number;
+  regated: number;
+  duplicates: number;
+  held: number;
+  heldBytes: number;
+  sessions: number;
+  evicted: number;
+  sessionsEvicted: number;
+  consumers: number;
+  subscriptions: number;
+  delivered: number;
+  dropped: number;
+  slowDisconnects: number;
+  maxQueuedBytes: number;
+  sockets: number;
+  commandsForwarded: number;
+  commandsRefused: number;
+  storeCommits: number;
+  storeFailures: number;
   /** Raw bytes of held Events kept in memory; with a store, committed ones are read back from it (issue 19). */
   heldInMemoryBytes: number;
 }
@@ -40,18 +55,30 @@ export class Relay {
   private drainDeadline = 0;
   private drainSet = false;
 
-  constructor(readonly opts: ResolvedOptions, private readonly store: SqliteStore | null, private readonly backend: RelayBackend | null = null) {
+  constructor(
+    readonly opts: ResolvedOptions,
+    private readonly store: SqliteStore | null,
+    private readonly backend: RelayBackend | null = null,
+  ) {
     this.core = new RelayCore(opts, store, backend);
     // DNS-rebinding guard: a loopback relay only answers Host names that are loopback.
     const loopbackHosts = LOOPBACK.includes(opts.host) ? new Set([...LOOPBACK, opts.host]) : null;
     this.sse = new SseBinding(this.core);
     this.ws = new WsBinding(this.core, new ControlRouter(this.core), loopbackHosts);
     this.http = new HttpRoutes(this.core, this.sse, () => ({ ...this.stats() }), loopbackHosts);
-    this.http.onRevoke = (id) => { this.sse.revoke(id); this.ws.revoke(id); };
-    this.server = createServer({ headersTimeout: opts.headersTimeoutMs, requestTimeout: opts.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs) }, (req, res) => this.http.request(req, res));
+    this.http.onRevoke = (id) => {
+      this.sse.revoke(id);
+      this.ws.revoke(id);
+    };
+    this.server = createServer(
+      { headersTimeout: opts.headersTimeoutMs, requestTimeout: opts.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs) },
+      (req, res) => this.http.request(req, res),
+    );
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => HttpRoutes.clientError(err, socket));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      try { this.ws.upgrade(req, socket, head); } catch (err) {
+      try {
+        this.ws.upgrade(req, socket, head);
+      } catch (err) {
         opts.log(`upgrade failed: ${errText(err)}`);
         socket.destroy();
       }
@@ -59,19 +86,33 @@ export class Relay {
   }
 
   /** Rebuild the buffer from the durable store. */
-  load(): Promise<void> { return this.core.load(); }
+  load(): Promise<void> {
+    return this.core.load();
+  }
 
   /** Counters for /healthz and tests. */
   stats(): RelayStats {
     const { buffer, hub, counters } = this.core;
     return {
-      ingested: counters.ingested, regated: counters.regated, duplicates: buffer.stats.duplicates, held: buffer.heldEvents,
-      heldBytes: buffer.heldBytes, sessions: buffer.sessionCount, evicted: buffer.stats.evicted,
-      sessionsEvicted: buffer.stats.sessionsEvicted, consumers: hub.consumerCount, subscriptions: hub.stats.subscriptions,
-      delivered: hub.stats.delivered, dropped: hub.stats.dropped, slowDisconnects: hub.stats.slowDisconnects,
+      ingested: counters.ingested,
+      regated: counters.regated,
+      duplicates: buffer.stats.duplicates,
+      held: buffer.heldEvents,
+      heldBytes: buffer.heldBytes,
+      sessions: buffer.sessionCount,
+      evicted: buffer.stats.evicted,
+      sessionsEvicted: buffer.stats.sessionsEvicted,
+      consumers: hub.consumerCount,
+      subscriptions: hub.stats.subscriptions,
+      delivered: hub.stats.delivered,
+      dropped: hub.stats.dropped,
+      slowDisconnects: hub.stats.slowDisconnects,
       maxQueuedBytes: hub.stats.maxQueuedBytes,
-      sockets: this.ws.sockets.size, commandsForwarded: counters.commandsForwarded, commandsRefused: counters.commandsRefused,
-      storeCommits: this.store?.stats.commits ?? 0, storeFailures: this.store?.stats.failures ?? 0,
+      sockets: this.ws.sockets.size,
+      commandsForwarded: counters.commandsForwarded,
+      commandsRefused: counters.commandsRefused,
+      storeCommits: this.store?.stats.commits ?? 0,
+      storeFailures: this.store?.stats.failures ?? 0,
       heldInMemoryBytes: buffer.arenaStats.live,
       ...this.backend?.stats(),
     };
@@ -81,9 +122,15 @@ export class Relay {
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.opts.port, this.opts.host, () => { this.server.off('error', reject); resolve(); });
+      this.server.listen(this.opts.port, this.opts.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
     });
-    this.ticker = setInterval(() => { this.sse.tick(); this.ws.tick(); }, this.opts.heartbeatMs);
+    this.ticker = setInterval(() => {
+      this.sse.tick();
+      this.ws.tick();
+    }, this.opts.heartbeatMs);
     this.ticker.unref();
     const addr = this.server.address();
     return typeof addr === 'object' && addr ? addr.port : this.opts.port;
@@ -105,7 +152,11 @@ export class Relay {
     this.core.closing = true;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     while (Date.now() < this.drainDeadline && this.ws.emitters() > 0) await new Promise((r) => setTimeout(r, 20));
-    try { await this.store?.durable(); } catch (err) { this.opts.log(`store write failed while closing: ${errText(err)}`); }
+    try {
+      await this.store?.durable();
+    } catch (err) {
+      this.opts.log(`store write failed while closing: ${errText(err)}`);
+    }
     if (this.ticker) clearInterval(this.ticker);
     this.sse.closeAll();
     await this.ws.closeAll();

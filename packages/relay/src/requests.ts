@@ -34,18 +34,32 @@ export interface BindingSink {
 }
 
 /** An entry of the roster's `offline` list (contract C4). */
-export interface OfflineEntry { request: string; session: string; agent?: string; source?: string; since: string }
+export interface OfflineEntry {
+  request: string;
+  session: string;
+  agent?: string;
+  source?: string;
+  since: string;
+}
 
 /** Requests by (session, id), first binding wins; bounded (the oldest is forgotten past `cap`). */
 export class RequestIndex {
   private readonly byKey = new Map<string, RequestInfo>();
   private readonly byClaim = new Map<string, Set<RequestInfo>>();
 
-  constructor(private readonly cap: number, private readonly sink: BindingSink | null, private readonly isLive: (claim: string) => boolean) {}
+  constructor(
+    private readonly cap: number,
+    private readonly sink: BindingSink | null,
+    private readonly isLive: (claim: string) => boolean,
+  ) {}
 
-  private static key(session: string, id: string): string { return `${session}\u0000${id}`; }
+  private static key(session: string, id: string): string {
+    return `${session}\u0000${id}`;
+  }
 
-  get size(): number { return this.byKey.size; }
+  get size(): number {
+    return this.byKey.size;
+  }
 
   /** The request an answer or lifecycle Event names (`session`, `subject`). */
   get(session: unknown, id: unknown): RequestInfo | undefined {
@@ -76,7 +90,18 @@ export class RequestIndex {
   /** A binding persisted by an earlier run (loaded before the Events, so the claim is known). */
   restore(session: string, id: string, claim: string, offline: number | null, now: number): void {
     // The relay stopped while the asker was connected: it is offline since this start.
-    this.add({ session, id, source: undefined, agent: undefined, kind: undefined, fields: undefined, expiresAt: undefined, claim, pending: false, offlineSince: offline ?? now });
+    this.add({
+      session,
+      id,
+      source: undefined,
+      agent: undefined,
+      kind: undefined,
+      fields: undefined,
+      expiresAt: undefined,
+      claim,
+      pending: false,
+      offlineSince: offline ?? now,
+    });
   }
 
   /**
@@ -89,23 +114,31 @@ export class RequestIndex {
     if (type === 'attention.resolved' || type === 'attention.timeout') {
       const r = this.get(ev['session'], ev['subject']);
       // The field spec is only needed while answers may come; the binding itself stays.
-      if (r) { r.pending = false; r.fields = undefined; }
+      if (r) {
+        r.pending = false;
+        r.fields = undefined;
+      }
       return;
     }
     if (type !== 'attention.requested') return;
-    const session = ev['session']; const id = ev['id'];
+    const session = ev['session'];
+    const id = ev['id'];
     if (typeof session !== 'string' || typeof id !== 'string') return;
     const data = isObject(ev['data']) ? ev['data'] : {};
     const known = this.byKey.get(RequestIndex.key(session, id));
     const facts = {
-      source: String(ev['source']), agent: String(ev['agent']),
+      source: String(ev['source']),
+      agent: String(ev['agent']),
       kind: typeof data['kind'] === 'string' ? data['kind'] : undefined,
-      fields: Array.isArray(data['fields']) ? data['fields'] as unknown[] : undefined,
+      fields: Array.isArray(data['fields']) ? (data['fields'] as unknown[]) : undefined,
       expiresAt: typeof data['expires_at'] === 'string' && !Number.isNaN(Date.parse(data['expires_at'])) ? Date.parse(data['expires_at']) : undefined,
     };
     if (known) {
       // A restored binding meets its Event again (load), or a retransmission: never rebind.
-      if (known.source === undefined) { Object.assign(known, facts); known.pending = true; }
+      if (known.source === undefined) {
+        Object.assign(known, facts);
+        known.pending = true;
+      }
       return;
     }
     const live = claim !== null && this.isLive(claim);
@@ -132,7 +165,13 @@ export class RequestIndex {
       const since = r.offlineSince ?? now;
       if (now - since >= ttlMs) continue;
       if (r.expiresAt !== undefined && r.expiresAt <= now) continue;
-      out.push({ request: r.id, session: r.session, ...(r.agent !== undefined ? { agent: r.agent } : {}), source: r.source, since: new Date(since).toISOString() });
+      out.push({
+        request: r.id,
+        session: r.session,
+        ...(r.agent !== undefined ? { agent: r.agent } : {}),
+        source: r.source,
+        since: new Date(since).toISOString(),
+      });
     }
     return out;
   }

@@ -14,7 +14,12 @@ export const SCOPE_NAMES = ['read', 'emit', 'answer', 'permit', 'steer', 'admin'
 export type ScopeName = (typeof SCOPE_NAMES)[number];
 
 const KEYS: Readonly<Record<ScopeName, readonly string[]>> = {
-  read: [], emit: ['agent', 'session'], answer: ['agent', 'session', 'kind'], permit: ['agent', 'session'], steer: ['agent', 'session'], admin: [],
+  read: [],
+  emit: ['agent', 'session'],
+  answer: ['agent', 'session', 'kind'],
+  permit: ['agent', 'session'],
+  steer: ['agent', 'session'],
+  admin: [],
 };
 
 /** One parsed scope. */
@@ -29,7 +34,11 @@ export interface Scope {
 }
 
 /** What an operation touches, for constraint matching. Unknown facts never satisfy a constraint. */
-export interface ScopeContext { agent?: string | undefined; session?: string | undefined; kind?: string | undefined }
+export interface ScopeContext {
+  agent?: string | undefined;
+  session?: string | undefined;
+  kind?: string | undefined;
+}
 
 const VALUE = /^[^\s,=]{1,200}$/;
 
@@ -39,7 +48,8 @@ export function parseScope(text: unknown): Scope {
   const colon = text.indexOf(':');
   const name = colon < 0 ? text : text.slice(0, colon);
   const rest = colon < 0 ? undefined : text.slice(colon + 1);
-  if (!(SCOPE_NAMES as readonly string[]).includes(name)) throw new Error(`unknown scope ${JSON.stringify(name.slice(0, 40))}: expected one of ${SCOPE_NAMES.join(', ')}`);
+  if (!(SCOPE_NAMES as readonly string[]).includes(name))
+    throw new Error(`unknown scope ${JSON.stringify(name.slice(0, 40))}: expected one of ${SCOPE_NAMES.join(', ')}`);
   const n = name as ScopeName;
   if (n === 'read') {
     const level = rest ?? 'metadata';

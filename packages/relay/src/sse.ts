@@ -14,22 +14,32 @@ export class SseSink implements ConsumerSink {
   readonly kind = 'sse' as const;
   closed = false;
   corked = false;
-  constructor(readonly res: ServerResponse, readonly principal: Principal) {}
-  buffered(): number { return this.res.writableLength; }
+  constructor(
+    readonly res: ServerResponse,
+    readonly principal: Principal,
+  ) {}
+  buffered(): number {
+    return this.res.writableLength;
+  }
   deliver(_sub: Subscription, o: Outgoing, ceiling: CaptureLevel | undefined): void {
     if (this.closed) return;
     if (this.res.socket) corkForTick(this, this.res.socket);
-    this.res.write(o.frame('sse', ceiling, (text) => {
-      const id = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? `id: ${o.session}:${o.pos[0]}:${o.pos[1]}\n` : '';
-      // One UTF-8 encoding per (Event, ceiling), shared by every SSE subscriber (issue 19).
-      return Buffer.from(`event: ${o.type}\ndata: ${text}\n${id}\n`, 'utf8');
-    }));
+    this.res.write(
+      o.frame('sse', ceiling, (text) => {
+        const id = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? `id: ${o.session}:${o.pos[0]}:${o.pos[1]}\n` : '';
+        // One UTF-8 encoding per (Event, ceiling), shared by every SSE subscriber (issue 19).
+        return Buffer.from(`event: ${o.type}\ndata: ${text}\n${id}\n`, 'utf8');
+      }),
+    );
   }
   marker(_sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
     if (!this.closed) this.res.write(`: replay-exhausted ${sseSafe(session)} ${earliest.epoch}:${earliest.seq}\n\n`);
   }
   replayDone(sub: Subscription): void {
-    if (!sub.liveAfterReplay && !this.closed) { this.closed = true; this.res.end(); }
+    if (!sub.liveAfterReplay && !this.closed) {
+      this.closed = true;
+      this.res.end();
+    }
   }
   disconnectSlow(): void {
     // End the stream: the consumer resumes exactly from its Last-Event-ID (AEP-0003 §8.4).
@@ -39,8 +49,13 @@ export class SseSink implements ConsumerSink {
   drained(): Promise<void> {
     return new Promise((resolve) => {
       if (this.closed || this.res.writableLength === 0) return resolve();
-      const done = () => { this.res.off('drain', done); this.res.off('close', done); resolve(); };
-      this.res.on('drain', done); this.res.on('close', done);
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
     });
   }
   /** Heartbeat comment (AEP-0003 §3.3), skipped while the consumer is behind. */
@@ -49,7 +64,10 @@ export class SseSink implements ConsumerSink {
   }
   /** End the stream at shutdown. */
   end(): void {
-    if (!this.closed) { this.closed = true; this.res.end(': closing\n\n'); }
+    if (!this.closed) {
+      this.closed = true;
+      this.res.end(': closing\n\n');
+    }
   }
 }
 
@@ -62,13 +80,26 @@ export class SseBinding {
   open(req: IncomingMessage, res: ServerResponse, url: URL, principal: Principal): void {
     const q = url.searchParams;
     const fail = (code: 'invalid-filter' | 'limit-exceeded', detail: string) => sendError(res, code, detail);
-    let filter: unknown; let from: unknown;
+    let filter: unknown;
+    let from: unknown;
     const fq = q.get('filter');
-    if (fq !== null) { try { filter = JSON.parse(fq); } catch { return fail('invalid-filter', 'filter is not valid JSON (AEP-0003 §6.1)'); } }
+    if (fq !== null) {
+      try {
+        filter = JSON.parse(fq);
+      } catch {
+        return fail('invalid-filter', 'filter is not valid JSON (AEP-0003 §6.1)');
+      }
+    }
     const fromQ = q.get('from');
     if (fromQ !== null) {
       if (fromQ === 'all') from = 'all';
-      else { try { from = JSON.parse(fromQ); } catch { return fail('invalid-filter', 'from is not valid JSON nor "all" (AEP-0003 §7)'); } }
+      else {
+        try {
+          from = JSON.parse(fromQ);
+        } catch {
+          return fail('invalid-filter', 'from is not valid JSON nor "all" (AEP-0003 §7)');
+        }
+      }
     } else {
       const lei = req.headers['last-event-id'];
       if (typeof lei === 'string' && lei !== '') {
@@ -88,7 +119,11 @@ export class SseBinding {
     const sub = new Subscription('sse', c.spec, sink, live);
     const hub = this.core.hub;
     this.sinks.add(sink);
-    res.on('close', () => { sink.closed = true; this.sinks.delete(sink); hub.remove(sub); });
+    res.on('close', () => {
+      sink.closed = true;
+      this.sinks.delete(sink);
+      hub.remove(sub);
+    });
     // Register before the snapshot (same synchronous block): nothing lost, nothing doubled.
     if (live) hub.add(sub);
     const parts = this.core.snapshot(c.spec, live);
@@ -100,7 +135,10 @@ export class SseBinding {
   tick(): void {
     const now = Date.now();
     for (const s of this.sinks) {
-      if (!s.principal.valid(now)) { s.end(); continue; }
+      if (!s.principal.valid(now)) {
+        s.end();
+        continue;
+      }
       s.ping(this.core.opts.slowConsumerBytes);
     }
   }

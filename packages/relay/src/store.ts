@@ -31,7 +31,9 @@ export function prepareStorePath(path: string, ours: boolean): void {
   const missing: string[] = [];
   for (let d = dir; ; d = dirname(d)) {
     let st;
-    try { st = statSync(d); } catch (err) {
+    try {
+      st = statSync(d);
+    } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fail(`cannot inspect ${d}`, err);
       missing.unshift(d);
       if (dirname(d) === d) fail(`no existing ancestor of ${dir}`, err);
@@ -41,18 +43,37 @@ export function prepareStorePath(path: string, ours: boolean): void {
     break;
   }
   for (const d of missing) {
-    try { mkdirSync(d, { mode: 0o700 }); chmodSync(d, 0o700); } catch (err) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+      chmodSync(d, 0o700);
+    } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') fail(`cannot create directory ${d}`, err);
     }
   }
-  if (ours && missing.length === 0) { try { chmodSync(dir, 0o700); } catch { /* not ours after all */ } }
-  try { closeSync(openSync(file, 'a', 0o600)); } catch (err) { fail('cannot create the store file', err); }
+  if (ours && missing.length === 0) {
+    try {
+      chmodSync(dir, 0o700);
+    } catch {
+      /* not ours after all */
+    }
+  }
+  try {
+    closeSync(openSync(file, 'a', 0o600));
+  } catch (err) {
+    fail('cannot create the store file', err);
+  }
   restrictFiles(file);
 }
 
 /** 0600 on the database and whichever side files exist. */
 function restrictFiles(file: string): void {
-  for (const f of [file, ...SIDE_FILES.map((x) => file + x)]) { try { chmodSync(f, 0o600); } catch { /* absent */ } }
+  for (const f of [file, ...SIDE_FILES.map((x) => file + x)]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch {
+      /* absent */
+    }
+  }
 }
 
 /**
@@ -70,7 +91,12 @@ function restrictFiles(file: string): void {
  * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
  * instead of converting a JS string per row.
  */
-interface OpQueue { nums: number[]; strs: Array<string | Entry>; chars: number; count: number }
+interface OpQueue {
+  nums: number[];
+  strs: Array<string | Entry>;
+  chars: number;
+  count: number;
+}
 const emptyQueue = (): OpQueue => ({ nums: [], strs: [], chars: 0, count: 0 });
 
 /**
@@ -100,7 +126,10 @@ function encodeStrings(strs: ReadonlyArray<string | Entry>, chars: number): { bu
 }
 
 /** A persisted row, as loaded at start. */
-export interface StoredRow { rowid: number; raw: string }
+export interface StoredRow {
+  rowid: number;
+  raw: string;
+}
 
 /** Minimal surface of a better-sqlite3 database that we use. */
 interface Db {
@@ -211,7 +240,10 @@ parentPort.on('message', (m) => {
 })();
 `;
 
-interface Waiter { resolve: () => void; reject: (e: Error) => void }
+interface Waiter {
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
 
 /** Group-committing SQLite mirror of the replay buffer (writes on a worker thread). */
 export class SqliteStore implements BufferSink {
@@ -231,14 +263,23 @@ export class SqliteStore implements BufferSink {
   private reads = new Map<number, { resolve: (r: Array<Buffer | null>) => void; reject: (e: Error) => void }>();
   private readNo = 0;
 
-  private constructor(private readonly path: string, private readonly sync: 'full' | 'normal', private readonly db: Db, private readonly commitHook: (() => void | Promise<void>) | undefined) {}
+  private constructor(
+    private readonly path: string,
+    private readonly sync: 'full' | 'normal',
+    private readonly db: Db,
+    private readonly commitHook: (() => void | Promise<void>) | undefined,
+  ) {}
 
   /**
    * Open (creating directories and schema as needed; see `prepareStorePath`). Reads happen here;
    * writes go to the worker after `startWriter()`. A database another process holds is refused
    * with `AEP_RELAY_STORE_LOCKED` by the caller; other failures throw.
    */
-  static async open(path: string, sync: 'full' | 'normal' = 'full', opts: { ours?: boolean; commitHook?: () => void | Promise<void> } = {}): Promise<SqliteStore> {
+  static async open(
+    path: string,
+    sync: 'full' | 'normal' = 'full',
+    opts: { ours?: boolean; commitHook?: () => void | Promise<void> } = {},
+  ): Promise<SqliteStore> {
     prepareStorePath(path, opts.ours === true);
     const mod = await import('better-sqlite3');
     const Database = (mod as unknown as { default: new (p: string, o?: { timeout?: number }) => Db }).default;
@@ -264,24 +305,50 @@ export class SqliteStore implements BufferSink {
 
   /** Every persisted eviction high-water mark / tombstone. */
   evictedMarks(): Array<{ session: string; pos: Pos }> {
-    return (this.db.prepare('SELECT session, epoch, seq, sub FROM evicted').all() as Array<{ session: string; epoch: number; seq: number; sub: number }>)
-      .map((r) => ({ session: r.session, pos: [r.epoch, r.seq, r.sub] as const }));
+    return (this.db.prepare('SELECT session, epoch, seq, sub FROM evicted').all() as Array<{ session: string; epoch: number; seq: number; sub: number }>).map(
+      (r) => ({ session: r.session, pos: [r.epoch, r.seq, r.sub] as const }),
+    );
   }
 
   /** Every persisted request binding (contract C3). */
   bindings(): Array<{ session: string; request: string; claim: string; offline: number | null }> {
-    return this.db.prepare('SELECT session, request, claim, offline FROM bindings').all() as Array<{ session: string; request: string; claim: string; offline: number | null }>;
+    return this.db.prepare('SELECT session, request, claim, offline FROM bindings').all() as Array<{
+      session: string;
+      request: string;
+      claim: string;
+      offline: number | null;
+    }>;
   }
 
   /** Every stored scoped token. */
   tokens(): StoredToken[] {
-    const rows = this.db.prepare('SELECT id, name, hash, scopes, created, expires, revoked FROM tokens ORDER BY created, id').all() as Array<{ id: string; name: string; hash: string; scopes: string; created: string; expires: string | null; revoked: string | null }>;
+    const rows = this.db.prepare('SELECT id, name, hash, scopes, created, expires, revoked FROM tokens ORDER BY created, id').all() as Array<{
+      id: string;
+      name: string;
+      hash: string;
+      scopes: string;
+      created: string;
+      expires: string | null;
+      revoked: string | null;
+    }>;
     const out: StoredToken[] = [];
     for (const r of rows) {
       let scopes: unknown;
-      try { scopes = JSON.parse(r.scopes); } catch { continue; }
+      try {
+        scopes = JSON.parse(r.scopes);
+      } catch {
+        continue;
+      }
       if (!Array.isArray(scopes) || !scopes.every((x) => typeof x === 'string')) continue;
-      out.push({ id: r.id, name: r.name, hash: r.hash, scopes: scopes as string[], created: r.created, ...(r.expires ? { expires: r.expires } : {}), ...(r.revoked ? { revoked: r.revoked } : {}) });
+      out.push({
+        id: r.id,
+        name: r.name,
+        hash: r.hash,
+        scopes: scopes as string[],
+        created: r.created,
+        ...(r.expires ? { expires: r.expires } : {}),
+        ...(r.revoked ? { revoked: r.revoked } : {}),
+      });
     }
     return out;
   }
@@ -292,7 +359,10 @@ export class SqliteStore implements BufferSink {
     const q = this.ops;
     const strs = [t.id, t.name, t.hash, JSON.stringify(t.scopes), t.created, t.expires ?? '', t.revoked ?? ''];
     q.nums.push(6);
-    for (const x of strs) { q.strs.push(x); q.chars += x.length; }
+    for (const x of strs) {
+      q.strs.push(x);
+      q.chars += x.length;
+    }
     q.count++;
     this.schedule();
   }
@@ -300,7 +370,9 @@ export class SqliteStore implements BufferSink {
   /** Remove rows now (used while loading, when limits shrank since the last run). */
   removeNow(rowids: number[]): void {
     const del = this.db.prepare('DELETE FROM held WHERE rowid = ?');
-    this.db.transaction(() => { for (const id of rowids) del.run(id); })();
+    this.db.transaction(() => {
+      for (const id of rowids) del.run(id);
+    })();
   }
 
   /**
@@ -339,22 +411,29 @@ export class SqliteStore implements BufferSink {
     if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
     const q = this.ops;
     // The entry itself is queued: its bytes are copied when the batch is posted.
-    q.nums.push(0, e.rowid); q.strs.push(e); q.chars += e.bytes; q.count++;
+    q.nums.push(0, e.rowid);
+    q.strs.push(e);
+    q.chars += e.bytes;
+    q.count++;
     this.schedule();
   }
 
   remove(e: Entry): void {
     if (this.dead) return;
     const q = this.ops;
-    q.nums.push(1, e.rowid); q.count++;
+    q.nums.push(1, e.rowid);
+    q.count++;
     this.schedule();
   }
 
   evicted(session: string, pos: Pos | null): void {
     if (this.dead) return;
     const q = this.ops;
-    if (pos) q.nums.push(2, pos[0], pos[1], pos[2]); else q.nums.push(3);
-    q.strs.push(session); q.chars += session.length; q.count++;
+    if (pos) q.nums.push(2, pos[0], pos[1], pos[2]);
+    else q.nums.push(3);
+    q.strs.push(session);
+    q.chars += session.length;
+    q.count++;
     this.schedule();
   }
 
@@ -363,7 +442,9 @@ export class SqliteStore implements BufferSink {
     if (this.dead) return;
     const q = this.ops;
     q.nums.push(4, offline ?? -1);
-    q.strs.push(session, request, claim); q.chars += session.length + request.length + claim.length; q.count++;
+    q.strs.push(session, request, claim);
+    q.chars += session.length + request.length + claim.length;
+    q.count++;
     this.schedule();
   }
 
@@ -372,40 +453,56 @@ export class SqliteStore implements BufferSink {
     if (this.dead) return;
     const q = this.ops;
     q.nums.push(5);
-    q.strs.push(session, request); q.chars += session.length + request.length; q.count++;
+    q.strs.push(session, request);
+    q.chars += session.length + request.length;
+    q.count++;
     this.schedule();
   }
 
   private schedule(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    setImmediate(() => { this.scheduled = false; this.send(); });
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
   }
 
   /** Send what is queued, unless a commit is in flight (then it goes with the next one). */
   private send(): void {
     if (!this.worker || this.inflight) return;
-    if (this.dead) { for (const w of this.waiters.splice(0)) w.reject(this.dead); return; }
+    if (this.dead) {
+      for (const w of this.waiters.splice(0)) w.reject(this.dead);
+      return;
+    }
     if (this.ops.count === 0) {
-      const w = this.waiters; this.waiters = [];
+      const w = this.waiters;
+      this.waiters = [];
       for (const x of w) x.resolve();
       return;
     }
-    const ops = this.ops; const waiters = this.waiters;
-    this.ops = emptyQueue(); this.waiters = [];
+    const ops = this.ops;
+    const waiters = this.waiters;
+    this.ops = emptyQueue();
+    this.waiters = [];
     const f = { batch: ++this.batchNo, ops, waiters };
     this.inflight = f;
     if (this.commitHook) {
       // Test seam (options.ts `storeCommitHook`): a held hook holds the commit (and every 202
       // waiting on it); a throw fails it like a disk error.
       const hook = this.commitHook;
-      void (async () => { await hook(); })().then(() => this.post(f), (err: unknown) => {
-        if (this.inflight !== f) return;
-        this.inflight = null;
-        this.failBatch(f, err instanceof Error ? err : new Error(String(err)));
-        setTimeout(() => this.send(), 100).unref();
-        for (const cb of this.onIdle.splice(0)) cb();
-      });
+      void (async () => {
+        await hook();
+      })().then(
+        () => this.post(f),
+        (err: unknown) => {
+          if (this.inflight !== f) return;
+          this.inflight = null;
+          this.failBatch(f, err instanceof Error ? err : new Error(String(err)));
+          setTimeout(() => this.send(), 100).unref();
+          for (const cb of this.onIdle.splice(0)) cb();
+        },
+      );
       return;
     }
     this.post(f);
@@ -418,7 +515,11 @@ export class SqliteStore implements BufferSink {
     const nums = new Float64Array(ops.nums);
     const { buf, lens } = encodeStrings(ops.strs, ops.chars);
     // Transferred, not copied (allocUnsafeSlow: the buffer owns its ArrayBuffer, no shared pool).
-    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [nums.buffer, buf.buffer as ArrayBuffer, lens.buffer as ArrayBuffer]);
+    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [
+      nums.buffer,
+      buf.buffer as ArrayBuffer,
+      lens.buffer as ArrayBuffer,
+    ]);
   }
 
   /**
@@ -431,7 +532,7 @@ export class SqliteStore implements BufferSink {
     if (!this.worker) {
       if (!this.db.open) return Promise.reject(new Error('store closed'));
       const get = this.db.prepare('SELECT CAST(raw AS BLOB) AS b FROM held WHERE rowid = ?');
-      return Promise.resolve(rowids.map((id) => ((get.all(id)[0] as { b: Buffer } | undefined)?.b ?? null)));
+      return Promise.resolve(rowids.map((id) => (get.all(id)[0] as { b: Buffer } | undefined)?.b ?? null));
     }
     const n = ++this.readNo;
     const ids = new Float64Array(rowids);
@@ -445,21 +546,31 @@ export class SqliteStore implements BufferSink {
     const r = this.reads.get(m.read);
     if (!r) return;
     this.reads.delete(m.read);
-    if (m.error !== undefined || !m.bytes || !m.lens) { r.reject(new Error(m.error ?? 'store read failed')); return; }
+    if (m.error !== undefined || !m.bytes || !m.lens) {
+      r.reject(new Error(m.error ?? 'store read failed'));
+      return;
+    }
     const bytes = Buffer.from(m.bytes, m.offset, m.length);
     const lens = new Uint32Array(m.lens);
     const out: Array<Buffer | null> = [];
     let o = 0;
     for (const len of lens) {
-      if (len === 0xffffffff) { out.push(null); continue; }
-      out.push(bytes.subarray(o, o + len)); o += len;
+      if (len === 0xffffffff) {
+        out.push(null);
+        continue;
+      }
+      out.push(bytes.subarray(o, o + len));
+      o += len;
     }
     r.resolve(out);
   }
 
   private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean; read?: number }): void {
     if (m.closed) return;
-    if (m.read !== undefined) { this.onRead(m as { read: number }); return; }
+    if (m.read !== undefined) {
+      this.onRead(m as { read: number });
+      return;
+    }
     const f = this.inflight;
     if (!f || f.batch !== m.batch) return;
     this.inflight = null;
@@ -484,7 +595,12 @@ export class SqliteStore implements BufferSink {
     this.stats.failures++;
     // Keep the operations queued: the next commit retries them, so an Event whose POST was
     // answered 503 and is retried (deduped in memory) still reaches the disk before its 202.
-    this.ops = { nums: f.ops.nums.concat(this.ops.nums), strs: f.ops.strs.concat(this.ops.strs), chars: f.ops.chars + this.ops.chars, count: f.ops.count + this.ops.count };
+    this.ops = {
+      nums: f.ops.nums.concat(this.ops.nums),
+      strs: f.ops.strs.concat(this.ops.strs),
+      chars: f.ops.chars + this.ops.chars,
+      count: f.ops.count + this.ops.count,
+    };
     for (const w of f.waiters) w.reject(e);
   }
 
@@ -504,7 +620,10 @@ export class SqliteStore implements BufferSink {
     if (this.ops.count === 0 && !this.inflight) return Promise.resolve();
     return new Promise((resolve, reject) => {
       if (this.ops.count === 0 && this.inflight) this.inflight.waiters.push({ resolve, reject });
-      else { this.waiters.push({ resolve, reject }); this.schedule(); }
+      else {
+        this.waiters.push({ resolve, reject });
+        this.schedule();
+      }
     });
   }
 
@@ -512,21 +631,32 @@ export class SqliteStore implements BufferSink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (!this.worker) { if (this.db.open) this.db.close(); return; }
+    if (!this.worker) {
+      if (this.db.open) this.db.close();
+      return;
+    }
     const w = this.worker;
-    const idle = () => new Promise<void>((resolve) => {
-      if (!this.inflight && this.ops.count === 0) return resolve();
-      this.onIdle.push(resolve);
-      setTimeout(resolve, 5000).unref();
-      this.send();
-    });
+    const idle = () =>
+      new Promise<void>((resolve) => {
+        if (!this.inflight && this.ops.count === 0) return resolve();
+        this.onIdle.push(resolve);
+        setTimeout(resolve, 5000).unref();
+        this.send();
+      });
     await idle();
     if (this.ops.count > 0) await idle(); // a failed last batch gets one more try
     for (const r of this.reads.values()) r.reject(new Error('store closed'));
     this.reads.clear();
     await new Promise<void>((resolve) => {
-      const t = setTimeout(() => { void w.terminate().then(() => resolve()); }, 5000);
-      w.on('message', (m: { closed?: boolean }) => { if (m.closed) { clearTimeout(t); void w.terminate().then(() => resolve()); } });
+      const t = setTimeout(() => {
+        void w.terminate().then(() => resolve());
+      }, 5000);
+      w.on('message', (m: { closed?: boolean }) => {
+        if (m.closed) {
+          clearTimeout(t);
+          void w.terminate().then(() => resolve());
+        }
+      });
       w.postMessage({ close: true });
     });
   }

@@ -6,16 +6,35 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseScope, type Scope } from './scopes.js';
 
 /** A token as stored (the secret's digest, never the secret). */
-export interface StoredToken { id: string; name: string; hash: string; scopes: string[]; created: string; expires?: string | undefined; revoked?: string | undefined }
+export interface StoredToken {
+  id: string;
+  name: string;
+  hash: string;
+  scopes: string[];
+  created: string;
+  expires?: string | undefined;
+  revoked?: string | undefined;
+}
 
 /** Where tokens are persisted (the SQLite store), if anywhere. */
-export interface TokenSink { token(t: StoredToken): void }
+export interface TokenSink {
+  token(t: StoredToken): void;
+}
 
 /** One live token. */
-export interface TokenRecord extends StoredToken { readonly parsed: readonly Scope[] }
+export interface TokenRecord extends StoredToken {
+  readonly parsed: readonly Scope[];
+}
 
 /** What `GET /tokens` shows of a token (no digest). */
-export interface TokenView { id: string; name: string; scopes: string[]; created: string; expires?: string; revoked?: string }
+export interface TokenView {
+  id: string;
+  name: string;
+  scopes: string[];
+  created: string;
+  expires?: string;
+  revoked?: string;
+}
 
 const TOKEN = /^aep_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 const MAX_TOKENS = 10_000;
@@ -31,23 +50,41 @@ export class TokenRequestError extends Error {}
 export class Tokens {
   private readonly byId = new Map<string, TokenRecord>();
 
-  constructor(private readonly sink: TokenSink | null, stored: readonly StoredToken[] = []) {
+  constructor(
+    private readonly sink: TokenSink | null,
+    stored: readonly StoredToken[] = [],
+  ) {
     for (const t of stored) {
-      try { this.byId.set(t.id, { ...t, parsed: t.scopes.map(parseScope) }); } catch { /* a row this version cannot read grants nothing */ }
+      try {
+        this.byId.set(t.id, { ...t, parsed: t.scopes.map(parseScope) });
+      } catch {
+        /* a row this version cannot read grants nothing */
+      }
     }
   }
 
   /** `POST /tokens` body → a new token (the string is returned once). Throws TokenRequestError. */
   create(body: unknown, now: Date): { view: TokenView; token: string } {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TokenRequestError('the body must be a JSON object {name?, scopes, expires?}');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw new TokenRequestError('the body must be a JSON object {name?, scopes, expires?}');
     const b = body as Record<string, unknown>;
-    for (const k of Object.keys(b)) if (!['name', 'scopes', 'expires'].includes(k)) throw new TokenRequestError(`unknown member ${JSON.stringify(k.slice(0, 40))} (allowed: name, scopes, expires)`);
+    for (const k of Object.keys(b))
+      if (!['name', 'scopes', 'expires'].includes(k))
+        throw new TokenRequestError(`unknown member ${JSON.stringify(k.slice(0, 40))} (allowed: name, scopes, expires)`);
     const name = b['name'] ?? '';
-    if (typeof name !== 'string' || name.length > 200 || [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new TokenRequestError('name must be a string of at most 200 characters without control characters');
+    if (typeof name !== 'string' || name.length > 200 || [...name].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f))
+      throw new TokenRequestError('name must be a string of at most 200 characters without control characters');
     const scopes = b['scopes'];
-    if (!Array.isArray(scopes) || scopes.length === 0 || scopes.length > 64) throw new TokenRequestError('scopes must be a non-empty array of at most 64 scope strings (read[:LEVEL], emit[:k=v,...], answer[:k=v,...], permit[:k=v,...], steer[:k=v,...], admin)');
+    if (!Array.isArray(scopes) || scopes.length === 0 || scopes.length > 64)
+      throw new TokenRequestError(
+        'scopes must be a non-empty array of at most 64 scope strings (read[:LEVEL], emit[:k=v,...], answer[:k=v,...], permit[:k=v,...], steer[:k=v,...], admin)',
+      );
     let parsed: Scope[];
-    try { parsed = scopes.map(parseScope); } catch (err) { throw new TokenRequestError(`bad scope: ${(err as Error).message}`); }
+    try {
+      parsed = scopes.map(parseScope);
+    } catch (err) {
+      throw new TokenRequestError(`bad scope: ${(err as Error).message}`);
+    }
     let expires: string | undefined;
     if (b['expires'] !== undefined) {
       const e = b['expires'];
@@ -58,9 +95,19 @@ export class Tokens {
     }
     if (this.byId.size >= MAX_TOKENS) throw new TokenRequestError(`at most ${MAX_TOKENS} tokens; revoke some first`);
     let id: string;
-    do { id = randomBytes(8).toString('hex'); } while (this.byId.has(id));
+    do {
+      id = randomBytes(8).toString('hex');
+    } while (this.byId.has(id));
     const secret = randomBytes(32).toString('base64url');
-    const rec: TokenRecord = { id, name, hash: digest(secret).toString('hex'), scopes: parsed.map((s) => s.text), created: now.toISOString(), ...(expires ? { expires } : {}), parsed };
+    const rec: TokenRecord = {
+      id,
+      name,
+      hash: digest(secret).toString('hex'),
+      scopes: parsed.map((s) => s.text),
+      created: now.toISOString(),
+      ...(expires ? { expires } : {}),
+      parsed,
+    };
     this.byId.set(id, rec);
     this.persist(rec);
     return { view: view(rec), token: `aep_${id}_${secret}` };
@@ -90,7 +137,11 @@ export class Tokens {
   apply(t: StoredToken): void {
     const rec = this.byId.get(t.id);
     if (!rec) {
-      try { this.byId.set(t.id, { ...t, parsed: t.scopes.map(parseScope) }); } catch { /* a token this version cannot read grants nothing */ }
+      try {
+        this.byId.set(t.id, { ...t, parsed: t.scopes.map(parseScope) });
+      } catch {
+        /* a token this version cannot read grants nothing */
+      }
       return;
     }
     if (rec.hash !== t.hash) return; // an id is never reused with another secret
@@ -119,5 +170,12 @@ export function live(rec: StoredToken, now: number): boolean {
 }
 
 function view(rec: TokenRecord): TokenView {
-  return { id: rec.id, name: rec.name, scopes: [...rec.scopes], created: rec.created, ...(rec.expires ? { expires: rec.expires } : {}), ...(rec.revoked ? { revoked: rec.revoked } : {}) };
+  return {
+    id: rec.id,
+    name: rec.name,
+    scopes: [...rec.scopes],
+    created: rec.created,
+    ...(rec.expires ? { expires: rec.expires } : {}),
+    ...(rec.revoked ? { revoked: rec.revoked } : {}),
+  };
 }

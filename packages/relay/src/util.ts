@@ -7,7 +7,11 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 
 /** The request target as a URL, or null when it cannot be parsed (answered 400, never 500). */
 export function parseUrl(target: string | undefined): URL | null {
-  try { return new URL(target ?? '/', 'http://relay.invalid'); } catch { return null; }
+  try {
+    return new URL(target ?? '/', 'http://relay.invalid');
+  } catch {
+    return null;
+  }
 }
 
 /** Session text safe inside one SSE line (session ids are untrusted, AEP-0001 §12). */
@@ -23,7 +27,10 @@ export function corkForTick(owner: { corked: boolean }, s: { cork(): void; uncor
   if (owner.corked) return;
   owner.corked = true;
   s.cork();
-  process.nextTick(() => { owner.corked = false; s.uncork(); });
+  process.nextTick(() => {
+    owner.corked = false;
+    s.uncork();
+  });
 }
 
 /** The Host header without its port, lowercased. */

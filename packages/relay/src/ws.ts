@@ -16,8 +16,8 @@ import { Subscription, compileSpec, type AepEvent, type ConsumerSink, type Outgo
 import { checkEvent, type Incoming } from './ingest.js';
 import { corkForTick, errText, hostName, isObject, parseUrl } from './util.js';
 
-const WS_PING_MS = 30_000;      // AEP-0003 §3.5.5 RECOMMENDED interval
-const WS_IDLE_MS = 90_000;      // and timeout
+const WS_PING_MS = 30_000; // AEP-0003 §3.5.5 RECOMMENDED interval
+const WS_IDLE_MS = 90_000; // and timeout
 /** Contract C3: a `claim` is a random base64url string of 22 to 64 characters. */
 const CLAIM = /^[A-Za-z0-9_-]{22,64}$/;
 let serials = 0;
@@ -39,10 +39,20 @@ export class WsConn implements ConsumerSink, Claimant {
   readonly serial = ++serials;
   lastSeen = Date.now();
   lastPing = Date.now();
-  constructor(readonly ws: WebSocket, readonly principal: Principal, private readonly socket: Duplex) {}
-  live(): boolean { return !this.closed && this.ws.readyState === 1; }
-  sendText(text: string): void { if (this.live()) this.ws.send(text); }
-  buffered(): number { return this.ws.bufferedAmount; }
+  constructor(
+    readonly ws: WebSocket,
+    readonly principal: Principal,
+    private readonly socket: Duplex,
+  ) {}
+  live(): boolean {
+    return !this.closed && this.ws.readyState === 1;
+  }
+  sendText(text: string): void {
+    if (this.live()) this.ws.send(text);
+  }
+  buffered(): number {
+    return this.ws.bufferedAmount;
+  }
   frame(f: object): void {
     if (!this.closed && this.ws.readyState === 1) this.ws.send(JSON.stringify(f));
   }
@@ -53,7 +63,10 @@ export class WsConn implements ConsumerSink, Claimant {
     if (this.closed || this.ws.readyState !== 1) return;
     corkForTick(this, this.socket);
     // A text frame whose UTF-8 payload is encoded once for every subscriber.
-    this.ws.send(o.frame('ws', ceiling, (text) => Buffer.from(text, 'utf8')), { binary: false });
+    this.ws.send(
+      o.frame('ws', ceiling, (text) => Buffer.from(text, 'utf8')),
+      { binary: false },
+    );
   }
   marker(sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
     this.frame({ type: 'replay-exhausted', sub: sub.id, session, earliest });
@@ -78,8 +91,13 @@ export class WsConn implements ConsumerSink, Claimant {
       let timer: NodeJS.Timeout | undefined;
       const check = () => {
         if (timer) clearTimeout(timer);
-        if (!done()) { timer = setTimeout(check, 250); timer.unref(); return; } // ws may still hold a frame after 'drain'
-        this.socket.off('drain', check); this.socket.off('close', check);
+        if (!done()) {
+          timer = setTimeout(check, 250);
+          timer.unref();
+          return;
+        } // ws may still hold a frame after 'drain'
+        this.socket.off('drain', check);
+        this.socket.off('close', check);
         resolve();
       };
       this.socket.on('drain', check);
@@ -94,7 +112,10 @@ export class WsConn implements ConsumerSink, Claimant {
       if (this.ws.readyState === 3) return resolve();
       this.ws.once('close', () => resolve());
       this.ws.close(1001, 'relay shutting down');
-      setTimeout(() => { this.ws.terminate(); resolve(); }, 1000).unref();
+      setTimeout(() => {
+        this.ws.terminate();
+        resolve();
+      }, 1000).unref();
     });
   }
 }
@@ -104,19 +125,34 @@ export class WsBinding {
   readonly sockets = new Set<WsConn>();
   private readonly wss: WebSocketServer;
 
-  constructor(private readonly core: RelayCore, private readonly control: ControlRouter, private readonly loopbackHosts: Set<string> | null) {
+  constructor(
+    private readonly core: RelayCore,
+    private readonly control: ControlRouter,
+    private readonly loopbackHosts: Set<string> | null,
+  ) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: core.opts.maxBodyBytes, clientTracking: false });
     // The 101 answer carries the same headers as every other response (contract C9).
-    this.wss.on('headers', (headers: string[]) => { for (const [k, v] of Object.entries(securityHeaders())) headers.push(`${k}: ${v}`); });
+    this.wss.on('headers', (headers: string[]) => {
+      for (const [k, v] of Object.entries(securityHeaders())) headers.push(`${k}: ${v}`);
+    });
   }
 
   /** `upgrade` on the HTTP server. Refusals are plain HTTP answers on the socket. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     const url = parseUrl(req.url);
-    if (!url) { socket.end(rawError('bad-request', 400, 'Bad Request', 'the request target is not a valid path')); return; }
-    if (url.pathname !== '/socket') { socket.end(rawError('not-found', 404, 'Not Found', `no WebSocket endpoint at ${url.pathname.slice(0, 200)}`)); return; }
-    if (this.core.closing) { socket.end(rawError('shutting-down', 503, 'Service Unavailable', 'the relay is stopping')); return; }
+    if (!url) {
+      socket.end(rawError('bad-request', 400, 'Bad Request', 'the request target is not a valid path'));
+      return;
+    }
+    if (url.pathname !== '/socket') {
+      socket.end(rawError('not-found', 404, 'Not Found', `no WebSocket endpoint at ${url.pathname.slice(0, 200)}`));
+      return;
+    }
+    if (this.core.closing) {
+      socket.end(rawError('shutting-down', 503, 'Service Unavailable', 'the relay is stopping'));
+      return;
+    }
     if (this.loopbackHosts && !this.loopbackHosts.has(hostName(req.headers.host))) {
       socket.end(rawError('forbidden-host', 403, 'Forbidden', 'this relay listens on loopback and only answers loopback Host names'));
       return;
@@ -129,7 +165,10 @@ export class WsBinding {
       return;
     }
     const principal = this.core.auth.principal(req, url);
-    if (!principal) { socket.end(rawError('unauthorized', 401, 'Unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)')); return; }
+    if (!principal) {
+      socket.end(rawError('unauthorized', 401, 'Unauthorized', 'missing or invalid bearer token (AEP-0003 §8.1)'));
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, principal, socket));
   }
 
@@ -146,11 +185,15 @@ export class WsBinding {
     this.sockets.add(conn);
     ws.on('error', () => {});
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      try { this.frame(conn, data, isBinary); } catch (err) {
+      try {
+        this.frame(conn, data, isBinary);
+      } catch (err) {
         this.core.opts.log(`error handling a WebSocket frame: ${errText(err)}`);
       }
     });
-    ws.on('pong', () => { conn.lastSeen = Date.now(); }); // protocol-level pong counts as liveness too
+    ws.on('pong', () => {
+      conn.lastSeen = Date.now();
+    }); // protocol-level pong counts as liveness too
     ws.on('close', () => this.drop(conn));
   }
 
@@ -174,7 +217,11 @@ export class WsBinding {
     }
     const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
     let msg: unknown;
-    try { msg = JSON.parse(text); } catch { msg = undefined; }
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      msg = undefined;
+    }
     const type = isObject(msg) && typeof msg['type'] === 'string' ? msg['type'] : undefined;
     if (conn.hello === null) {
       if (type !== 'hello' || !isObject(msg)) {
@@ -191,17 +238,24 @@ export class WsBinding {
     }
     if (type.includes('.')) return this.event(conn, msg, text);
     switch (type) {
-      case 'subscribe': return this.subscribe(conn, msg);
-      case 'unsubscribe': return this.unsubscribe(conn, msg);
-      case 'roster': return this.roster(conn, msg);
-      case 'ping': return conn.frame(msg['t'] === undefined ? { type: 'pong' } : { type: 'pong', t: msg['t'] });
-      default: return; // pong, closing, a second hello, unknown frames: ignored (AEP-0003 §2)
+      case 'subscribe':
+        return this.subscribe(conn, msg);
+      case 'unsubscribe':
+        return this.unsubscribe(conn, msg);
+      case 'roster':
+        return this.roster(conn, msg);
+      case 'ping':
+        return conn.frame(msg['t'] === undefined ? { type: 'pong' } : { type: 'pong', t: msg['t'] });
+      default:
+        return; // pong, closing, a second hello, unknown frames: ignored (AEP-0003 §2)
     }
   }
 
   private hello(conn: WsConn, msg: Record<string, unknown>): void {
     const versions = msg['versions'];
-    const pick = Array.isArray(versions) ? versions.find((v) => typeof v === 'string' && (SUPPORTED_VERSIONS as readonly string[]).includes(v)) as string | undefined : undefined;
+    const pick = Array.isArray(versions)
+      ? (versions.find((v) => typeof v === 'string' && (SUPPORTED_VERSIONS as readonly string[]).includes(v)) as string | undefined)
+      : undefined;
     if (pick === undefined) {
       conn.error('version-unsupported', 'no common AEP version (AEP-0003 §4 rule 1)', { more: { versions: [...SUPPORTED_VERSIONS] } });
       conn.closed = true;
@@ -230,7 +284,10 @@ export class WsBinding {
     }
     if (!isCommandType(msg['type'] as string)) {
       const missing = conn.principal.check('emit', { agent: str(msg['agent']), session: str(msg['session']) });
-      if (missing) { conn.error('unauthorized', `token lacks scope ${missing}`, { cause }); return; }
+      if (missing) {
+        conn.error('unauthorized', `token lacks scope ${missing}`, { cause });
+        return;
+      }
     }
     const trimmed = text.trim();
     const raw = /[\r\n]/.test(trimmed) ? JSON.stringify(msg) : trimmed;
@@ -265,17 +322,36 @@ export class WsBinding {
 
   private unsubscribe(conn: WsConn, msg: Record<string, unknown>): void {
     const id = msg['id'];
-    if (typeof id !== 'string') { conn.error('invalid-filter', 'unsubscribe needs the subscription id', { id }); return; }
+    if (typeof id !== 'string') {
+      conn.error('invalid-filter', 'unsubscribe needs the subscription id', { id });
+      return;
+    }
     const sub = conn.subs.get(id);
-    if (sub) { conn.subs.delete(id); this.core.hub.remove(sub); sub.cancelled = true; sub.pending = []; sub.pendingHead = 0; sub.pendingBytes = 0; }
+    if (sub) {
+      conn.subs.delete(id);
+      this.core.hub.remove(sub);
+      sub.cancelled = true;
+      sub.pending = [];
+      sub.pendingHead = 0;
+      sub.pendingBytes = 0;
+    }
     conn.frame({ type: 'unsubscribed', id });
   }
 
   private roster(conn: WsConn, msg: Record<string, unknown>): void {
     const id = msg['id'];
-    if (typeof id !== 'string' || id === '') { conn.error('invalid-frame', 'roster needs a non-empty string id (AEP-0003 §4.1)', { id }); return; }
-    if (conn.hello?.role === 'emitter') { conn.error('unauthorized', 'an emitter-role connection may not ask for the roster (AEP-0003 §4.1)', { id }); return; }
-    if (!conn.principal.readCeiling()) { conn.error('unauthorized', 'token lacks scope read', { id }); return; }
+    if (typeof id !== 'string' || id === '') {
+      conn.error('invalid-frame', 'roster needs a non-empty string id (AEP-0003 §4.1)', { id });
+      return;
+    }
+    if (conn.hello?.role === 'emitter') {
+      conn.error('unauthorized', 'an emitter-role connection may not ask for the roster (AEP-0003 §4.1)', { id });
+      return;
+    }
+    if (!conn.principal.readCeiling()) {
+      conn.error('unauthorized', 'token lacks scope read', { id });
+      return;
+    }
     // `offline` (contract C4): pending requests whose asker has no live connection.
     conn.frame({ type: 'roster', id, entries: this.core.claims.roster(), offline: this.core.requests.offline(Date.now(), this.core.opts.offlineTtlMs) });
   }
@@ -307,12 +383,23 @@ export class WsBinding {
   tick(): void {
     const now = Date.now();
     for (const c of this.sockets) {
-      if (!c.closed && !c.principal.valid(now)) { this.revoked(c); continue; }
-      if (now - c.lastSeen > WS_IDLE_MS) { c.closed = true; c.ws.terminate(); continue; }
+      if (!c.closed && !c.principal.valid(now)) {
+        this.revoked(c);
+        continue;
+      }
+      if (now - c.lastSeen > WS_IDLE_MS) {
+        c.closed = true;
+        c.ws.terminate();
+        continue;
+      }
       if (c.hello && now - c.lastPing >= WS_PING_MS) {
         c.lastPing = now;
         c.frame({ type: 'ping', t: now });
-        try { c.ws.ping(); } catch { /* closing */ }
+        try {
+          c.ws.ping();
+        } catch {
+          /* closing */
+        }
       }
     }
   }

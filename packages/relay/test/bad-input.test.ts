@@ -13,10 +13,20 @@ describe('bad input', () => {
   let relay: RelayHandle;
   let base: string;
   before(async () => {
-    relay = await startRelay({ port: 0, storePath: null, maxBodyBytes: 64 * 1024, maxBatchEvents: 50, headersTimeoutMs: 2000, requestTimeoutMs: 3000, maxFromPositions: 4 });
+    relay = await startRelay({
+      port: 0,
+      storePath: null,
+      maxBodyBytes: 64 * 1024,
+      maxBatchEvents: 50,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 3000,
+      maxFromPositions: 4,
+    });
     base = relay.url;
   });
-  after(async () => { await relay.close(); });
+  after(async () => {
+    await relay.close();
+  });
 
   async function stillServing(): Promise<void> {
     assert.equal((await post(base, ev('session.started', `alive-${Date.now()}-${Math.random()}`, 0))).status, 202);
@@ -38,12 +48,24 @@ describe('bad input', () => {
   });
 
   it('wrong content type -> 415; missing AEP-Version -> 426; wrong method -> 405; unknown path -> 404', async () => {
-    const r = await http(`${base}/events`, { method: 'POST', headers: { 'content-type': 'text/plain', 'aep-version': '0.1' }, body: JSON.stringify(ev('session.started', 'ct', 0)) });
+    const r = await http(`${base}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'aep-version': '0.1' },
+      body: JSON.stringify(ev('session.started', 'ct', 0)),
+    });
     assert.equal(r.status, 415);
     assert.equal((r.json as Record<string, unknown>)['error'], 'unsupported-media-type');
-    const cs = await http(`${base}/events`, { method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8', 'aep-version': '0.1' }, body: JSON.stringify(ev('session.started', 'ct', 0)) });
+    const cs = await http(`${base}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8', 'aep-version': '0.1' },
+      body: JSON.stringify(ev('session.started', 'ct', 0)),
+    });
     assert.equal(cs.status, 202, 'charset parameter ignored');
-    const nv = await http(`${base}/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ev('session.started', 'nv', 0)) });
+    const nv = await http(`${base}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ev('session.started', 'nv', 0)),
+    });
     assert.equal(nv.status, 426);
     assert.deepEqual((nv.json as Record<string, unknown>)['versions'], ['0.1']);
     assert.equal((await http(`${base}/events`, { method: 'DELETE' })).status, 405);
@@ -59,7 +81,10 @@ describe('bad input', () => {
     assert.equal((r.json as Record<string, unknown>)['error'], 'payload-too-large');
     // Chunked (no Content-Length): cut off while streaming.
     const streamed = await new Promise<number>((resolve, reject) => {
-      const req = request(`${base}/events`, { method: 'POST', headers: { ...H, 'transfer-encoding': 'chunked' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      const req = request(`${base}/events`, { method: 'POST', headers: { ...H, 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
       req.on('error', reject);
       for (let i = 0; i < 10; i++) req.write('x'.repeat(10 * 1024));
       req.end();
@@ -81,7 +106,10 @@ describe('bad input', () => {
     assert.equal(body['error'], 'invalid-event');
     assert.equal(body['line'], 2);
     assert.ok(Array.isArray(body['issues']) && (body['issues'] as Array<Record<string, unknown>>).every((i) => typeof i['rule'] === 'string'));
-    const withCmd = await post(base, [...good, { aep: '0.1', id: 'c1', type: 'control.pause', time: new Date().toISOString(), source: 'aep://x', agent: 'x', session: S }]);
+    const withCmd = await post(base, [
+      ...good,
+      { aep: '0.1', id: 'c1', type: 'control.pause', time: new Date().toISOString(), source: 'aep://x', agent: 'x', session: S },
+    ]);
     assert.equal(withCmd.status, 403);
     assert.equal((withCmd.json as Record<string, unknown>)['line'], 2);
     const all = await http(`${base}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`);
@@ -144,18 +172,26 @@ describe('bad input', () => {
 
   it('an unparsable request target gets 400 on HTTP and on the WebSocket upgrade', async () => {
     const { port } = new URL(base);
-    const raw = (text: string) => new Promise<string>((resolve) => {
-      const sock = connect(Number(port), '127.0.0.1');
-      let got = '';
-      sock.setEncoding('utf8');
-      sock.on('data', (d: string) => { got += d; });
-      sock.on('close', () => resolve(got));
-      sock.on('error', () => resolve(got));
-      sock.write(text);
-      setTimeout(() => sock.destroy(), 2000);
-    });
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        const sock = connect(Number(port), '127.0.0.1');
+        let got = '';
+        sock.setEncoding('utf8');
+        sock.on('data', (d: string) => {
+          got += d;
+        });
+        sock.on('close', () => resolve(got));
+        sock.on('error', () => resolve(got));
+        sock.write(text);
+        setTimeout(() => sock.destroy(), 2000);
+      });
     assert.match(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 400/);
-    assert.match(await raw(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`), /^HTTP\/1\.1 400/);
+    assert.match(
+      await raw(
+        `GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      ),
+      /^HTTP\/1\.1 400/,
+    );
     await stillServing();
   });
 
@@ -165,8 +201,12 @@ describe('bad input', () => {
     let got = '';
     let closed = false;
     sock.setEncoding('utf8');
-    sock.on('data', (d: string) => { got += d; });
-    sock.on('close', () => { closed = true; });
+    sock.on('data', (d: string) => {
+      got += d;
+    });
+    sock.on('close', () => {
+      closed = true;
+    });
     sock.on('error', () => {});
     await new Promise<void>((r) => sock.once('connect', () => r()));
     const text = 'GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ';

@@ -8,7 +8,19 @@ export const LEVELS = ['none', 'metadata', 'redacted', 'full'] as const;
 export type Level = (typeof LEVELS)[number];
 export const rank = (l: Level | undefined): number => (l === undefined ? 3 : LEVELS.indexOf(l));
 
-const TYPES = ['run.started', 'tool.completed', 'tool.requested', 'attention.requested', 'attention.answered', 'progress.status', 'control.rejected', 'session.started', 'resource.retrieval.returned', 'x.acme.tool.done', 'control.accepted'] as const;
+const TYPES = [
+  'run.started',
+  'tool.completed',
+  'tool.requested',
+  'attention.requested',
+  'attention.answered',
+  'progress.status',
+  'control.rejected',
+  'session.started',
+  'resource.retrieval.returned',
+  'x.acme.tool.done',
+  'control.accepted',
+] as const;
 
 // Arbitraries are built once (building a stringMatching arbitrary per sample is what is slow).
 const WORD = fc.stringMatching(/^[a-z0-9]{1,6}$/);
@@ -19,7 +31,11 @@ const leaves = new Map<string, fc.Arbitrary<unknown>>();
 function leaf(tag: string): fc.Arbitrary<unknown> {
   let a = leaves.get(tag);
   if (!a) {
-    a = fc.oneof(WORD.map((s) => `${tag}-${s}`), fc.integer({ min: 0, max: 1000 }), fc.boolean());
+    a = fc.oneof(
+      WORD.map((s) => `${tag}-${s}`),
+      fc.integer({ min: 0, max: 1000 }),
+      fc.boolean(),
+    );
     leaves.set(tag, a);
   }
   return a;
@@ -34,7 +50,15 @@ function canaryTag(t: CaptureTree): string {
 /** Data for a tree, every string a canary of its member's level, plus unannotated extras. */
 function dataFor(t: CaptureTree, depth: number): fc.Arbitrary<unknown> {
   if (t.exception === 'values') {
-    return fc.dictionary(KEY, fc.oneof(fc.integer(), fc.boolean(), WORD.map((s) => `Credacted-${s}`)), { maxKeys: 3 });
+    return fc.dictionary(
+      KEY,
+      fc.oneof(
+        fc.integer(),
+        fc.boolean(),
+        WORD.map((s) => `Credacted-${s}`),
+      ),
+      { maxKeys: 3 },
+    );
   }
   if (t.items && depth < 4) return fc.array(dataFor(t.items, depth + 1), { maxLength: 3 });
   if (t.properties && depth < 4) {
@@ -61,23 +85,33 @@ function dataOf(type: string): fc.Arbitrary<unknown> {
 let n = 0;
 /** One random Event of session `session` at seq `seq`. */
 export function eventArb(session: string): fc.Arbitrary<{ ev: Record<string, unknown>; declared: Level }> {
-  return fc.record({
-    type: fc.constantFrom(...TYPES),
-    capture: fc.option(fc.constantFrom(...LEVELS), { nil: undefined }),
-    severity: fc.constantFrom('info', 'notice', 'warning'),
-  }).chain(({ type, capture, severity }) => {
-    return dataOf(type).map((d) => {
-      const id = `01PROP${(n++).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 14).toUpperCase()}`.slice(0, 26);
-      const ev: Record<string, unknown> = {
-        aep: '0.1', id, type, time: '2026-01-01T00:00:00Z', source: `aep://prop/agent/p/session/${session}`, agent: 'p', session, seq: 0, severity,
-      };
-      if (type === 'attention.answered' || type === 'control.rejected') ev['subject'] = 'q1';
-      if (type === 'attention.requested') ev['subject'] = 'q1';
-      if (capture !== undefined) ev['capture'] = capture;
-      if (d !== undefined && typeof d === 'object' && d !== null) ev['data'] = d;
-      return { ev, declared: capture ?? 'metadata' };
+  return fc
+    .record({
+      type: fc.constantFrom(...TYPES),
+      capture: fc.option(fc.constantFrom(...LEVELS), { nil: undefined }),
+      severity: fc.constantFrom('info', 'notice', 'warning'),
+    })
+    .chain(({ type, capture, severity }) => {
+      return dataOf(type).map((d) => {
+        const id = `01PROP${(n++).toString().padStart(8, '0')}${Math.random().toString(36).slice(2, 14).toUpperCase()}`.slice(0, 26);
+        const ev: Record<string, unknown> = {
+          aep: '0.1',
+          id,
+          type,
+          time: '2026-01-01T00:00:00Z',
+          source: `aep://prop/agent/p/session/${session}`,
+          agent: 'p',
+          session,
+          seq: 0,
+          severity,
+        };
+        if (type === 'attention.answered' || type === 'control.rejected') ev['subject'] = 'q1';
+        if (type === 'attention.requested') ev['subject'] = 'q1';
+        if (capture !== undefined) ev['capture'] = capture;
+        if (d !== undefined && typeof d === 'object' && d !== null) ev['data'] = d;
+        return { ev, declared: capture ?? 'metadata' };
+      });
     });
-  });
 }
 
 /** Canary tags that must not appear in text delivered under `ceiling` for an Event declared `declared`. */

@@ -25,13 +25,20 @@ function check(texts: string[], declared: Map<string, Level>, ceiling: Level | u
 }
 
 function sseTexts(body: string): string[] {
-  return body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => l.slice(6));
 }
 
 describe('capture enforcement over every binding (property)', () => {
   let relay: RelayHandle;
-  before(async () => { relay = await startRelay({ port: 0, storePath: null }); });
-  after(async () => { await relay.close(); });
+  before(async () => {
+    relay = await startRelay({ port: 0, storePath: null });
+  });
+  after(async () => {
+    await relay.close();
+  });
 
   it('no subscriber, replay or resume gets a member above its ceiling or the declared capture', async () => {
     const q = (c: Level | undefined) => (c ? `capture=${c}` : '');
@@ -48,26 +55,48 @@ describe('capture enforcement over every binding (property)', () => {
     const declared = new Map<string, Level>();
     const sessions: string[] = [];
     let run = 0;
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 1, max: 5 }).chain((k) => fc.tuple(...Array.from({ length: k }, () => eventArb(`prop-${run}`)))), async (batch) => {
-      const session = `prop-${run++}`;
-      sessions.push(session);
-      const evs = batch.map(({ ev, declared: d }, i) => {
-        const e = { ...ev, session, seq: i, source: `aep://prop/agent/p/session/${session}` };
-        declared.set(e['id'] as string, d);
-        return e;
-      });
-      assert.equal((await post(relay.url, evs)).status, 202);
-    }), { numRuns: RUNS });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }).chain((k) => fc.tuple(...Array.from({ length: k }, () => eventArb(`prop-${run}`)))),
+        async (batch) => {
+          const session = `prop-${run++}`;
+          sessions.push(session);
+          const evs = batch.map(({ ev, declared: d }, i) => {
+            const e = { ...ev, session, seq: i, source: `aep://prop/agent/p/session/${session}` };
+            declared.set(e['id'] as string, d);
+            return e;
+          });
+          assert.equal((await post(relay.url, evs)).status, 202);
+        },
+      ),
+      { numRuns: RUNS },
+    );
     const total = declared.size;
     // Live: every consumer got every Event, and none above its ceiling.
     for (const [c, s] of liveSse) {
       await s.waitFor((m) => m.filter((x) => x.data).length >= total, 20_000);
-      assert.equal(check(s.messages.filter((m) => m.data).map((m) => m.data!), declared, c, 'SSE live'), total);
+      assert.equal(
+        check(
+          s.messages.filter((m) => m.data).map((m) => m.data!),
+          declared,
+          c,
+          'SSE live',
+        ),
+        total,
+      );
       s.close();
     }
     for (const [c, w] of liveWs) {
       await w.waitFor(() => w.texts.filter((t) => t.includes('"aep"')).length >= total, 20_000);
-      assert.equal(check(w.texts.filter((t) => t.includes('"aep"')), declared, c, 'WS live'), total);
+      assert.equal(
+        check(
+          w.texts.filter((t) => t.includes('"aep"')),
+          declared,
+          c,
+          'WS live',
+        ),
+        total,
+      );
       w.close();
     }
     // Replay-all and resume, both bindings.
@@ -81,7 +110,15 @@ describe('capture enforcement over every binding (property)', () => {
       await w.hello();
       w.send({ type: 'subscribe', id: 'r', from: 'all', ...(c ? { capture: c } : {}) });
       await w.waitFor(() => w.texts.filter((t) => t.includes('"aep"')).length >= total, 20_000);
-      assert.equal(check(w.texts.filter((t) => t.includes('"aep"')), declared, c, 'WS replay-all'), total);
+      assert.equal(
+        check(
+          w.texts.filter((t) => t.includes('"aep"')),
+          declared,
+          c,
+          'WS replay-all',
+        ),
+        total,
+      );
       w.close();
     }
   });

@@ -12,19 +12,24 @@ import { LEVELS, eventArb, forbiddenTags, rank, type Level } from './capture-gen
 const RUNS = Number(process.env['AEP_FUZZ_RUNS'] ?? 400);
 
 test('no canary above min(ceiling, declared) and no unannotated member below full survives ingest + fan-out', () => {
-  fc.assert(fc.property(eventArb('prop'), fc.option(fc.constantFrom(...LEVELS), { nil: undefined }), ({ ev, declared }, ceiling) => {
-    const stored = makeHonest(ev);
-    const out = ceiling === undefined ? stored : gateFor(stored, ceiling);
-    const text = JSON.stringify(out);
-    for (const tag of forbiddenTags(declared, ceiling)) assert.ok(!text.includes(tag), `${tag} in ${text} (declared ${declared}, ceiling ${String(ceiling)})`);
-    // The raw shortcut is only taken when gating would change nothing.
-    if (ceiling !== undefined && rank(ceiling) >= rawRank(stored)) assert.equal(gateFor(stored, ceiling), stored);
-  }), { numRuns: RUNS });
+  fc.assert(
+    fc.property(eventArb('prop'), fc.option(fc.constantFrom(...LEVELS), { nil: undefined }), ({ ev, declared }, ceiling) => {
+      const stored = makeHonest(ev);
+      const out = ceiling === undefined ? stored : gateFor(stored, ceiling);
+      const text = JSON.stringify(out);
+      for (const tag of forbiddenTags(declared, ceiling))
+        assert.ok(!text.includes(tag), `${tag} in ${text} (declared ${declared}, ceiling ${String(ceiling)})`);
+      // The raw shortcut is only taken when gating would change nothing.
+      if (ceiling !== undefined && rank(ceiling) >= rawRank(stored)) assert.equal(gateFor(stored, ceiling), stored);
+    }),
+    { numRuns: RUNS },
+  );
 });
 
 /** Honest by the annotations alone (an independent reading of AEP-0001 §8.2(a)). */
 function honest(value: unknown, t: CaptureTree, declared: number): boolean {
-  if (t.exception === 'values') return declared >= 2 || (typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'number' || typeof v === 'boolean'));
+  if (t.exception === 'values')
+    return declared >= 2 || (typeof value === 'object' && value !== null && Object.values(value).every((v) => typeof v === 'number' || typeof v === 'boolean'));
   if (Array.isArray(value)) return !t.items || value.every((v) => honest(v, t.items!, declared));
   if (typeof value !== 'object' || value === null || !t.properties) return true;
   for (const [k, v] of Object.entries(value)) {
@@ -37,13 +42,16 @@ function honest(value: unknown, t: CaptureTree, declared: number): boolean {
 }
 
 test('an honest Event is kept as the same object at ingest (byte-identical), and ingest is idempotent', () => {
-  fc.assert(fc.property(eventArb('prop'), ({ ev, declared }) => {
-    const d = rank(declared);
-    const tree = CAPTURE_TREES[ev['type'] as string];
-    const isHonest = !('data' in ev) || d === 3 || (d > 0 && (!tree || honest(ev['data'], tree, d)));
-    const h = makeHonest(ev);
-    if (isHonest) assert.equal(h, ev, JSON.stringify(ev));
-    else assert.notEqual(h, ev);
-    assert.equal(makeHonest(h), h);
-  }), { numRuns: RUNS });
+  fc.assert(
+    fc.property(eventArb('prop'), ({ ev, declared }) => {
+      const d = rank(declared);
+      const tree = CAPTURE_TREES[ev['type'] as string];
+      const isHonest = !('data' in ev) || d === 3 || (d > 0 && (!tree || honest(ev['data'], tree, d)));
+      const h = makeHonest(ev);
+      if (isHonest) assert.equal(h, ev, JSON.stringify(ev));
+      else assert.notEqual(h, ev);
+      assert.equal(makeHonest(h), h);
+    }),
+    { numRuns: RUNS },
+  );
 });

@@ -11,7 +11,9 @@ import { startRelay, type RelayHandle } from '@aep/relay';
 import { WsClient, cmd, ev, http, post, sleep, sse, ulid } from './helpers.js';
 
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 function storePath(): string {
   const d = mkdtempSync(join(tmpdir(), 'aep-capture-'));
   dirs.push(d);
@@ -19,7 +21,10 @@ function storePath(): string {
 }
 
 function dataLines(body: string): string[] {
-  return body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => l.slice(6));
 }
 
 async function replay(relay: RelayHandle, session: string, capture?: string, token?: string): Promise<string[]> {
@@ -37,7 +42,10 @@ describe('capture enforcement', () => {
     const live = sse(relay.url, `filter=${encodeURIComponent(JSON.stringify({ session: S }))}`);
     await live.status;
     const lie = ev('run.started', S, 0, { run: 'r1', capture: 'metadata', data: { trigger: 'user', prompt: 'CANARY-LIE my password is hunter2' } });
-    const lieFull = ev('tool.requested', S, 1, { capture: 'redacted', data: { tool: { name: 'Bash' }, args: { command: 'CANARY-FULL cat ~/.ssh/id_rsa' }, args_redacted: { command: 'cat ~/.ssh/id_rsa' } } });
+    const lieFull = ev('tool.requested', S, 1, {
+      capture: 'redacted',
+      data: { tool: { name: 'Bash' }, args: { command: 'CANARY-FULL cat ~/.ssh/id_rsa' }, args_redacted: { command: 'cat ~/.ssh/id_rsa' } },
+    });
     const noneWithData = ev('progress.status', S, 2, { capture: 'none', data: { message: 'CANARY-NONE', percent: 5 } });
     assert.equal((await post(relay.url, [lie, lieFull, noneWithData])).status, 202);
     await live.waitFor((m) => m.filter((x) => x.data).length >= 3);
@@ -63,10 +71,17 @@ describe('capture enforcement', () => {
     const path = storePath();
     const relay = await startRelay({ port: 0, storePath: path });
     const S = `honest-${ulid()}`;
-    const request = ev('attention.requested', S, 3, { subject: 'q', capture: 'redacted', severity: 'notice', data: { kind: 'form', prompt: 'Pick one', fields: [{ id: 'a', type: 'select', label: 'Colour', choices: [{ id: 'r', label: 'Red' }] }] } });
+    const request = ev('attention.requested', S, 3, {
+      subject: 'q',
+      capture: 'redacted',
+      severity: 'notice',
+      data: { kind: 'form', prompt: 'Pick one', fields: [{ id: 'a', type: 'select', label: 'Colour', choices: [{ id: 'r', label: 'Red' }] }] },
+    });
     const lines = [
       JSON.stringify(ev('run.started', S, 0, { run: 'r', capture: 'redacted', data: { trigger: 'user', prompt: 'Summarise ~/notes.md for [REDACTED:pii]' } })),
-      JSON.stringify(ev('tool.requested', S, 1, { capture: 'full', data: { tool: { name: 'Bash' }, args: { command: 'ls -la' }, extra: 'anything goes at full' } })),
+      JSON.stringify(
+        ev('tool.requested', S, 1, { capture: 'full', data: { tool: { name: 'Bash' }, args: { command: 'ls -la' }, extra: 'anything goes at full' } }),
+      ),
       JSON.stringify(ev('tool.completed', S, 2, { data: { tool: { name: 'Bash' }, status: 'success', duration_ms: 12 } })),
       JSON.stringify(request),
       JSON.stringify(ev('attention.answered', S, 4, { subject: request['id'], data: { answer: { values: { a: 'r' } }, via: 'control' } })),
@@ -78,14 +93,25 @@ describe('capture enforcement', () => {
     await ws.hello();
     ws.send({ type: 'subscribe', id: 's', filter: { session: S } });
     await ws.waitFor((f) => f['type'] === 'subscribed');
-    const r = await http(`${relay.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: lines.join('\n') + '\n' });
+    const r = await http(`${relay.url}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' },
+      body: lines.join('\n') + '\n',
+    });
     assert.equal(r.status, 202);
     await live.waitFor((m) => m.filter((x) => x.data).length >= lines.length);
     await ws.waitFor(() => ws.texts.filter((t) => t.includes('"aep"')).length >= lines.length);
-    assert.deepEqual(live.messages.filter((m) => m.data).map((m) => m.data), lines);
-    assert.deepEqual(ws.texts.filter((t) => t.includes('"aep"')), lines);
+    assert.deepEqual(
+      live.messages.filter((m) => m.data).map((m) => m.data),
+      lines,
+    );
+    assert.deepEqual(
+      ws.texts.filter((t) => t.includes('"aep"')),
+      lines,
+    );
     assert.equal(relay.stats().regated, 0);
-    live.close(); ws.close();
+    live.close();
+    ws.close();
     await relay.close();
     const again = await startRelay({ port: 0, storePath: path });
     assert.deepEqual(await replay(again, S), lines);
@@ -95,7 +121,10 @@ describe('capture enforcement', () => {
   it('unannotated members (control.rejected issues, vendor extras, x.* data) reach only full and as-received readers', async () => {
     const relay = await startRelay({ port: 0, storePath: null });
     const S = `unannot-${ulid()}`;
-    const rejected = ev('control.rejected', S, 0, { cause: 'c1', data: { reason: 'invalid', issues: [{ rule: 'form.type-mismatch', path: '/data/answer/values/pw', message: 'got "hunter2-CANARY"' }] } });
+    const rejected = ev('control.rejected', S, 0, {
+      cause: 'c1',
+      data: { reason: 'invalid', issues: [{ rule: 'form.type-mismatch', path: '/data/answer/values/pw', message: 'got "hunter2-CANARY"' }] },
+    });
     const extra = ev('tool.completed', S, 1, { data: { tool: { name: 'x' }, status: 'success', note: 'CANARY-extra' } });
     const vendor = ev('x.acme.tool.done', S, 2, { data: { text: 'CANARY-vendor' } });
     assert.equal((await post(relay.url, [rejected, extra, vendor])).status, 202);
@@ -140,13 +169,29 @@ describe('capture enforcement', () => {
   it('answer values below redacted keep only what the held request proves structural', async () => {
     const relay = await startRelay({ port: 0, storePath: null });
     const S = `values-${ulid()}`;
-    const req = ev('attention.requested', S, 0, { subject: 'cfg', capture: 'redacted', severity: 'notice', data: { kind: 'form', prompt: 'Config', fields: [
-      { id: 'pw', type: 'string', label: 'Password' }, { id: 'n', type: 'number', label: 'Count' },
-      { id: 'c', type: 'select', label: 'Colour', choices: [{ id: 'red', label: 'Red' }], other: true },
-    ] } });
-    const answered = ev('attention.answered', S, 1, { subject: req['id'], data: { answer: { values: { pw: 'hunter2-CANARY', n: 3, c: 'red' } }, via: 'control' } });
+    const req = ev('attention.requested', S, 0, {
+      subject: 'cfg',
+      capture: 'redacted',
+      severity: 'notice',
+      data: {
+        kind: 'form',
+        prompt: 'Config',
+        fields: [
+          { id: 'pw', type: 'string', label: 'Password' },
+          { id: 'n', type: 'number', label: 'Count' },
+          { id: 'c', type: 'select', label: 'Colour', choices: [{ id: 'red', label: 'Red' }], other: true },
+        ],
+      },
+    });
+    const answered = ev('attention.answered', S, 1, {
+      subject: req['id'],
+      data: { answer: { values: { pw: 'hunter2-CANARY', n: 3, c: 'red' } }, via: 'control' },
+    });
     const other = ev('attention.answered', S, 2, { subject: req['id'], data: { answer: { values: { c: 'mauve-CANARY', n: 4 } }, via: 'control' } });
-    const unknownReq = ev('attention.answered', S, 3, { subject: 'not-held', data: { answer: { values: { c: 'red', pw: 'x-CANARY', n: 1 } }, via: 'control' } });
+    const unknownReq = ev('attention.answered', S, 3, {
+      subject: 'not-held',
+      data: { answer: { values: { c: 'red', pw: 'x-CANARY', n: 1 } }, via: 'control' },
+    });
     assert.equal((await post(relay.url, [req, answered, other, unknownReq])).status, 202);
     const got = (await replay(relay, S)).map((l) => JSON.parse(l) as { data: { answer: { values: Record<string, unknown> } } });
     assert.deepEqual(got[1]!.data.answer.values, { n: 3, c: 'red' });
@@ -160,7 +205,13 @@ describe('capture enforcement', () => {
     const relay = await startRelay({ port: 0, storePath: null, token: TOKEN });
     const S = `cmd-${ulid()}`;
     const target = await WsClient.open(relay.url, TOKEN);
-    target.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 't' }, capabilities: { control: { accepts: ['control.attention.respond'] } } });
+    target.send({
+      type: 'hello',
+      versions: ['0.1'],
+      role: 'emitter',
+      identity: { agent: 't' },
+      capabilities: { control: { accepts: ['control.attention.respond'] } },
+    });
     await target.waitFor((f) => f['type'] === 'hello');
     target.send(ev('session.started', S, 0));
     await sleep(50);
@@ -172,12 +223,18 @@ describe('capture enforcement', () => {
     const text = JSON.stringify(c);
     sender.send(text);
     await target.waitFor((f) => f['id'] === c['id']);
-    assert.equal(target.texts.find((t) => t.includes(String(c['id']))), text, 'the target receives exactly what was sent');
+    assert.equal(
+      target.texts.find((t) => t.includes(String(c['id']))),
+      text,
+      'the target receives exactly what was sent',
+    );
     await watch.waitFor((m) => m.some((x) => x.data?.includes(String(c['id']))));
     const copy = watch.events().find((e) => e['id'] === c['id'])!;
     assert.deepEqual(copy['data'], { answer: {} });
     assert.ok(!watch.raw().includes('CANARY'));
-    watch.close(); target.close(); sender.close();
+    watch.close();
+    target.close();
+    sender.close();
     await relay.close();
   });
 });

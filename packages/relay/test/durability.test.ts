@@ -18,14 +18,25 @@ async function relayProcess(args: string[]): Promise<{ url: string; child: Child
   const child = spawnAep(['relay', '--port', '0', ...args]);
   const url = await new Promise<string>((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`relay did not start: ${buf}`)); }, 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`relay did not start: ${buf}`));
+    }, 30_000);
     child.stdout?.on('data', (b: Buffer) => {
       buf += b.toString('utf8');
       const m = /^AEP relay listening on (http:\/\/\S+)\n/.exec(buf);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
-    child.stderr?.on('data', (b: Buffer) => { buf += b.toString('utf8'); });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`relay exited early (${code}): ${buf}`)); });
+    child.stderr?.on('data', (b: Buffer) => {
+      buf += b.toString('utf8');
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited early (${code}): ${buf}`));
+    });
   });
   return { url, child };
 }
@@ -36,10 +47,15 @@ function tmp(): string {
   dirs.push(d);
   return d;
 }
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 function dataLines(body: string): string[] {
-  return body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => l.slice(6));
 }
 
 describe('durable store', () => {
@@ -54,7 +70,11 @@ describe('durable store', () => {
       JSON.stringify(ev('progress.status', S, 0, { epoch: 1 })),
     ];
     const r1 = await startRelay({ port: 0, storePath: path });
-    const res = await http(`${r1.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: lines.join('\r\n') });
+    const res = await http(`${r1.url}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' },
+      body: lines.join('\r\n'),
+    });
     assert.equal(res.status, 202);
     await r1.close();
 
@@ -63,9 +83,15 @@ describe('durable store', () => {
     const b = await http(`${r2.url}/stream?live=0&from=${from}`);
     assert.deepEqual(dataLines(b.body), [lines[2], lines[1], lines[3]]);
     // Dedupe survives the restart: re-posting a stored Event does not store it twice.
-    assert.equal((await http(`${r2.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1' }, body: lines[0] })).status, 202);
+    assert.equal(
+      (await http(`${r2.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1' }, body: lines[0] })).status,
+      202,
+    );
     const e4 = JSON.stringify(ev('progress.status', S, 1, { epoch: 1 }));
-    assert.equal((await http(`${r2.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1' }, body: e4 })).status, 202);
+    assert.equal(
+      (await http(`${r2.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1' }, body: e4 })).status,
+      202,
+    );
     const all = await http(`${r2.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`);
     assert.deepEqual(dataLines(all.body), [lines[0], lines[2], lines[1], lines[3], e4]);
     // WS resume across the restart, too.
@@ -73,7 +99,10 @@ describe('durable store', () => {
     await ws.hello();
     ws.send({ type: 'subscribe', id: 'r', from: [{ session: S, epoch: 1, seq: 0 }] });
     await ws.waitFor((f) => f['id'] === JSON.parse(e4)['id']);
-    assert.deepEqual(ws.texts.filter((t) => t.includes('"aep"')), [e4]);
+    assert.deepEqual(
+      ws.texts.filter((t) => t.includes('"aep"')),
+      [e4],
+    );
     ws.close();
     await r2.close();
   });
@@ -89,7 +118,11 @@ describe('durable store', () => {
       `{"aep":"0.1","id":"${ulid()}","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://x","agent":"a","session":"${S}","seq":2,"epoch":0,"capture":"redacted","data":{"message":"ü${'ß'.repeat(300)}"}}`,
     ];
     const r1 = await startRelay({ port: 0, storePath: path });
-    const res = await http(`${r1.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: lines.join('\n') });
+    const res = await http(`${r1.url}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' },
+      body: lines.join('\n'),
+    });
     assert.equal(res.status, 202);
     await r1.close();
     const r2 = await startRelay({ port: 0, storePath: path });
@@ -102,13 +135,24 @@ describe('durable store', () => {
     const path = join(tmp(), 'relay.sqlite');
     const S = `evp-${ulid()}`;
     const r1 = await startRelay({ port: 0, storePath: path, bufferDepth: 5 });
-    assert.equal((await post(r1.url, Array.from({ length: 9 }, (_, i) => ev('progress.status', S, i)))).status, 202);
+    assert.equal(
+      (
+        await post(
+          r1.url,
+          Array.from({ length: 9 }, (_, i) => ev('progress.status', S, i)),
+        )
+      ).status,
+      202,
+    );
     await r1.close();
     const r2 = await startRelay({ port: 0, storePath: path, bufferDepth: 5 });
     const from = encodeURIComponent(JSON.stringify([{ session: S, epoch: 0, seq: 0 }]));
     const b = await http(`${r2.url}/stream?live=0&from=${from}`);
     assert.match(b.body, new RegExp(`^: replay-exhausted ${S} 0:4\\n\\n`));
-    assert.deepEqual(dataLines(b.body).map((l) => (JSON.parse(l) as { seq: number }).seq), [4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      dataLines(b.body).map((l) => (JSON.parse(l) as { seq: number }).seq),
+      [4, 5, 6, 7, 8],
+    );
     assert.equal(r2.stats().held, 5);
     await r2.close();
     // A smaller depth on the next start trims the store to it.
@@ -149,23 +193,37 @@ describe('durable store', () => {
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < total && !killed) {
-        const lines: string[] = []; const ids: string[] = [];
+        const lines: string[] = [];
+        const ids: string[] = [];
         for (let i = 0; i < perBatch; i++) {
           const s = (next + i) % sessions;
           const e = ev('progress.status', `kill-${s}`, seqs[s]!++, { data: { n: next + i } });
-          lines.push(JSON.stringify(e)); ids.push(e['id'] as string);
+          lines.push(JSON.stringify(e));
+          ids.push(e['id'] as string);
         }
         next += perBatch;
         let r;
         try {
-          r = await http(`${proc.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: lines.join('\n') + '\n' });
-        } catch { return; } // the relay died under us: not acknowledged
+          r = await http(`${proc.url}/events`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' },
+            body: lines.join('\n') + '\n',
+          });
+        } catch {
+          return;
+        } // the relay died under us: not acknowledged
         if (r.status === 202) acked.push(...ids);
-        if (!killed && acked.length >= total / 2) { killed = true; proc.child.kill('SIGKILL'); }
+        if (!killed && acked.length >= total / 2) {
+          killed = true;
+          proc.child.kill('SIGKILL');
+        }
       }
     };
     await Promise.all([worker(), worker(), worker(), worker()]);
-    await new Promise<void>((resolve) => { if (proc.child.exitCode !== null || proc.child.signalCode !== null) resolve(); else proc.child.once('exit', () => resolve()); });
+    await new Promise<void>((resolve) => {
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null) resolve();
+      else proc.child.once('exit', () => resolve());
+    });
     assert.equal(proc.child.signalCode, 'SIGKILL');
     assert.ok(acked.length >= total / 2 && acked.length < total, `acked ${acked.length}`);
 

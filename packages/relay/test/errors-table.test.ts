@@ -11,7 +11,10 @@ function section(doc: string, heading: string): string[] {
   const start = doc.indexOf(`## ${heading}`);
   assert.ok(start >= 0, `docs/errors.md has a section "${heading}"`);
   const end = doc.indexOf('\n## ', start + 3);
-  return doc.slice(start, end < 0 ? undefined : end).split('\n').filter((l) => /^\| `[a-z-]+` \|/.test(l));
+  return doc
+    .slice(start, end < 0 ? undefined : end)
+    .split('\n')
+    .filter((l) => /^\| `[a-z-]+` \|/.test(l));
 }
 
 const doc = readFileSync(join(repoRoot, 'docs', 'errors.md'), 'utf8');
@@ -47,7 +50,8 @@ test('no relay source writes an error code outside the tables', () => {
     if (!f.endsWith('.ts')) continue;
     const text = readFileSync(join(dir, f), 'utf8');
     for (const m of text.matchAll(/\b(?:error|code):\s*'([a-z]+(?:-[a-z]+)*)'/g)) if (!codes.has(m[1]!)) bad.push(`${f}: ${m[1]}`);
-    for (const m of text.matchAll(/(?:sendError\([a-z]+|\.error\(|errorFrame\(|refuse\(|fail\(\d{3}),\s*'([a-z]+(?:-[a-z]+)*)'/g)) if (!codes.has(m[1]!)) bad.push(`${f}: ${m[1]}`);
+    for (const m of text.matchAll(/(?:sendError\([a-z]+|\.error\(|errorFrame\(|refuse\(|fail\(\d{3}),\s*'([a-z]+(?:-[a-z]+)*)'/g))
+      if (!codes.has(m[1]!)) bad.push(`${f}: ${m[1]}`);
   }
   assert.deepEqual(bad, []);
 });

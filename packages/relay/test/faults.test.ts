@@ -24,7 +24,8 @@ describe('faults', () => {
       for (let round = 0; round < 150; round++) {
         const batch = Array.from({ length: 20 }, (_, i) => {
           const s = sessions[(round + i) % sessions.length]!;
-          const seq = seqs.get(s)!; seqs.set(s, seq + 1);
+          const seq = seqs.get(s)!;
+          seqs.set(s, seq + 1);
           return ev('progress.status', s, seq, { severity: i % 3 === 0 ? 'notice' : 'info' });
         });
         assert.equal((await post(base, batch)).status, 202);
@@ -44,46 +45,67 @@ describe('faults', () => {
       connSeen.set(e.session, e.seq);
       if (e.seq > pos.get(e.session)!) pos.set(e.session, e.seq);
     };
-    const sseCycle = (stopAfter: number, maxMs: number) => new Promise<void>((resolve) => {
-      const connSeen = new Map<string, number>();
-      const unseenFirst = sessions.some((s) => pos.get(s)! < 0);
-      const q = unseenFirst ? 'from=all' : `from=${encodeURIComponent(JSON.stringify(fromParam()))}`;
-      let n = 0; let buf = '';
-      const req = request(`${base}/stream?${q}`, (res) => {
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          buf += c;
-          let i: number;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, i); buf = buf.slice(i + 2);
-            const d = /^data: (.*)$/m.exec(block);
-            if (d) { onEvent(JSON.parse(d[1]!) as { id: string; session: string; seq: number }, connSeen); n++; }
-            if (n >= stopAfter) { req.destroy(); resolve(); return; }
+    const sseCycle = (stopAfter: number, maxMs: number) =>
+      new Promise<void>((resolve) => {
+        const connSeen = new Map<string, number>();
+        const unseenFirst = sessions.some((s) => pos.get(s)! < 0);
+        const q = unseenFirst ? 'from=all' : `from=${encodeURIComponent(JSON.stringify(fromParam()))}`;
+        let n = 0;
+        let buf = '';
+        const req = request(`${base}/stream?${q}`, (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            buf += c;
+            let i: number;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              const block = buf.slice(0, i);
+              buf = buf.slice(i + 2);
+              const d = /^data: (.*)$/m.exec(block);
+              if (d) {
+                onEvent(JSON.parse(d[1]!) as { id: string; session: string; seq: number }, connSeen);
+                n++;
+              }
+              if (n >= stopAfter) {
+                req.destroy();
+                resolve();
+                return;
+              }
+            }
+          });
+        });
+        req.on('error', () => resolve());
+        req.end();
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, maxMs);
+      });
+    const wsCycle = (stopAfter: number, maxMs: number) =>
+      new Promise<void>((resolve) => {
+        const connSeen = new Map<string, number>();
+        const ws = new WebSocket(`${base.replace('http', 'ws')}/socket`);
+        let n = 0;
+        ws.on('error', () => resolve());
+        ws.on('open', () => {
+          ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
+          const unseen = sessions.some((s) => pos.get(s)! < 0);
+          ws.send(JSON.stringify({ type: 'subscribe', id: 'k', from: unseen ? 'all' : fromParam() }));
+        });
+        ws.on('message', (d: Buffer) => {
+          const f = JSON.parse(d.toString('utf8')) as { id: string; session: string; seq: number; aep?: string };
+          if (f.aep === undefined) return;
+          onEvent(f, connSeen);
+          n++;
+          if (n >= stopAfter) {
+            ws.terminate();
+            resolve();
           }
         });
+        setTimeout(() => {
+          ws.terminate();
+          resolve();
+        }, maxMs);
       });
-      req.on('error', () => resolve());
-      req.end();
-      setTimeout(() => { req.destroy(); resolve(); }, maxMs);
-    });
-    const wsCycle = (stopAfter: number, maxMs: number) => new Promise<void>((resolve) => {
-      const connSeen = new Map<string, number>();
-      const ws = new WebSocket(`${base.replace('http', 'ws')}/socket`);
-      let n = 0;
-      ws.on('error', () => resolve());
-      ws.on('open', () => {
-        ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
-        const unseen = sessions.some((s) => pos.get(s)! < 0);
-        ws.send(JSON.stringify({ type: 'subscribe', id: 'k', from: unseen ? 'all' : fromParam() }));
-      });
-      ws.on('message', (d: Buffer) => {
-        const f = JSON.parse(d.toString('utf8')) as { id: string; session: string; seq: number; aep?: string };
-        if (f.aep === undefined) return;
-        onEvent(f, connSeen); n++;
-        if (n >= stopAfter) { ws.terminate(); resolve(); }
-      });
-      setTimeout(() => { ws.terminate(); resolve(); }, maxMs);
-    });
 
     for (let cycle = 0; cycle < 100; cycle++) {
       const stopAfter = 1 + ((cycle * 37) % 40);
@@ -119,7 +141,9 @@ describe('faults', () => {
     const pad = 'x'.repeat(2000);
     // ~40 MB of info Events: dropped for the stalled consumers, never queued without bound.
     for (let b = 0; b < 100; b++) {
-      const batch = Array.from({ length: 200 }, (_, i) => ev('progress.status', `stall-${b % 5}`, b * 200 + i, { severity: 'info', capture: 'redacted', data: { message: pad } }));
+      const batch = Array.from({ length: 200 }, (_, i) =>
+        ev('progress.status', `stall-${b % 5}`, b * 200 + i, { severity: 'info', capture: 'redacted', data: { message: pad } }),
+      );
       assert.equal((await post(base, batch)).status, 202);
     }
     let s = relay.stats();
@@ -128,7 +152,12 @@ describe('faults', () => {
     assert.ok(s.heldBytes <= 2 * 1024 * 1024, 'retention bounded');
     // notice+ is never dropped silently: the stalled consumers are disconnected instead.
     for (let b = 0; b < 20; b++) {
-      await post(base, Array.from({ length: 100 }, (_, i) => ev('progress.status', 'stall-n', b * 100 + i, { severity: 'warning', capture: 'redacted', data: { message: pad } })));
+      await post(
+        base,
+        Array.from({ length: 100 }, (_, i) =>
+          ev('progress.status', 'stall-n', b * 100 + i, { severity: 'warning', capture: 'redacted', data: { message: pad } }),
+        ),
+      );
     }
     s = relay.stats();
     assert.ok(s.slowDisconnects >= 2, `slow consumers disconnected: ${s.slowDisconnects}`);
@@ -136,7 +165,8 @@ describe('faults', () => {
     const h = await http(`${base}/healthz`);
     assert.equal((h.json as Record<string, unknown>)['slowDisconnects'], s.slowDisconnects);
     assert.ok(((h.json as Record<string, unknown>)['dropped'] as number) > 0);
-    sock.destroy(); ws.terminate();
+    sock.destroy();
+    ws.terminate();
     await relay.close();
   });
 });

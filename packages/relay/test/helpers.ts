@@ -7,8 +7,17 @@ let counter = 0;
 /** A ULID-shaped unique id (26 chars, Crockford alphabet). */
 export function ulid(): string {
   const a = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  const t = Date.now().toString(32).toUpperCase().padStart(10, '0').slice(-10).replace(/[ILOU]/g, 'X');
-  const n = (counter++).toString(32).toUpperCase().padStart(6, '0').replace(/[ILOU]/g, 'X');
+  const t = Date.now()
+    .toString(32)
+    .toUpperCase()
+    .padStart(10, '0')
+    .slice(-10)
+    .replace(/[ILOU]/g, 'X');
+  const n = (counter++)
+    .toString(32)
+    .toUpperCase()
+    .padStart(6, '0')
+    .replace(/[ILOU]/g, 'X');
   let r = '';
   for (const b of randomBytes(10)) r += a[b % 32];
   return (t + n + r).slice(0, 26);
@@ -17,20 +26,46 @@ export function ulid(): string {
 /** A checker-shaped Event (AEP-0003 §10). */
 export function ev(type: string, session: string, seq: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    aep: '0.1', id: ulid(), type, time: new Date().toISOString(),
-    source: `aep://live-check/agent/aep-live-check/session/${session}`, agent: 'aep-live-check', session, seq, epoch: 0, ...extra,
+    aep: '0.1',
+    id: ulid(),
+    type,
+    time: new Date().toISOString(),
+    source: `aep://live-check/agent/aep-live-check/session/${session}`,
+    agent: 'aep-live-check',
+    session,
+    seq,
+    epoch: 0,
+    ...extra,
   };
 }
 
 /** A checker-shaped command (no seq). */
 export function cmd(type: string, session: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { aep: '0.1', id: ulid(), type, time: new Date().toISOString(), source: 'aep://live-check/agent/aep-live-check', agent: 'aep-live-check', session, capture: 'metadata', ...extra };
+  return {
+    aep: '0.1',
+    id: ulid(),
+    type,
+    time: new Date().toISOString(),
+    source: 'aep://live-check/agent/aep-live-check',
+    agent: 'aep-live-check',
+    session,
+    capture: 'metadata',
+    ...extra,
+  };
 }
 
-export interface HttpResult { status: number; headers: Record<string, string | string[] | undefined>; body: string; json: unknown }
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json: unknown;
+}
 
 /** One HTTP request; the body is read to the end. */
-export function http(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {}): Promise<HttpResult> {
+export function http(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
@@ -38,7 +73,11 @@ export function http(url: string, opts: { method?: string; headers?: Record<stri
       res.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
         let j: unknown;
-        try { j = JSON.parse(body); } catch { j = undefined; }
+        try {
+          j = JSON.parse(body);
+        } catch {
+          j = undefined;
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: j });
       });
       res.on('error', reject);
@@ -59,7 +98,12 @@ export function post(base: string, events: Record<string, unknown> | Array<Recor
 }
 
 /** A parsed SSE message. */
-export interface SseMsg { event?: string; data?: string; id?: string; comments: string[] }
+export interface SseMsg {
+  event?: string;
+  data?: string;
+  id?: string;
+  comments: string[];
+}
 
 /** Split an SSE body (LF only) into messages. */
 export function parseSse(text: string): SseMsg[] {
@@ -92,11 +136,16 @@ export interface SseClient {
 /** Open `GET /stream?…` and collect. */
 export function sse(base: string, query: string, opts: { token?: string; headers?: Record<string, string> } = {}): SseClient {
   const messages: SseMsg[] = [];
-  let buf = ''; let all = '';
+  let buf = '';
+  let all = '';
   let statusResolve!: (n: number) => void;
-  const status = new Promise<number>((r) => { statusResolve = r; });
+  const status = new Promise<number>((r) => {
+    statusResolve = r;
+  });
   let endResolve!: () => void;
-  const ended = new Promise<void>((r) => { endResolve = r; });
+  const ended = new Promise<void>((r) => {
+    endResolve = r;
+  });
   const waiters: Array<() => void> = [];
   const headers: Record<string, string> = { accept: 'text/event-stream', ...(opts.headers ?? {}) };
   if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
@@ -104,7 +153,8 @@ export function sse(base: string, query: string, opts: { token?: string; headers
     statusResolve(res.statusCode ?? 0);
     res.setEncoding('utf8');
     res.on('data', (c: string) => {
-      all += c; buf += c;
+      all += c;
+      buf += c;
       let i: number;
       while ((i = buf.indexOf('\n\n')) >= 0) {
         messages.push(...parseSse(buf.slice(0, i + 2)));
@@ -112,19 +162,32 @@ export function sse(base: string, query: string, opts: { token?: string; headers
       }
       for (const w of waiters.splice(0)) w();
     });
-    res.on('end', () => { endResolve(); for (const w of waiters.splice(0)) w(); });
+    res.on('end', () => {
+      endResolve();
+      for (const w of waiters.splice(0)) w();
+    });
     res.on('error', () => endResolve());
   });
-  req.on('error', () => { statusResolve(0); endResolve(); });
+  req.on('error', () => {
+    statusResolve(0);
+    endResolve();
+  });
   req.end();
   return {
-    status, messages, ended,
+    status,
+    messages,
+    ended,
     raw: () => all,
     events: () => messages.filter((m) => m.data !== undefined).map((m) => JSON.parse(m.data!) as Record<string, unknown>),
     waitFor(pred, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`SSE wait timed out; got ${messages.length} messages`)), timeoutMs);
-        const check = () => { if (pred(messages)) { clearTimeout(t); resolve(); } else waiters.push(check); };
+        const check = () => {
+          if (pred(messages)) {
+            clearTimeout(t);
+            resolve();
+          } else waiters.push(check);
+        };
         check();
       });
     },
@@ -141,15 +204,26 @@ export class WsClient {
   private waiters: Array<() => void> = [];
   readonly opened: Promise<void>;
   constructor(readonly ws: WebSocket) {
-    this.opened = new Promise((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+    this.opened = new Promise((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
     ws.on('error', () => {});
     ws.on('message', (d: WebSocket.RawData) => {
       const t = (d as Buffer).toString('utf8');
       this.texts.push(t);
-      try { this.frames.push(JSON.parse(t) as Record<string, unknown>); } catch { this.frames.push({ unparsable: t }); }
+      try {
+        this.frames.push(JSON.parse(t) as Record<string, unknown>);
+      } catch {
+        this.frames.push({ unparsable: t });
+      }
       for (const w of this.waiters.splice(0)) w();
     });
-    ws.on('close', (code: number) => { this.closed = true; this.closeCode = code; for (const w of this.waiters.splice(0)) w(); });
+    ws.on('close', (code: number) => {
+      this.closed = true;
+      this.closeCode = code;
+      for (const w of this.waiters.splice(0)) w();
+    });
   }
   static async open(base: string, token?: string): Promise<WsClient> {
     const u = base.replace(/^http/, 'ws') + '/socket' + (token ? `?access_token=${encodeURIComponent(token)}` : '');
@@ -157,13 +231,21 @@ export class WsClient {
     await c.opened;
     return c;
   }
-  send(f: unknown): void { this.ws.send(typeof f === 'string' ? f : JSON.stringify(f)); }
+  send(f: unknown): void {
+    this.ws.send(typeof f === 'string' ? f : JSON.stringify(f));
+  }
   waitFor<T = Record<string, unknown>>(pred: (f: Record<string, unknown>) => boolean, timeoutMs = 5000): Promise<T> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`WS wait timed out; frames: ${JSON.stringify(this.frames).slice(0, 500)}`)), timeoutMs);
       const check = () => {
         const f = this.frames.find(pred);
-        if (f) { clearTimeout(t); resolve(f as T); } else if (this.closed) { clearTimeout(t); reject(new Error(`socket closed (${this.closeCode}); frames: ${JSON.stringify(this.frames).slice(0, 500)}`)); } else this.waiters.push(check);
+        if (f) {
+          clearTimeout(t);
+          resolve(f as T);
+        } else if (this.closed) {
+          clearTimeout(t);
+          reject(new Error(`socket closed (${this.closeCode}); frames: ${JSON.stringify(this.frames).slice(0, 500)}`));
+        } else this.waiters.push(check);
       };
       check();
     });
@@ -171,12 +253,21 @@ export class WsClient {
   waitClosed(timeoutMs = 5000): Promise<number | undefined> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error('socket did not close')), timeoutMs);
-      const check = () => { if (this.closed) { clearTimeout(t); resolve(this.closeCode); } else this.waiters.push(check); };
+      const check = () => {
+        if (this.closed) {
+          clearTimeout(t);
+          resolve(this.closeCode);
+        } else this.waiters.push(check);
+      };
       check();
     });
   }
-  events(): Array<Record<string, unknown>> { return this.frames.filter((f) => 'aep' in f); }
-  close(): void { this.ws.terminate(); }
+  events(): Array<Record<string, unknown>> {
+    return this.frames.filter((f) => 'aep' in f);
+  }
+  close(): void {
+    this.ws.terminate();
+  }
   async hello(role = 'consumer', extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     this.send({ type: 'hello', versions: ['0.1'], role, identity: { agent: 'aep-live-check', instance: 'live-check' }, capabilities: {}, ...extra });
     return this.waitFor((f) => f['type'] === 'hello');
@@ -195,9 +286,15 @@ export function auditEnvelope(e: Record<string, unknown>): string[] {
   for (const [k, v] of Object.entries(e)) if (v === null) p.push(`${k} null`);
   const t = String(e['type']);
   const isCmd = /^control\.(attention\.respond|cancel|pause|resume)$/.test(t) || /^x\.[^.]+\.control\./.test(t);
-  if (t.startsWith('agent.')) { for (const k of ['session', 'run', 'step', 'seq']) if (k in e) p.push(`${k} on agent`); }
-  else if (isCmd) { if (typeof e['session'] !== 'string') p.push('session'); if ('seq' in e) p.push('seq on command'); }
-  else if (!t.startsWith('x.')) { if (typeof e['session'] !== 'string') p.push('session'); if (!Number.isInteger(e['seq']) || (e['seq'] as number) < 0) p.push('seq'); }
+  if (t.startsWith('agent.')) {
+    for (const k of ['session', 'run', 'step', 'seq']) if (k in e) p.push(`${k} on agent`);
+  } else if (isCmd) {
+    if (typeof e['session'] !== 'string') p.push('session');
+    if ('seq' in e) p.push('seq on command');
+  } else if (!t.startsWith('x.')) {
+    if (typeof e['session'] !== 'string') p.push('session');
+    if (!Number.isInteger(e['seq']) || (e['seq'] as number) < 0) p.push('seq');
+  }
   if ('epoch' in e && (!Number.isInteger(e['epoch']) || (e['epoch'] as number) < 0)) p.push('epoch');
   return p;
 }

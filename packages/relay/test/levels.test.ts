@@ -9,8 +9,12 @@ const PROTO_NAMES = ['toString', 'constructor', '__proto__', 'hasOwnProperty', '
 
 describe('prototype names are not levels', () => {
   let relay: RelayHandle;
-  before(async () => { relay = await startRelay({ port: 0, storePath: null }); });
-  after(async () => { await relay.close(); });
+  before(async () => {
+    relay = await startRelay({ port: 0, storePath: null });
+  });
+  after(async () => {
+    await relay.close();
+  });
 
   it('SSE ?capture=<prototype name> is refused 400 invalid-filter before any stream', async () => {
     for (const name of PROTO_NAMES) {

@@ -26,7 +26,10 @@ describe('scopes: parsing, normalization, constraints', () => {
   it('parses every scope name; bare read is read:metadata; constraints are normalized, deduplicated, in order', () => {
     assert.deepEqual([...SCOPE_NAMES], ['read', 'emit', 'answer', 'permit', 'steer', 'admin']);
     const r = parseScope('read');
-    assert.equal(r.name, 'read'); assert.equal(r.level, 'metadata'); assert.equal(r.text, 'read:metadata'); assert.equal(r.where.size, 0);
+    assert.equal(r.name, 'read');
+    assert.equal(r.level, 'metadata');
+    assert.equal(r.text, 'read:metadata');
+    assert.equal(r.where.size, 0);
     for (const l of ['none', 'metadata', 'redacted', 'full']) assert.equal(parseScope(`read:${l}`).level, l);
     assert.equal(parseScope('admin').text, 'admin');
     assert.equal(parseScope('emit').text, 'emit');
@@ -63,7 +66,12 @@ describe('scopes: parsing, normalization, constraints', () => {
       ['emit:agent=a,', 'emit: unknown constraint key "" (allowed: agent, session)'],
       ['read:full,x', 'read:full,x: the level must be one of none, metadata, redacted, full'],
     ];
-    for (const [text, message] of bad) assert.throws(() => parseScope(text), (e: unknown) => (e as Error).message === message, `${String(text)} -> ${message}`);
+    for (const [text, message] of bad)
+      assert.throws(
+        () => parseScope(text),
+        (e: unknown) => (e as Error).message === message,
+        `${String(text)} -> ${message}`,
+      );
   });
 
   it('allows: every key must be satisfied (any of its values); an unknown fact never satisfies', () => {
@@ -103,7 +111,10 @@ describe('scoped tokens: create, verify, revoke, expire', () => {
     const rec = t.verify(made.token, NOW.getTime());
     assert.ok(rec);
     assert.equal(rec.id, id);
-    assert.deepEqual(rec.parsed.map((s) => s.text), ['read:metadata', 'emit:agent=a']);
+    assert.deepEqual(
+      rec.parsed.map((s) => s.text),
+      ['read:metadata', 'emit:agent=a'],
+    );
     // Without a name: ''.
     assert.equal(t.create({ scopes: ['admin'] }, NOW).view.name, '');
   });
@@ -113,8 +124,17 @@ describe('scoped tokens: create, verify, revoke, expire', () => {
     const { token } = t.create({ scopes: ['read'], expires: '2026-06-01T13:00:00Z' }, NOW);
     const now = NOW.getTime();
     const flip = (c: string) => (c === 'A' ? 'B' : 'A');
-    const near = [token.slice(0, -1), token + 'A', token.slice(0, -1) + flip(token.slice(-1)),
-      token.replace(/^aep_/, 'aex_'), token.replace(/_([^_]*)$/, '-$1'), ` ${token}`, `${token} `, token.toUpperCase(), ''];
+    const near = [
+      token.slice(0, -1),
+      token + 'A',
+      token.slice(0, -1) + flip(token.slice(-1)),
+      token.replace(/^aep_/, 'aex_'),
+      token.replace(/_([^_]*)$/, '-$1'),
+      ` ${token}`,
+      `${token} `,
+      token.toUpperCase(),
+      '',
+    ];
     for (const n of near) assert.equal(t.verify(n, now), null, n);
     const other = new Tokens(null).create({ scopes: ['read'] }, NOW).token;
     assert.equal(t.verify(other, now), null, 'an id this relay never issued');
@@ -149,19 +169,26 @@ describe('scoped tokens: create, verify, revoke, expire', () => {
     const good: StoredToken = { id: 'a'.repeat(16), name: 'g', hash: '0'.repeat(64), scopes: ['read:full'], created: NOW.toISOString() };
     const bad: StoredToken = { id: 'b'.repeat(16), name: 'b', hash: '0'.repeat(64), scopes: ['fly'], created: NOW.toISOString() };
     const t = new Tokens(null, [good, bad]);
-    assert.deepEqual(t.list().map((x) => x.id), [good.id]);
+    assert.deepEqual(
+      t.list().map((x) => x.id),
+      [good.id],
+    );
     assert.equal(live(good, 0), true);
     assert.equal(live({ ...good, revoked: NOW.toISOString() }, 0), false);
     assert.equal(live({ ...good, expires: '2026-06-01T12:00:00.000Z' }, NOW.getTime()), false);
     assert.equal(live({ ...good, expires: '2026-06-01T12:00:00.001Z' }, NOW.getTime()), true);
     const e = t.create({ scopes: ['read'], expires: '2026-06-01T13:00:00+02:00' }, new Date('2026-06-01T10:00:00Z')).view;
     assert.equal(e.expires, '2026-06-01T11:00:00.000Z', 'expires normalized to UTC');
-    assert.deepEqual(t.list().find((x) => x.id === e.id), e);
+    assert.deepEqual(
+      t.list().find((x) => x.id === e.id),
+      e,
+    );
   });
 
   it('bad token requests are refused naming the rule (every boundary)', () => {
     const t = new Tokens(null);
-    const SCOPES = 'scopes must be a non-empty array of at most 64 scope strings (read[:LEVEL], emit[:k=v,...], answer[:k=v,...], permit[:k=v,...], steer[:k=v,...], admin)';
+    const SCOPES =
+      'scopes must be a non-empty array of at most 64 scope strings (read[:LEVEL], emit[:k=v,...], answer[:k=v,...], permit[:k=v,...], steer[:k=v,...], admin)';
     const BODY = 'the body must be a JSON object {name?, scopes, expires?}';
     const NAME = 'name must be a string of at most 200 characters without control characters';
     const EXP = 'expires must be an RFC 3339 date-time with a zone (e.g. 2026-12-31T23:59:59Z)';
@@ -183,7 +210,16 @@ describe('scoped tokens: create, verify, revoke, expire', () => {
     refused(() => t.create({ scopes: Array.from({ length: 65 }, () => 'read') }, NOW), SCOPES);
     assert.equal(t.create({ scopes: Array.from({ length: 64 }, () => 'read') }, NOW).view.scopes.length, 64);
     refused(() => t.create({ scopes: ['read', 'write'] }, NOW), 'bad scope: unknown scope "write": expected one of read, emit, answer, permit, steer, admin');
-    for (const e of ['tomorrow', '2026-12-31', '2026-12-31T23:59:59', '2026-12-31 23:59:59Z', 'x2026-12-31T23:59:59Z', '2026-12-31T23:59:59Zx', '2026-13-45T99:99:99Z', 20261231]) {
+    for (const e of [
+      'tomorrow',
+      '2026-12-31',
+      '2026-12-31T23:59:59',
+      '2026-12-31 23:59:59Z',
+      'x2026-12-31T23:59:59Z',
+      '2026-12-31T23:59:59Zx',
+      '2026-13-45T99:99:99Z',
+      20261231,
+    ]) {
       refused(() => t.create({ scopes: ['read'], expires: e }, NOW), EXP);
     }
     for (const e of ['2026-12-31T23:59:59z', '2026-12-31T23:59:59.5Z', '2026-12-31T23:59:59-05:00', '2026-12-31t23:59:59Z']) {
@@ -208,13 +244,18 @@ describe('principals: who may do what', () => {
 
   it('owner: every scope, reads as received; open: read and emit only; scoped: its scopes', () => {
     const o = Principal.owner;
-    assert.equal(o.kind, 'owner'); assert.equal(o.authenticated, true); assert.equal(o.tokenId, undefined); assert.equal(o.valid(), true);
+    assert.equal(o.kind, 'owner');
+    assert.equal(o.authenticated, true);
+    assert.equal(o.tokenId, undefined);
+    assert.equal(o.valid(), true);
     for (const n of SCOPE_NAMES) assert.equal(o.check(n, { agent: 'a', session: 's', kind: 'form' }), null);
     assert.deepEqual(o.readCeiling(), { ceiling: undefined });
     assert.equal(o.cap('redacted'), 'redacted');
     assert.equal(o.cap(undefined), undefined);
     const p = Principal.open;
-    assert.equal(p.kind, 'open'); assert.equal(p.authenticated, false); assert.equal(p.valid(), true);
+    assert.equal(p.kind, 'open');
+    assert.equal(p.authenticated, false);
+    assert.equal(p.valid(), true);
     assert.equal(p.check('read'), null);
     assert.equal(p.check('emit', { agent: 'a' }), null);
     assert.equal(p.check('answer', { agent: 'a', kind: 'form' }), 'answer:agent=a,kind=form');
@@ -227,7 +268,9 @@ describe('principals: who may do what', () => {
   it('scoped: the highest read level is the ceiling; cap takes the lower; no read scope reads nothing', () => {
     const r = rec(['read:none', 'read:redacted', 'read:metadata', 'emit']);
     const s = Principal.scoped(r);
-    assert.equal(s.kind, 'scoped'); assert.equal(s.authenticated, true); assert.equal(s.tokenId, r.id);
+    assert.equal(s.kind, 'scoped');
+    assert.equal(s.authenticated, true);
+    assert.equal(s.tokenId, r.id);
     assert.deepEqual(s.readCeiling(), { ceiling: 'redacted' });
     assert.equal(s.cap(undefined), 'redacted');
     assert.equal(s.cap('full'), 'redacted');

@@ -10,16 +10,38 @@ import { ReplayBuffer, cmpPos, type BufferSink, type Entry, type Pos } from '../
 
 class Rec implements BufferSink {
   readonly ops: string[] = [];
-  insert(e: Entry): void { this.ops.push(`+${e.id}`); }
-  remove(e: Entry): void { this.ops.push(`-${e.id}`); }
-  evicted(session: string, pos: Pos | null): void { this.ops.push(pos ? `!${session}@${pos.join('.')}` : `~${session}`); }
+  insert(e: Entry): void {
+    this.ops.push(`+${e.id}`);
+  }
+  remove(e: Entry): void {
+    this.ops.push(`-${e.id}`);
+  }
+  evicted(session: string, pos: Pos | null): void {
+    this.ops.push(pos ? `!${session}@${pos.join('.')}` : `~${session}`);
+  }
 }
 let row = 1;
-function e(session: string | null, seq: number, id = `e${row}`, opts: { sub?: number; epoch?: number; positioned?: boolean; bytes?: number; source?: string } = {}): Entry {
+function e(
+  session: string | null,
+  seq: number,
+  id = `e${row}`,
+  opts: { sub?: number; epoch?: number; positioned?: boolean; bytes?: number; source?: string } = {},
+): Entry {
   const base = `{"id":"${id}","s":"${session}","seq":${seq}}`;
   // `bytes`: the raw text padded to exactly that many bytes (the buffer counts the bytes it holds).
   const raw = opts.bytes === undefined ? base : `${base.slice(0, -1)},"p":"${'x'.repeat(opts.bytes - base.length - 7)}"}`;
-  return { rowid: row++, source: opts.source ?? 'src', id, session, pos: [opts.epoch ?? 0, seq, opts.sub ?? 0], positioned: opts.positioned ?? true, type: 'progress.status', raw, bytes: raw.length, rawRank: 1 };
+  return {
+    rowid: row++,
+    source: opts.source ?? 'src',
+    id,
+    session,
+    pos: [opts.epoch ?? 0, seq, opts.sub ?? 0],
+    positioned: opts.positioned ?? true,
+    type: 'progress.status',
+    raw,
+    bytes: raw.length,
+    rawRank: 1,
+  };
 }
 const ids = (xs: Entry[]) => xs.map((x) => x.id);
 const big = { depth: 1000, maxSessions: 100, totalBytes: 1 << 30 };
@@ -28,7 +50,9 @@ describe('ReplayBuffer: what the store is told', () => {
   it('inserts, depth evictions (remove + the eviction mark), never for a duplicate, nothing when loading', () => {
     const sink = new Rec();
     const b = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, sink);
-    b.admit(e('s', 0, 'a')); b.admit(e('s', 1, 'b')); b.admit(e('s', 2, 'c'));
+    b.admit(e('s', 0, 'a'));
+    b.admit(e('s', 1, 'b'));
+    b.admit(e('s', 2, 'c'));
     assert.equal(b.admit(e('s', 2, 'c')), 'duplicate');
     b.admit(e('s', 3, 'd'), false);
     assert.deepEqual(sink.ops, ['+a', '+b', '+c', '-a', '!s@0.0.0', '-b', '!s@0.1.0']);
@@ -43,16 +67,23 @@ describe('ReplayBuffer: what the store is told', () => {
   it('an eviction mark only moves up (an out-of-order lower Event evicted later does not lower it)', () => {
     const sink = new Rec();
     const b = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, sink);
-    b.admit(e('s', 5, 'a')); b.admit(e('s', 6, 'b')); b.admit(e('s', 7, 'c')); // evicts 5
+    b.admit(e('s', 5, 'a'));
+    b.admit(e('s', 6, 'b'));
+    b.admit(e('s', 7, 'c')); // evicts 5
     b.admit(e('s', 1, 'low')); // below everything: held first, evicted at once
-    assert.deepEqual(sink.ops.filter((x) => x.startsWith('!')), ['!s@0.5.0']);
+    assert.deepEqual(
+      sink.ops.filter((x) => x.startsWith('!')),
+      ['!s@0.5.0'],
+    );
     assert.deepEqual(sink.ops.slice(-2), ['+low', '-low']);
   });
 
   it('the least recently written session is evicted past the session cap; its tombstone keeps the marker', () => {
     const sink = new Rec();
     const b = new ReplayBuffer({ depth: 2, maxSessions: 2, totalBytes: 1 << 30 }, sink);
-    b.admit(e('s1', 0, 'a')); b.admit(e('s2', 0, 'b')); b.admit(e('s1', 1, 'c')); // s1 written last
+    b.admit(e('s1', 0, 'a'));
+    b.admit(e('s2', 0, 'b'));
+    b.admit(e('s1', 1, 'c')); // s1 written last
     b.admit(e('s3', 0, 'd'));
     assert.equal(b.sessionCount, 2);
     assert.equal(b.stats.sessionsEvicted, 1);
@@ -72,9 +103,15 @@ describe('ReplayBuffer: what the store is told', () => {
   it('tombstones are bounded at four times the session cap; the oldest is forgotten in the store', () => {
     const sink = new Rec();
     const b = new ReplayBuffer({ depth: 1, maxSessions: 1, totalBytes: 1 << 30 }, sink);
-    for (let i = 0; i < 7; i++) { b.admit(e(`t${i}`, 0, `x${i}`)); b.admit(e(`t${i}`, 1, `y${i}`)); }
+    for (let i = 0; i < 7; i++) {
+      b.admit(e(`t${i}`, 0, `x${i}`));
+      b.admit(e(`t${i}`, 1, `y${i}`));
+    }
     // t0..t5 evicted as sessions (t6 held): tombstones t0..t5, cap 4 -> t0 and t1 forgotten.
-    assert.deepEqual(sink.ops.filter((x) => x.startsWith('~')), ['~t0', '~t1']);
+    assert.deepEqual(
+      sink.ops.filter((x) => x.startsWith('~')),
+      ['~t0', '~t1'],
+    );
     assert.deepEqual(b.snapshotFrom([{ session: 't1', epoch: 0, seq: 0 }]), []);
     assert.equal(b.snapshotFrom([{ session: 't2', epoch: 0, seq: 0 }]).length, 1);
   });
@@ -118,7 +155,16 @@ describe('ReplayBuffer: positions, order, caps', () => {
 
   it('out-of-order arrival is held in position order; equal positions keep arrival order', () => {
     const b = new ReplayBuffer(big, null);
-    for (const [seq, id] of [[5, 'a'], [3, 'b'], [4, 'c'], [3, 'd'], [9, 'e'], [0, 'f'], [4, 'g']] as const) b.admit(e('s', seq, id));
+    for (const [seq, id] of [
+      [5, 'a'],
+      [3, 'b'],
+      [4, 'c'],
+      [3, 'd'],
+      [9, 'e'],
+      [0, 'f'],
+      [4, 'g'],
+    ] as const)
+      b.admit(e('s', seq, id));
     const [part] = b.snapshotAll();
     assert.deepEqual(ids(b.read(part!, null, 100).entries), ['f', 'b', 'd', 'c', 'g', 'a', 'e']);
     assert.deepEqual(ids(b.read(part!, [0, 3, 0], 100).entries), ['c', 'g', 'a', 'e'], 'strictly after the cursor');
@@ -130,16 +176,23 @@ describe('ReplayBuffer: positions, order, caps', () => {
     const sink = new Rec();
     const b = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 3000 }, sink);
     b.admit(e(null, -1, 'g1', { sub: 1, positioned: false, bytes: 1000 }));
-    b.admit(e('old', 0, 'o1', { bytes: 500 })); b.admit(e('old', 1, 'o2', { bytes: 500 }));
+    b.admit(e('old', 0, 'o1', { bytes: 500 }));
+    b.admit(e('old', 1, 'o2', { bytes: 500 }));
     b.admit(e('new', 0, 'n1', { bytes: 1000 }));
     assert.equal(b.heldBytes, 3000);
     b.admit(e('new', 1, 'n2', { bytes: 600 })); // 3600: o1 then o2 (old emptied and dropped as a session)
-    assert.deepEqual(sink.ops.filter((x) => x.startsWith('-')), ['-o1', '-o2']);
+    assert.deepEqual(
+      sink.ops.filter((x) => x.startsWith('-')),
+      ['-o1', '-o2'],
+    );
     assert.equal(b.sessionCount, 1);
     assert.equal(b.stats.sessionsEvicted, 1);
     assert.equal(b.heldBytes, 2600);
     b.admit(e('new', 2, 'n3', { bytes: 1000 })); // 3600: the agent-scoped one goes before the writing session's own
-    assert.deepEqual(sink.ops.filter((x) => x.startsWith('-')), ['-o1', '-o2', '-g1']);
+    assert.deepEqual(
+      sink.ops.filter((x) => x.startsWith('-')),
+      ['-o1', '-o2', '-g1'],
+    );
     b.admit(e('new', 3, 'n4', { bytes: 1000 })); // 3600: its own oldest
     assert.deepEqual(sink.ops.filter((x) => x.startsWith('-')).slice(-1), ['-n1']);
     const huge = new ReplayBuffer({ depth: 100, maxSessions: 10, totalBytes: 10 }, null);
@@ -155,7 +208,10 @@ describe('ReplayBuffer: positions, order, caps', () => {
     for (let i = 0; i < 3000; i++) b.admit(e('s', i, `k${i}`));
     assert.equal(b.heldEvents, 10);
     assert.equal(b.stats.evicted, 2990);
-    assert.deepEqual(ids(b.read(b.snapshotAll()[0]!, null, 100).entries), Array.from({ length: 10 }, (_, i) => `k${2990 + i}`));
+    assert.deepEqual(
+      ids(b.read(b.snapshotAll()[0]!, null, 100).entries),
+      Array.from({ length: 10 }, (_, i) => `k${2990 + i}`),
+    );
     assert.equal(b.has('src', 'k2989'), false);
     assert.equal(b.has('src', 'k2990'), true);
     b.admit(e('s', 1500, 'mid'));
@@ -166,14 +222,25 @@ describe('ReplayBuffer: positions, order, caps', () => {
 describe('ReplayBuffer: dedupe index and admitNew', () => {
   it('one id from three sources, evicted one by one, unindexes exactly the evicted one', () => {
     const b = new ReplayBuffer({ depth: 3, maxSessions: 10, totalBytes: 1 << 30 }, null);
-    b.admit(e('s', 0, 'X', { source: 'a' })); b.admit(e('s', 1, 'X', { source: 'b' })); b.admit(e('s', 2, 'X', { source: 'c' }));
+    b.admit(e('s', 0, 'X', { source: 'a' }));
+    b.admit(e('s', 1, 'X', { source: 'b' }));
+    b.admit(e('s', 2, 'X', { source: 'c' }));
     assert.equal(b.heldEvents, 3);
     b.admit(e('s', 3, 'Y'));
-    assert.deepEqual(['a', 'b', 'c'].map((s) => b.has(s, 'X')), [false, true, true]);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((s) => b.has(s, 'X')),
+      [false, true, true],
+    );
     b.admit(e('s', 4, 'Z'));
-    assert.deepEqual(['a', 'b', 'c'].map((s) => b.has(s, 'X')), [false, false, true]);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((s) => b.has(s, 'X')),
+      [false, false, true],
+    );
     b.admit(e('s', 5, 'W'));
-    assert.deepEqual(['a', 'b', 'c'].map((s) => b.has(s, 'X')), [false, false, false]);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((s) => b.has(s, 'X')),
+      [false, false, false],
+    );
     assert.equal(b.heldEvents, 3);
     assert.equal(b.admit(e('s', 6, 'X', { source: 'a' })), 'admitted');
   });
@@ -183,35 +250,69 @@ describe('ReplayBuffer: dedupe index and admitNew', () => {
     const b = new ReplayBuffer(big, sink);
     let next = 100;
     let made = 0;
-    const mk = (id: string, source: string, seq: number) => (rowid: number): Entry => { made++; return { ...e('s', seq, id, { source }), rowid }; };
-    assert.equal(b.admitNew('a', 'X', mk('X', 'a', 0), () => next++), 'admitted');
-    assert.equal(b.admitNew('a', 'X', mk('X', 'a', 1), () => next++), 'duplicate');
-    assert.equal(b.admitNew('b', 'X', mk('X', 'b', 2), () => next++), 'admitted');
-    assert.equal(b.admitNew('c', 'X', mk('X', 'c', 3), () => next++), 'admitted');
-    assert.equal(b.admitNew('b', 'X', mk('X', 'b', 4), () => next++), 'duplicate');
+    const mk =
+      (id: string, source: string, seq: number) =>
+      (rowid: number): Entry => {
+        made++;
+        return { ...e('s', seq, id, { source }), rowid };
+      };
+    assert.equal(
+      b.admitNew('a', 'X', mk('X', 'a', 0), () => next++),
+      'admitted',
+    );
+    assert.equal(
+      b.admitNew('a', 'X', mk('X', 'a', 1), () => next++),
+      'duplicate',
+    );
+    assert.equal(
+      b.admitNew('b', 'X', mk('X', 'b', 2), () => next++),
+      'admitted',
+    );
+    assert.equal(
+      b.admitNew('c', 'X', mk('X', 'c', 3), () => next++),
+      'admitted',
+    );
+    assert.equal(
+      b.admitNew('b', 'X', mk('X', 'b', 4), () => next++),
+      'duplicate',
+    );
     assert.equal(made, 3);
     assert.equal(next, 103);
     assert.equal(b.stats.duplicates, 2);
     assert.equal(b.heldEvents, 3);
     assert.deepEqual(sink.ops, ['+X', '+X', '+X']);
-    assert.deepEqual(b.read(b.snapshotAll()[0]!, null, 10).entries.map((x) => x.rowid), [100, 101, 102]);
+    assert.deepEqual(
+      b.read(b.snapshotAll()[0]!, null, 10).entries.map((x) => x.rowid),
+      [100, 101, 102],
+    );
   });
 });
 
 describe('ReplayBuffer: snapshots and reads', () => {
   it('snapshotAll: the agent bucket first, then sessions least recently written first', () => {
     const b = new ReplayBuffer(big, null);
-    b.admit(e('s1', 0, 'a')); b.admit(e('s2', 0, 'b')); b.admit(e(null, -1, 'g', { sub: 1, positioned: false })); b.admit(e('s1', 1, 'c'));
+    b.admit(e('s1', 0, 'a'));
+    b.admit(e('s2', 0, 'b'));
+    b.admit(e(null, -1, 'g', { sub: 1, positioned: false }));
+    b.admit(e('s1', 1, 'c'));
     const parts = b.snapshotAll();
-    assert.deepEqual(parts.map((p) => [p.session, p.after, p.until, p.evictedAtStart]), [[null, null, [0, -1, 1], null], ['s2', null, [0, 0, 0], null], ['s1', null, [0, 1, 0], null]]);
+    assert.deepEqual(
+      parts.map((p) => [p.session, p.after, p.until, p.evictedAtStart]),
+      [
+        [null, null, [0, -1, 1], null],
+        ['s2', null, [0, 0, 0], null],
+        ['s1', null, [0, 1, 0], null],
+      ],
+    );
     assert.deepEqual(new ReplayBuffer(big, null).snapshotAll(), []);
     assert.deepEqual(ids(b.read(parts[2]!, null, 10).entries), ['a', 'c']);
     assert.deepEqual(ids(b.read(parts[0]!, null, 10).entries), ['g']);
   });
 
-  it('read stops at the snapshot\'s newest position; Events admitted after it wait for live delivery', () => {
+  it("read stops at the snapshot's newest position; Events admitted after it wait for live delivery", () => {
     const b = new ReplayBuffer(big, null);
-    b.admit(e('s', 0, 'a')); b.admit(e('s', 1, 'b'));
+    b.admit(e('s', 0, 'a'));
+    b.admit(e('s', 1, 'b'));
     const [part] = b.snapshotFrom([{ session: 's', epoch: 0, seq: 0 }]);
     b.admit(e('s', 2, 'later'));
     assert.deepEqual(ids(b.read(part!, null, 10).entries), ['b']);
@@ -246,19 +347,25 @@ describe('ReplayBuffer: snapshots and reads', () => {
 });
 
 describe('ReplayBuffer: survivors of the mutation run', () => {
-  it('session evictions never move the agent bucket\'s mark (no false gap for agent-scoped readers)', () => {
+  it("session evictions never move the agent bucket's mark (no false gap for agent-scoped readers)", () => {
     const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, null);
     b.admit(e(null, -1, 'g1', { sub: 1, positioned: false }));
     const [agent] = b.snapshotAll();
-    b.admit(e('s', 0, 's0')); b.admit(e('s', 1, 's1')); // evicts s0
+    b.admit(e('s', 0, 's0'));
+    b.admit(e('s', 1, 's1')); // evicts s0
     assert.deepEqual(b.read(agent!, null, 10), { entries: [b.read(agent!, null, 10).entries[0]!], gap: false });
   });
 
   it('two Events at one position: the eviction mark is written once', () => {
     const sink = new Rec();
     const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, sink);
-    b.admit(e('s', 0, 'a')); b.admit(e('s', 0, 'b')); b.admit(e('s', 1, 'c'));
-    assert.deepEqual(sink.ops.filter((x) => x.startsWith('!')), ['!s@0.0.0']);
+    b.admit(e('s', 0, 'a'));
+    b.admit(e('s', 0, 'b'));
+    b.admit(e('s', 1, 'c'));
+    assert.deepEqual(
+      sink.ops.filter((x) => x.startsWith('!')),
+      ['!s@0.0.0'],
+    );
   });
 
   it('the byte cap evicts one Event at a time from the least recently written session, not the whole session', () => {
@@ -268,7 +375,16 @@ describe('ReplayBuffer: survivors of the mutation run', () => {
     b.admit(e('new', 1, 'n1', { bytes: 100 })); // 3100: o0 goes, o1 and o2 stay
     assert.equal(b.sessionCount, 2);
     assert.equal(b.heldBytes, 2600);
-    assert.deepEqual(ids(b.read(b.snapshotAll().find((p) => p.session === 'old')!, null, 10).entries), ['o1', 'o2']);
+    assert.deepEqual(
+      ids(
+        b.read(
+          b.snapshotAll().find((p) => p.session === 'old')!,
+          null,
+          10,
+        ).entries,
+      ),
+      ['o1', 'o2'],
+    );
   });
 
   it('lastPositioned never reads below the held window (evicted slots), even when all held Events are seq-less', () => {

@@ -13,8 +13,12 @@ import { ev, http, post, ulid } from './helpers.js';
 
 let relay: RelayHandle;
 const OWNER = 'mutation-http-owner-0123456789';
-before(async () => { relay = await startRelay({ port: 0, storePath: null, token: OWNER }); });
-after(async () => { await relay.close(); });
+before(async () => {
+  relay = await startRelay({ port: 0, storePath: null, token: OWNER });
+});
+after(async () => {
+  await relay.close();
+});
 const auth = { authorization: `Bearer ${OWNER}` };
 
 describe('POST /events', () => {
@@ -23,7 +27,11 @@ describe('POST /events', () => {
     const wrong = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'aep-version': '0.2' }, body });
     assert.equal(wrong.status, 426);
     assert.deepEqual(wrong.json, { error: 'version-unsupported', detail: 'AEP-Version "0.2"; supported: 0.1', versions: ['0.1'] });
-    const long = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'aep-version': '0.1.0-' + 'x'.repeat(40) }, body });
+    const long = await http(`${relay.url}/events`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'aep-version': '0.1.0-' + 'x'.repeat(40) },
+      body,
+    });
     assert.equal((long.json as { detail: string }).detail, `AEP-Version "${('0.1.0-' + 'x'.repeat(40)).slice(0, 20)}"; supported: 0.1`);
     const none = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body });
     assert.equal((none.json as { detail: string }).detail, 'AEP-Version header missing; supported: 0.1');
@@ -35,22 +43,45 @@ describe('POST /events', () => {
     const e1 = ev('progress.status', S, 1);
     const missing = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1' }, body: JSON.stringify(e0) });
     assert.equal(missing.status, 415);
-    assert.deepEqual(missing.json, { error: 'unsupported-media-type', detail: 'Content-Type must be application/json or application/x-ndjson (AEP-0003 §3.2)' });
-    const upper = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': ' Application/JSON ; charset=UTF-8' }, body: JSON.stringify(e0) });
+    assert.deepEqual(missing.json, {
+      error: 'unsupported-media-type',
+      detail: 'Content-Type must be application/json or application/x-ndjson (AEP-0003 §3.2)',
+    });
+    const upper = await http(`${relay.url}/events`, {
+      method: 'POST',
+      headers: { ...auth, 'aep-version': '0.1', 'content-type': ' Application/JSON ; charset=UTF-8' },
+      body: JSON.stringify(e0),
+    });
     assert.equal(upper.status, 202);
     assert.deepEqual(upper.json, { accepted: 1 });
-    const nd = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': 'Application/X-NDJSON; charset=utf-8' }, body: `${JSON.stringify(e0)}\n${JSON.stringify(e1)}\n` });
+    const nd = await http(`${relay.url}/events`, {
+      method: 'POST',
+      headers: { ...auth, 'aep-version': '0.1', 'content-type': 'Application/X-NDJSON; charset=utf-8' },
+      body: `${JSON.stringify(e0)}\n${JSON.stringify(e1)}\n`,
+    });
     assert.deepEqual([nd.status, nd.json], [202, { accepted: 2 }]);
     // The same two lines sent as application/json are one invalid JSON text.
-    const asJson = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': 'application/json' }, body: `${JSON.stringify(e0)}\n${JSON.stringify(e1)}\n` });
+    const asJson = await http(`${relay.url}/events`, {
+      method: 'POST',
+      headers: { ...auth, 'aep-version': '0.1', 'content-type': 'application/json' },
+      body: `${JSON.stringify(e0)}\n${JSON.stringify(e1)}\n`,
+    });
     assert.equal(asJson.status, 400);
     assert.match((asJson.json as { detail: string }).detail, /^body is not valid JSON: /);
-    const arr = await http(`${relay.url}/events`, { method: 'POST', headers: { ...auth, 'aep-version': '0.1', 'content-type': 'application/json' }, body: JSON.stringify([ev('progress.status', S, 2), ev('progress.status', S, 3), ev('progress.status', S, 4)]) });
+    const arr = await http(`${relay.url}/events`, {
+      method: 'POST',
+      headers: { ...auth, 'aep-version': '0.1', 'content-type': 'application/json' },
+      body: JSON.stringify([ev('progress.status', S, 2), ev('progress.status', S, 3), ev('progress.status', S, 4)]),
+    });
     assert.deepEqual([arr.status, arr.json], [202, { accepted: 3 }]);
   });
 
   it('an emit-scoped token: the batch is refused whole at the first Event outside the scope, naming scope and line', async () => {
-    const made = await http(`${relay.url}/tokens`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ scopes: ['emit:session=allowed', 'read:full'] }) });
+    const made = await http(`${relay.url}/tokens`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ scopes: ['emit:session=allowed', 'read:full'] }),
+    });
     const token = (made.json as { token: string }).token;
     const ok = [ev('session.started', 'allowed', 0), ev('progress.status', 'allowed', 1)];
     assert.deepEqual((await post(relay.url, ok, token)).json, { accepted: 2 });
@@ -58,7 +89,9 @@ describe('POST /events', () => {
     const r = await post(relay.url, mixed, token);
     assert.equal(r.status, 403);
     assert.deepEqual(r.json, { error: 'forbidden', detail: 'token lacks scope emit:agent=aep-live-check,session=other', line: 1 });
-    const held = await http(`${relay.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: ['allowed', 'other', 'other2'] }))}&access_token=${encodeURIComponent(token)}`);
+    const held = await http(
+      `${relay.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: ['allowed', 'other', 'other2'] }))}&access_token=${encodeURIComponent(token)}`,
+    );
     assert.equal(held.body.split('\n').filter((l) => l.startsWith('data: ')).length, 2, 'nothing of the refused batch');
   });
 });
@@ -68,11 +101,22 @@ describe('a failed commit is logged with its cause (never the token)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aep-mhttp-'));
     const lines: string[] = [];
     let fail = false;
-    const r = await startRelay({ port: 0, storePath: join(dir, 's.sqlite'), token: OWNER, log: (l) => lines.push(l), storeCommitHook: () => { if (fail) throw new Error('disk full (test)'); } });
+    const r = await startRelay({
+      port: 0,
+      storePath: join(dir, 's.sqlite'),
+      token: OWNER,
+      log: (l) => lines.push(l),
+      storeCommitHook: () => {
+        if (fail) throw new Error('disk full (test)');
+      },
+    });
     try {
       fail = true;
       assert.equal((await post(r.url, ev('session.started', `lf-${ulid()}`, 0), OWNER)).status, 503);
-      assert.ok(lines.some((l) => l.startsWith('store write failed: ') && l.endsWith('disk full (test)')), JSON.stringify(lines));
+      assert.ok(
+        lines.some((l) => l.startsWith('store write failed: ') && l.endsWith('disk full (test)')),
+        JSON.stringify(lines),
+      );
       assert.ok(!lines.join('\n').includes(OWNER));
       fail = false;
     } finally {
@@ -87,11 +131,19 @@ describe('oversize bodies', () => {
     const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
     try {
       const big = JSON.stringify(ev('session.started', `big-${ulid()}`, 0, { data: { message: 'x'.repeat(4000) } }));
-      const declared = await http(`${r.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1', 'content-length': String(Buffer.byteLength(big)) }, body: big });
+      const declared = await http(`${r.url}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'aep-version': '0.1', 'content-length': String(Buffer.byteLength(big)) },
+        body: big,
+      });
       assert.equal(declared.status, 413);
       assert.deepEqual(declared.json, { error: 'payload-too-large', detail: 'body exceeds maxBodyBytes=1024' });
       assert.equal(declared.headers['connection'], 'close');
-      const streamed = await http(`${r.url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'aep-version': '0.1', 'transfer-encoding': 'chunked' }, body: big });
+      const streamed = await http(`${r.url}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'aep-version': '0.1', 'transfer-encoding': 'chunked' },
+        body: big,
+      });
       assert.equal(streamed.status, 413);
       assert.deepEqual(streamed.json, { error: 'payload-too-large', detail: 'body exceeds maxBodyBytes=1024' });
       assert.equal(streamed.headers['connection'], 'close');

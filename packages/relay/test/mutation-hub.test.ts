@@ -22,17 +22,40 @@ class Sink implements ConsumerSink {
   readonly markers: Array<[string, string, { epoch: number; seq: number }]> = [];
   done: string[] = [];
   slowCalls = 0;
-  constructor(kind: 'sse' | 'ws' = 'sse') { this.kind = kind; }
-  buffered(): number { return this.queued; }
-  deliver(s: Subscription, o: Outgoing, c: CaptureLevel | undefined): void { this.got.push({ sub: s.id, text: o.render(c), ceiling: c }); }
-  marker(s: Subscription, session: string, earliest: { epoch: number; seq: number }): void { this.markers.push([s.id, session, earliest]); }
-  replayDone(s: Subscription): void { this.done.push(s.id); }
-  disconnectSlow(): void { this.slowCalls++; this.closed = true; }
+  constructor(kind: 'sse' | 'ws' = 'sse') {
+    this.kind = kind;
+  }
+  buffered(): number {
+    return this.queued;
+  }
+  deliver(s: Subscription, o: Outgoing, c: CaptureLevel | undefined): void {
+    this.got.push({ sub: s.id, text: o.render(c), ceiling: c });
+  }
+  marker(s: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
+    this.markers.push([s.id, session, earliest]);
+  }
+  replayDone(s: Subscription): void {
+    this.done.push(s.id);
+  }
+  disconnectSlow(): void {
+    this.slowCalls++;
+    this.closed = true;
+  }
 }
 
 let n = 0;
 function raw(session: string, seq: number, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ aep: '0.1', id: `h${++n}`, type: 'progress.status', time: '2026-01-01T00:00:00Z', source: 'aep://t', agent: 'a', session, seq, ...extra });
+  return JSON.stringify({
+    aep: '0.1',
+    id: `h${++n}`,
+    type: 'progress.status',
+    time: '2026-01-01T00:00:00Z',
+    source: 'aep://t',
+    agent: 'a',
+    session,
+    seq,
+    ...extra,
+  });
 }
 /** An Outgoing with an explicit severity rank, or -1 (unknown: read from the Event). */
 function out(session: string, seq: number, sevRank: number, extra: Record<string, unknown> = {}): Outgoing {
@@ -53,11 +76,16 @@ describe('live backpressure: each boundary', () => {
   it('at the soft mark everything is delivered; above it debug/info are dropped and counted, notice+ delivered', () => {
     const { hub, sink, logs } = setup();
     sink.queued = SOFT;
-    hub.publish(out('s', 0, 0)); hub.publish(out('s', 1, 1));
+    hub.publish(out('s', 0, 0));
+    hub.publish(out('s', 1, 1));
     assert.deepEqual(seqs(sink), [0, 1]);
     assert.equal(hub.stats.dropped, 0);
     sink.queued = SOFT + 1;
-    hub.publish(out('s', 2, 0)); hub.publish(out('s', 3, 1)); hub.publish(out('s', 4, 2)); hub.publish(out('s', 5, 3)); hub.publish(out('s', 6, 4));
+    hub.publish(out('s', 2, 0));
+    hub.publish(out('s', 3, 1));
+    hub.publish(out('s', 4, 2));
+    hub.publish(out('s', 5, 3));
+    hub.publish(out('s', 6, 4));
     assert.deepEqual(seqs(sink), [0, 1, 4, 5, 6]);
     assert.equal(hub.stats.dropped, 2);
     assert.equal(hub.stats.delivered, 5);
@@ -92,7 +120,10 @@ describe('live backpressure: each boundary', () => {
     hub.publish(out('s', 3, 3));
     assert.deepEqual(seqs(sink), [0]);
     assert.equal(hub.stats.slowDisconnects, 1);
-    assert.deepEqual(logs, ['slow ws consumer: dropping debug/info Events (AEP-0003 §8.4); counted in /healthz', 'disconnecting a slow ws consumer that cannot take notice+ Events (AEP-0003 §8.4)']);
+    assert.deepEqual(logs, [
+      'slow ws consumer: dropping debug/info Events (AEP-0003 §8.4); counted in /healthz',
+      'disconnecting a slow ws consumer that cannot take notice+ Events (AEP-0003 §8.4)',
+    ]);
     assert.equal(hub.stats.maxQueuedBytes, HARD + 1);
   });
 
@@ -108,9 +139,12 @@ describe('live backpressure: each boundary', () => {
   it('two replaying subscriptions of one consumer over the hard mark: disconnected once, counted once', () => {
     const hub = new Hub({ slowConsumerBytes: 100, maxConsumerBytes: 200 }, () => {});
     const sink = new Sink();
-    const a = new Subscription('a', spec(), sink, true); const b = new Subscription('b', spec(), sink, true);
-    hub.add(a); hub.add(b);
-    a.replaying = true; b.replaying = true;
+    const a = new Subscription('a', spec(), sink, true);
+    const b = new Subscription('b', spec(), sink, true);
+    hub.add(a);
+    hub.add(b);
+    a.replaying = true;
+    b.replaying = true;
     sink.queued = 201;
     hub.publish(out('s', 0, 3));
     assert.equal(sink.slowCalls, 1);
@@ -144,7 +178,9 @@ describe('live fan-out', () => {
     const a = new Subscription('a', spec({ ceiling: 'none' }), sink, true);
     const b = new Subscription('b', spec({ ceiling: 'metadata' }), sink, true);
     const c = new Subscription('c', spec({ ceiling: 'none', match: (e) => e['session'] === 'other' }), sink, true);
-    hub.add(a); hub.add(b); hub.add(c);
+    hub.add(a);
+    hub.add(b);
+    hub.add(c);
     assert.equal(hub.stats.subscriptions, 3);
     assert.equal(hub.consumerCount, 1);
     const o = new Outgoing(raw('s', 4, { capture: 'full', data: { message: 'secret' } }), 'progress.status', 's', [0, 4, 0], true, 3, 1);
@@ -165,12 +201,26 @@ describe('live fan-out', () => {
     const sink2 = new Sink();
     const hi = new Subscription('hi', spec({ ceiling: 'redacted' }), sink2, true);
     const lo = new Subscription('lo', spec({ ceiling: 'none' }), sink2, true);
-    hub.add(hi); hub.add(lo);
+    hub.add(hi);
+    hub.add(lo);
     hub.publish(new Outgoing(raw('s', 7, { capture: 'full', data: { message: 'secret' } }), 'progress.status', 's', [0, 7, 0], true, 3, 1));
-    assert.deepEqual(sink2.got.map((g) => [g.sub, g.ceiling]), [['hi', 'redacted']]);
-    hub.remove(hi); hub.remove(lo);
+    assert.deepEqual(
+      sink2.got.map((g) => [g.sub, g.ceiling]),
+      [['hi', 'redacted']],
+    );
+    hub.remove(hi);
+    hub.remove(lo);
     // A matcher that throws is no match.
-    const e = new Subscription('e', spec({ match: () => { throw new Error('boom'); } }), new Sink(), true);
+    const e = new Subscription(
+      'e',
+      spec({
+        match: () => {
+          throw new Error('boom');
+        },
+      }),
+      new Sink(),
+      true,
+    );
     hub.add(e);
     hub.publish(out('s', 6, 1));
     assert.equal((e.sink as Sink).got.length, 0);
@@ -186,20 +236,30 @@ describe('live fan-out', () => {
 
   it('add/remove/removeSink keep the subscription count exact', () => {
     const hub = new Hub({ slowConsumerBytes: SOFT, maxConsumerBytes: HARD }, () => {});
-    const s1 = new Sink(); const s2 = new Sink();
-    const a = new Subscription('a', spec(), s1, true); const b = new Subscription('b', spec(), s1, true); const c = new Subscription('c', spec(), s2, true);
-    hub.add(a); hub.add(b); hub.add(c);
-    assert.equal(hub.stats.subscriptions, 3); assert.equal(hub.consumerCount, 2);
-    hub.remove(a); hub.remove(a);
-    assert.equal(hub.stats.subscriptions, 2); assert.equal(hub.consumerCount, 2);
+    const s1 = new Sink();
+    const s2 = new Sink();
+    const a = new Subscription('a', spec(), s1, true);
+    const b = new Subscription('b', spec(), s1, true);
+    const c = new Subscription('c', spec(), s2, true);
+    hub.add(a);
+    hub.add(b);
+    hub.add(c);
+    assert.equal(hub.stats.subscriptions, 3);
+    assert.equal(hub.consumerCount, 2);
+    hub.remove(a);
+    hub.remove(a);
+    assert.equal(hub.stats.subscriptions, 2);
+    assert.equal(hub.consumerCount, 2);
     hub.remove(new Subscription('x', spec(), new Sink(), true));
     assert.equal(hub.stats.subscriptions, 2);
     hub.remove(b);
     assert.equal(hub.consumerCount, 1);
     hub.removeSink(s1);
     assert.equal(hub.stats.subscriptions, 1);
-    hub.removeSink(s2); hub.removeSink(s2);
-    assert.equal(hub.stats.subscriptions, 0); assert.equal(hub.consumerCount, 0);
+    hub.removeSink(s2);
+    hub.removeSink(s2);
+    assert.equal(hub.stats.subscriptions, 0);
+    assert.equal(hub.consumerCount, 0);
   });
 });
 
@@ -211,8 +271,10 @@ describe('the queue of a replaying subscription', () => {
     const sub = new Subscription('r', spec({ from: 'all' }), sink, true);
     hub.add(sub);
     sub.replaying = true;
-    const a = out('s', 0, 1); const b = out('s', 1, 1);
-    hub.publish(a); hub.publish(b);
+    const a = out('s', 0, 1);
+    const b = out('s', 1, 1);
+    hub.publish(a);
+    hub.publish(b);
     assert.equal(sub.pending.length, 2);
     assert.equal(sub.pendingBytes, a.raw.length + 64 + b.raw.length + 64);
     assert.equal(sink.got.length, 0);
@@ -222,7 +284,12 @@ describe('the queue of a replaying subscription', () => {
     assert.equal(hub.stats.dropped, 1);
     assert.equal(sub.pending.length, 2);
     sink.queued = 0;
-    await hub.replay(sub, buf.snapshotAll(), () => Promise.resolve(), (p, c, m) => buf.read(p, c, m));
+    await hub.replay(
+      sub,
+      buf.snapshotAll(),
+      () => Promise.resolve(),
+      (p, c, m) => buf.read(p, c, m),
+    );
     assert.deepEqual(seqs(sink), [0, 1]);
     assert.equal(sub.replaying, false);
     assert.equal(sub.pendingBytes, 0);
@@ -246,14 +313,33 @@ describe('the queue of a replaying subscription', () => {
 
   it('replay: markers first, then the held Events, then what arrived meanwhile; a cancelled or closed subscription stops', async () => {
     const buf = new ReplayBuffer({ depth: 3, maxSessions: 10, totalBytes: 1 << 30 }, null);
-    const entry = (seq: number): Entry => { const r = raw('s', seq); return { rowid: seq + 1, source: 'aep://t', id: `r${seq}`, session: 's', pos: [0, seq, 0], positioned: true, type: 'progress.status', raw: r, bytes: r.length, rawRank: 0 }; };
+    const entry = (seq: number): Entry => {
+      const r = raw('s', seq);
+      return {
+        rowid: seq + 1,
+        source: 'aep://t',
+        id: `r${seq}`,
+        session: 's',
+        pos: [0, seq, 0],
+        positioned: true,
+        type: 'progress.status',
+        raw: r,
+        bytes: r.length,
+        rawRank: 0,
+      };
+    };
     for (let i = 0; i < 5; i++) buf.admit(entry(i));
     const hub = new Hub({ slowConsumerBytes: 1 << 20, maxConsumerBytes: 1 << 20 }, () => {});
     const sink = new Sink();
     const sub = new Subscription('m', spec({ from: [{ session: 's', epoch: 0, seq: 0 }] }), sink, true);
     const parts: ReplayPart[] = buf.snapshotFrom([{ session: 's', epoch: 0, seq: 0 }]);
     hub.add(sub);
-    const p = hub.replay(sub, parts, () => Promise.resolve(), (x, c, m) => buf.read(x, c, m));
+    const p = hub.replay(
+      sub,
+      parts,
+      () => Promise.resolve(),
+      (x, c, m) => buf.read(x, c, m),
+    );
     hub.publish(out('s', 9, 1));
     await p;
     assert.deepEqual(sink.markers, [['m', 's', { epoch: 0, seq: 2 }]]);
@@ -264,13 +350,34 @@ describe('the queue of a replaying subscription', () => {
     const sink2 = new Sink();
     const sub2 = new Subscription('c', spec({ from: 'all' }), sink2, false);
     sub2.cancelled = true;
-    await hub.replay(sub2, buf.snapshotAll(), () => Promise.resolve(), (x, c, m) => buf.read(x, c, m));
+    await hub.replay(
+      sub2,
+      buf.snapshotAll(),
+      () => Promise.resolve(),
+      (x, c, m) => buf.read(x, c, m),
+    );
     assert.equal(sink2.got.length, 0);
     assert.deepEqual(sink2.done, []);
     // A matcher that throws skips the Event.
     const sink3 = new Sink();
-    const sub3 = new Subscription('t', spec({ from: 'all', match: (e) => { if (e['seq'] === 3) throw new Error('x'); return true; } }), sink3, false);
-    await hub.replay(sub3, buf.snapshotAll(), () => Promise.resolve(), (x, c, m) => buf.read(x, c, m));
+    const sub3 = new Subscription(
+      't',
+      spec({
+        from: 'all',
+        match: (e) => {
+          if (e['seq'] === 3) throw new Error('x');
+          return true;
+        },
+      }),
+      sink3,
+      false,
+    );
+    await hub.replay(
+      sub3,
+      buf.snapshotAll(),
+      () => Promise.resolve(),
+      (x, c, m) => buf.read(x, c, m),
+    );
     assert.deepEqual(seqs(sink3), [2, 4]);
     assert.deepEqual(sink3.done, ['t']);
   });
@@ -282,12 +389,23 @@ describe('subscription specs', () => {
     assert.deepEqual(none, { ok: true, spec: { match: null, ceiling: undefined, from: null } });
     const empty = compileSpec({}, 'all', 'redacted', 10);
     assert.deepEqual(empty, { ok: true, spec: { match: null, ceiling: 'redacted', from: 'all' } });
-    const f = compileSpec({ session: 's1' }, [{ session: 's1', seq: 3 }, { session: 's2', epoch: 2, seq: 0 }], 'none', 2);
+    const f = compileSpec(
+      { session: 's1' },
+      [
+        { session: 's1', seq: 3 },
+        { session: 's2', epoch: 2, seq: 0 },
+      ],
+      'none',
+      2,
+    );
     assert.equal(f.ok, true);
     if (!f.ok) return;
     assert.equal(f.spec.match!({ session: 's1' }), true);
     assert.equal(f.spec.match!({ session: 's2' }), false);
-    assert.deepEqual(f.spec.from, [{ session: 's1', epoch: 0, seq: 3 }, { session: 's2', epoch: 2, seq: 0 }]);
+    assert.deepEqual(f.spec.from, [
+      { session: 's1', epoch: 0, seq: 3 },
+      { session: 's2', epoch: 2, seq: 0 },
+    ]);
     assert.equal(f.spec.ceiling, 'none');
     assert.deepEqual(compileSpec(undefined, [], undefined, 0), { ok: true, spec: { match: null, ceiling: undefined, from: [] } });
   });
@@ -295,15 +413,60 @@ describe('subscription specs', () => {
   it('refusals name the rule', () => {
     const FILTER = 'filter must be a JSON object (AEP-0003 §6.1)';
     for (const bad of [null, [], 'x', 3]) assert.deepEqual(compileSpec(bad, undefined, undefined, 10), { ok: false, code: 'invalid-filter', detail: FILTER });
-    const one = (k: string) => `invalid-filter.unknown-key: invalid-filter.unknown-key: "${k}" is neither a filterable attribute nor a legal extension name at /${k}`;
+    const one = (k: string) =>
+      `invalid-filter.unknown-key: invalid-filter.unknown-key: "${k}" is neither a filterable attribute nor a legal extension name at /${k}`;
     assert.deepEqual(compileSpec({ 'Bad-Key': 'x' }, undefined, undefined, 10), { ok: false, code: 'invalid-filter', detail: one('Bad-Key') });
-    assert.deepEqual(compileSpec({ 'A-1': 1, 'B-2': 1, 'C-3': 1, 'D-4': 1 }, undefined, undefined, 10), { ok: false, code: 'invalid-filter', detail: ['A-1', 'B-2', 'C-3'].map(one).join('; ') });
-    for (const c of ['secret', '', 'FULL', 2]) assert.deepEqual(compileSpec(undefined, undefined, c, 10), { ok: false, code: 'invalid-filter', detail: 'capture must be one of none, metadata, redacted, full (AEP-0003 §6.4)' });
-    for (const fr of ['some', {}, 5, null]) assert.deepEqual(compileSpec(undefined, fr, undefined, 10), { ok: false, code: 'invalid-filter', detail: 'from must be an array of {session, epoch?, seq} or "all" (AEP-0003 §6.5, §7)' });
-    assert.deepEqual(compileSpec(undefined, [{ session: 'a', seq: 0 }, { session: 'b', seq: 0 }, { session: 'c', seq: 0 }], undefined, 2), { ok: false, code: 'limit-exceeded', detail: 'from has 3 positions; limit maxFromPositions is 2' });
-    const badFrom = [null, [], 'x', { seq: 0 }, { session: '', seq: 0 }, { session: 5, seq: 0 }, { session: 's' }, { session: 's', seq: -1 }, { session: 's', seq: 1.5 }, { session: 's', seq: '1' }, { session: 's', seq: 0, epoch: -1 }, { session: 's', seq: 0, epoch: 0.5 }, { session: 's', seq: 0, epoch: '0' }];
+    assert.deepEqual(compileSpec({ 'A-1': 1, 'B-2': 1, 'C-3': 1, 'D-4': 1 }, undefined, undefined, 10), {
+      ok: false,
+      code: 'invalid-filter',
+      detail: ['A-1', 'B-2', 'C-3'].map(one).join('; '),
+    });
+    for (const c of ['secret', '', 'FULL', 2])
+      assert.deepEqual(compileSpec(undefined, undefined, c, 10), {
+        ok: false,
+        code: 'invalid-filter',
+        detail: 'capture must be one of none, metadata, redacted, full (AEP-0003 §6.4)',
+      });
+    for (const fr of ['some', {}, 5, null])
+      assert.deepEqual(compileSpec(undefined, fr, undefined, 10), {
+        ok: false,
+        code: 'invalid-filter',
+        detail: 'from must be an array of {session, epoch?, seq} or "all" (AEP-0003 §6.5, §7)',
+      });
+    assert.deepEqual(
+      compileSpec(
+        undefined,
+        [
+          { session: 'a', seq: 0 },
+          { session: 'b', seq: 0 },
+          { session: 'c', seq: 0 },
+        ],
+        undefined,
+        2,
+      ),
+      { ok: false, code: 'limit-exceeded', detail: 'from has 3 positions; limit maxFromPositions is 2' },
+    );
+    const badFrom = [
+      null,
+      [],
+      'x',
+      { seq: 0 },
+      { session: '', seq: 0 },
+      { session: 5, seq: 0 },
+      { session: 's' },
+      { session: 's', seq: -1 },
+      { session: 's', seq: 1.5 },
+      { session: 's', seq: '1' },
+      { session: 's', seq: 0, epoch: -1 },
+      { session: 's', seq: 0, epoch: 0.5 },
+      { session: 's', seq: 0, epoch: '0' },
+    ];
     for (const p of badFrom) {
-      assert.deepEqual(compileSpec(undefined, [{ session: 'ok', seq: 0 }, p], undefined, 10), { ok: false, code: 'invalid-filter', detail: 'from[1] must be {session: string, epoch?: integer >= 0, seq: integer >= 0} (AEP-0003 §7)' }, JSON.stringify(p));
+      assert.deepEqual(
+        compileSpec(undefined, [{ session: 'ok', seq: 0 }, p], undefined, 10),
+        { ok: false, code: 'invalid-filter', detail: 'from[1] must be {session: string, epoch?: integer >= 0, seq: integer >= 0} (AEP-0003 §7)' },
+        JSON.stringify(p),
+      );
     }
   });
 });
@@ -319,22 +482,49 @@ describe('Outgoing: rendering per ceiling, built once', () => {
     assert.ok(!meta.includes('secret'));
     assert.equal(o.render('metadata'), meta, 'same text again');
     let builds = 0;
-    const f1 = o.frame('sse', 'metadata', (t) => { builds++; return `data: ${t}\n\n`; });
-    const f2 = o.frame('sse', 'metadata', (t) => { builds++; return `X${t}`; });
+    const f1 = o.frame('sse', 'metadata', (t) => {
+      builds++;
+      return `data: ${t}\n\n`;
+    });
+    const f2 = o.frame('sse', 'metadata', (t) => {
+      builds++;
+      return `X${t}`;
+    });
     assert.equal(f1, f2);
     assert.equal(f1, `data: ${meta}\n\n`);
-    const f3 = o.frame('ws', 'metadata', (t) => { builds++; return t; });
-    const f4 = o.frame('sse', undefined, (t) => { builds++; return t; });
+    const f3 = o.frame('ws', 'metadata', (t) => {
+      builds++;
+      return t;
+    });
+    const f4 = o.frame('sse', undefined, (t) => {
+      builds++;
+      return t;
+    });
     assert.equal(f3, meta);
     assert.equal(f4, text);
     assert.equal(builds, 3);
     // An Event whose gating changes nothing is sent as its raw bytes (not re-serialized).
-    const plain = '{"aep":"0.1",  "id":"p1","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://t","agent":"a","session":"s","seq":1,"capture":"metadata"}';
+    const plain =
+      '{"aep":"0.1",  "id":"p1","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://t","agent":"a","session":"s","seq":1,"capture":"metadata"}';
     const q = new Outgoing(plain, 'progress.status', 's', [0, 1, 0], true, 3, 1);
     assert.equal(q.render('metadata'), plain);
     assert.deepEqual(q.event, JSON.parse(plain));
-    const entry: Entry = { rowid: 1, source: 'aep://t', id: 'p1', session: 's', pos: [0, 1, 0], positioned: true, type: 'progress.status', raw: plain, bytes: plain.length, rawRank: 1 };
+    const entry: Entry = {
+      rowid: 1,
+      source: 'aep://t',
+      id: 'p1',
+      session: 's',
+      pos: [0, 1, 0],
+      positioned: true,
+      type: 'progress.status',
+      raw: plain,
+      bytes: plain.length,
+      rawRank: 1,
+    };
     const fe = Outgoing.fromEntry(entry);
-    assert.deepEqual([fe.raw, fe.type, fe.session, fe.pos, fe.positioned, fe.rawRank, fe.severityRank], [plain, 'progress.status', 's', [0, 1, 0], true, 1, -1]);
+    assert.deepEqual(
+      [fe.raw, fe.type, fe.session, fe.pos, fe.positioned, fe.rawRank, fe.severityRank],
+      [plain, 'progress.status', 's', [0, 1, 0], true, 1, -1],
+    );
   });
 });

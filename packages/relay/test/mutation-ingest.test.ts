@@ -11,7 +11,17 @@ import { checkEvent, issuesDetail, parseBody } from '../src/ingest.js';
 let n = 0;
 function ev(extra: Record<string, unknown> = {}): Record<string, unknown> {
   n++;
-  return { aep: '0.1', id: `01J00000000000000000000${String(n).padStart(3, '0')}`, type: 'progress.status', time: '2026-01-01T00:00:00Z', source: 'aep://t/agent/a/session/s', agent: 'a', session: 's', seq: n, ...extra };
+  return {
+    aep: '0.1',
+    id: `01J00000000000000000000${String(n).padStart(3, '0')}`,
+    type: 'progress.status',
+    time: '2026-01-01T00:00:00Z',
+    source: 'aep://t/agent/a/session/s',
+    agent: 'a',
+    session: 's',
+    seq: n,
+    ...extra,
+  };
 }
 const b = (s: string) => Buffer.from(s, 'utf8');
 type Ok = { ok: true; events: Array<{ event: Record<string, unknown>; raw: string; bytes: number }> };
@@ -31,8 +41,14 @@ describe('NDJSON bodies', () => {
     const c = JSON.stringify(ev());
     const d = JSON.stringify(ev());
     const out = ok(parseBody(b(`${a}\r\n${c}\n${d}`), true, 10));
-    assert.deepEqual(out.map((e) => e.raw), [a, c, d]);
-    assert.deepEqual(out.map((e) => e.bytes), [Buffer.byteLength(a), c.length, d.length]);
+    assert.deepEqual(
+      out.map((e) => e.raw),
+      [a, c, d],
+    );
+    assert.deepEqual(
+      out.map((e) => e.bytes),
+      [Buffer.byteLength(a), c.length, d.length],
+    );
     assert.deepEqual(out[0]!.event, JSON.parse(a));
   });
 
@@ -40,8 +56,14 @@ describe('NDJSON bodies', () => {
     const a = JSON.stringify(ev({ data: { message: 'é' } }));
     const c = JSON.stringify(ev());
     const out = ok(parseBody(b(` ${a}\t\r\n\t${c}  \n`), true, 10));
-    assert.deepEqual(out.map((e) => e.raw), [a, c]);
-    assert.deepEqual(out.map((e) => e.bytes), [Buffer.byteLength(a), c.length]);
+    assert.deepEqual(
+      out.map((e) => e.raw),
+      [a, c],
+    );
+    assert.deepEqual(
+      out.map((e) => e.bytes),
+      [Buffer.byteLength(a), c.length],
+    );
     const spaced = ok(parseBody(b(`${a} `), true, 10));
     assert.equal(spaced[0]!.raw, a);
     const lead = ok(parseBody(b(` ${c}`), true, 10));
@@ -60,11 +82,32 @@ describe('NDJSON bodies', () => {
   });
 
   it('blank and whitespace-only lines are skipped, whatever the whitespace; they still count as lines', () => {
-    const ws = [' ', '\t', '\r', '\r\t', '\r\r', '\u000b', '\u000c', '\u00a0', '\ufeff', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u3000', ' \t \u00a0'];
+    const ws = [
+      ' ',
+      '\t',
+      '\r',
+      '\r\t',
+      '\r\r',
+      '\u000b',
+      '\u000c',
+      '\u00a0',
+      '\ufeff',
+      '\u2000',
+      '\u2005',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u3000',
+      ' \t \u00a0',
+    ];
     for (const w of ws) {
       const a = JSON.stringify(ev());
       const out = ok(parseBody(b(`${w}\n${a}\n${w}\n`), true, 10));
-      assert.deepEqual(out.map((e) => e.raw), [a], JSON.stringify(w));
+      assert.deepEqual(
+        out.map((e) => e.raw),
+        [a],
+        JSON.stringify(w),
+      );
     }
     // Not whitespace: the line is parsed, and refused naming its number (blank lines counted).
     for (const w of ['\u200b', '\u1fff', 'x', ' x']) {
@@ -82,8 +125,14 @@ describe('NDJSON bodies', () => {
     const lines = Array.from({ length: 4 }, () => JSON.stringify(ev()));
     assert.equal(ok(parseBody(b(lines.slice(0, 3).join('\n')), true, 3)).length, 3);
     assert.equal(ok(parseBody(b(`\n${lines.slice(0, 3).join('\n\n')}\n\n`), true, 3)).length, 3, 'blank lines do not count');
-    assert.deepEqual(fail(parseBody(b(`${lines.join('\n')}\n`), true, 3)), { status: 413, body: { error: 'payload-too-large', detail: 'batch holds more than maxBatchEvents=3 Events', line: 3 } });
-    assert.deepEqual(fail(parseBody(b(`${lines.join('\n\n')}`), true, 3)), { status: 413, body: { error: 'payload-too-large', detail: 'batch holds more than maxBatchEvents=3 Events', line: 6 } });
+    assert.deepEqual(fail(parseBody(b(`${lines.join('\n')}\n`), true, 3)), {
+      status: 413,
+      body: { error: 'payload-too-large', detail: 'batch holds more than maxBatchEvents=3 Events', line: 3 },
+    });
+    assert.deepEqual(fail(parseBody(b(`${lines.join('\n\n')}`), true, 3)), {
+      status: 413,
+      body: { error: 'payload-too-large', detail: 'batch holds more than maxBatchEvents=3 Events', line: 6 },
+    });
   });
 
   it('refusals name the line: not JSON, not an object, an invalid Event (with its issues), a command', () => {
@@ -92,8 +141,14 @@ describe('NDJSON bodies', () => {
     assert.equal(notJson.status, 400);
     assert.equal(notJson.body['line'], 1);
     assert.match(String(notJson.body['detail']), /^line 1 is not valid JSON: \S/);
-    assert.deepEqual(fail(parseBody(b(`${good}\n[1]`), true, 10)), { status: 400, body: { error: 'invalid-event', detail: 'line 1 is not a JSON object (AEP-0001 §5)', line: 1 } });
-    assert.deepEqual(fail(parseBody(b('null'), true, 10)), { status: 400, body: { error: 'invalid-event', detail: 'line 0 is not a JSON object (AEP-0001 §5)', line: 0 } });
+    assert.deepEqual(fail(parseBody(b(`${good}\n[1]`), true, 10)), {
+      status: 400,
+      body: { error: 'invalid-event', detail: 'line 1 is not a JSON object (AEP-0001 §5)', line: 1 },
+    });
+    assert.deepEqual(fail(parseBody(b('null'), true, 10)), {
+      status: 400,
+      body: { error: 'invalid-event', detail: 'line 0 is not a JSON object (AEP-0001 §5)', line: 0 },
+    });
     assert.deepEqual(fail(parseBody(b('7'), true, 10)).body['detail'], 'line 0 is not a JSON object (AEP-0001 §5)');
     const bad = { ...ev(), time: 'yesterday' };
     const inv = fail(parseBody(b(`${good}\n${JSON.stringify(bad)}`), true, 10));
@@ -103,8 +158,19 @@ describe('NDJSON bodies', () => {
     const issues = inv.body['issues'] as Issue[];
     assert.ok(issues.length >= 1 && issues.every((i) => i.path === '/time'), JSON.stringify(issues));
     assert.equal(inv.body['detail'], `line 1: ${issuesDetail(issues)}`);
-    const command = { aep: '0.1', id: '01J0000000000000000000CMD1', type: 'control.pause', time: '2026-01-01T00:00:00Z', source: 'aep://t/agent/a', agent: 'a', session: 's' };
-    assert.deepEqual(fail(parseBody(b(JSON.stringify(command)), true, 10)), { status: 403, body: { error: 'unauthorized', detail: 'line 0: commands require the WebSocket binding (AEP-0004 §4.1)', line: 0 } });
+    const command = {
+      aep: '0.1',
+      id: '01J0000000000000000000CMD1',
+      type: 'control.pause',
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://t/agent/a',
+      agent: 'a',
+      session: 's',
+    };
+    assert.deepEqual(fail(parseBody(b(JSON.stringify(command)), true, 10)), {
+      status: 403,
+      body: { error: 'unauthorized', detail: 'line 0: commands require the WebSocket binding (AEP-0004 §4.1)', line: 0 },
+    });
   });
 
   it('an Event with many problems: the detail names five, the body carries at most twenty issues', () => {
@@ -126,9 +192,16 @@ describe('JSON bodies (one Event or an array)', () => {
     const e = ev({ data: { message: 'ünï' } });
     const text = JSON.stringify(e);
     const one = ok(parseBody(b(`\n  ${text}\t\n`), false, 10));
-    assert.deepEqual(one.map((x) => [x.raw, x.bytes]), [[text, Buffer.byteLength(text)]]);
+    assert.deepEqual(
+      one.map((x) => [x.raw, x.bytes]),
+      [[text, Buffer.byteLength(text)]],
+    );
     const padded = ok(parseBody(b(`  ${text}\t `), false, 10));
-    assert.deepEqual(padded.map((x) => [x.raw, x.bytes]), [[text, Buffer.byteLength(text)]], 'surrounding spaces are not part of the Event');
+    assert.deepEqual(
+      padded.map((x) => [x.raw, x.bytes]),
+      [[text, Buffer.byteLength(text)]],
+      'surrounding spaces are not part of the Event',
+    );
     const pretty = JSON.stringify(e, null, 2);
     const p = ok(parseBody(b(pretty), false, 10));
     assert.equal(p[0]!.raw, text);
@@ -136,7 +209,10 @@ describe('JSON bodies (one Event or an array)', () => {
     // Insignificant whitespace on one line is kept: the bytes are the sender's.
     const spaced = text.replace(/,"/g, ', "').replace('{', '{ ');
     assert.notEqual(spaced, text);
-    assert.deepEqual(ok(parseBody(b(spaced), false, 10)).map((x) => [x.raw, x.bytes]), [[spaced, Buffer.byteLength(spaced)]]);
+    assert.deepEqual(
+      ok(parseBody(b(spaced), false, 10)).map((x) => [x.raw, x.bytes]),
+      [[spaced, Buffer.byteLength(spaced)]],
+    );
     const cr = text.replace('{', '{\r');
     assert.equal(ok(parseBody(b(cr), false, 10))[0]!.raw, text);
   });
@@ -144,19 +220,43 @@ describe('JSON bodies (one Event or an array)', () => {
   it('an array: each element re-serialized; empty, over the cap, a non-object and an invalid element refused', () => {
     const items = [ev(), ev(), ev()];
     const out = ok(parseBody(b(JSON.stringify(items, null, 1)), false, 3));
-    assert.deepEqual(out.map((x) => x.raw), items.map((x) => JSON.stringify(x)));
-    assert.deepEqual(out.map((x) => x.bytes), items.map((x) => JSON.stringify(x).length));
+    assert.deepEqual(
+      out.map((x) => x.raw),
+      items.map((x) => JSON.stringify(x)),
+    );
+    assert.deepEqual(
+      out.map((x) => x.bytes),
+      items.map((x) => JSON.stringify(x).length),
+    );
     assert.deepEqual(fail(parseBody(b('[]'), false, 3)), { status: 400, body: { error: 'invalid-event', detail: 'the body holds no Event' } });
-    assert.deepEqual(fail(parseBody(b(JSON.stringify([...items, ev()])), false, 3)), { status: 413, body: { error: 'payload-too-large', detail: 'batch holds more than maxBatchEvents=3 Events' } });
-    assert.deepEqual(fail(parseBody(b(JSON.stringify([items[0], 'x'])), false, 3)), { status: 400, body: { error: 'invalid-event', detail: 'element 1 is not a JSON object (AEP-0001 §5)', line: 1 } });
+    assert.deepEqual(fail(parseBody(b(JSON.stringify([...items, ev()])), false, 3)), {
+      status: 413,
+      body: { error: 'payload-too-large', detail: 'batch holds more than maxBatchEvents=3 Events' },
+    });
+    assert.deepEqual(fail(parseBody(b(JSON.stringify([items[0], 'x'])), false, 3)), {
+      status: 400,
+      body: { error: 'invalid-event', detail: 'element 1 is not a JSON object (AEP-0001 §5)', line: 1 },
+    });
     assert.deepEqual(fail(parseBody(b(JSON.stringify([items[0], null])), false, 3)).body['line'], 1);
     assert.deepEqual(fail(parseBody(b(JSON.stringify([items[0], [items[1]]])), false, 3)).body['detail'], 'element 1 is not a JSON object (AEP-0001 §5)');
     const inv = fail(parseBody(b(JSON.stringify([items[0], items[1], { ...items[2], seq: -1 }])), false, 3));
     assert.equal(inv.status, 400);
     assert.equal(inv.body['line'], 2);
     assert.equal(inv.body['detail'], `element 2: ${issuesDetail(inv.body['issues'] as Issue[])}`);
-    const command = { aep: '0.1', id: '01J0000000000000000000CMD2', type: 'control.cancel', time: '2026-01-01T00:00:00Z', source: 'aep://t/agent/a', agent: 'a', session: 's', data: { scope: 'session' } };
-    assert.deepEqual(fail(parseBody(b(JSON.stringify([command])), false, 3)), { status: 403, body: { error: 'unauthorized', detail: 'element 0: commands require the WebSocket binding (AEP-0004 §4.1)', line: 0 } });
+    const command = {
+      aep: '0.1',
+      id: '01J0000000000000000000CMD2',
+      type: 'control.cancel',
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://t/agent/a',
+      agent: 'a',
+      session: 's',
+      data: { scope: 'session' },
+    };
+    assert.deepEqual(fail(parseBody(b(JSON.stringify([command])), false, 3)), {
+      status: 403,
+      body: { error: 'unauthorized', detail: 'element 0: commands require the WebSocket binding (AEP-0004 §4.1)', line: 0 },
+    });
   });
 
   it('not JSON, not an object, an invalid Event, a command', () => {
@@ -165,9 +265,23 @@ describe('JSON bodies (one Event or an array)', () => {
     assert.match(String(nj.body['detail']), /^body is not valid JSON: \S/);
     assert.equal(nj.body['line'], undefined);
     assert.deepEqual(fail(parseBody(b('"x"'), false, 3)), { status: 400, body: { error: 'invalid-event', detail: 'body is not a JSON object (AEP-0001 §5)' } });
-    assert.deepEqual(fail(parseBody(b('null'), false, 3)), { status: 400, body: { error: 'invalid-event', detail: 'body is not a JSON object (AEP-0001 §5)' } });
-    const command = { aep: '0.1', id: '01J0000000000000000000CMD3', type: 'control.resume', time: '2026-01-01T00:00:00Z', source: 'aep://t/agent/a', agent: 'a', session: 's' };
-    assert.deepEqual(fail(parseBody(b(JSON.stringify(command)), false, 3)), { status: 403, body: { error: 'unauthorized', detail: 'commands require the WebSocket binding (AEP-0004 §4.1)' } });
+    assert.deepEqual(fail(parseBody(b('null'), false, 3)), {
+      status: 400,
+      body: { error: 'invalid-event', detail: 'body is not a JSON object (AEP-0001 §5)' },
+    });
+    const command = {
+      aep: '0.1',
+      id: '01J0000000000000000000CMD3',
+      type: 'control.resume',
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://t/agent/a',
+      agent: 'a',
+      session: 's',
+    };
+    assert.deepEqual(fail(parseBody(b(JSON.stringify(command)), false, 3)), {
+      status: 403,
+      body: { error: 'unauthorized', detail: 'commands require the WebSocket binding (AEP-0004 §4.1)' },
+    });
     const inv = fail(parseBody(b(JSON.stringify({ ...ev(), aep: '9' })), false, 3));
     assert.equal(inv.status, 400);
     assert.equal(inv.body['detail'], issuesDetail(inv.body['issues'] as Issue[]));
@@ -181,20 +295,54 @@ describe('checkEvent and issuesDetail', () => {
     const cases: Array<[Record<string, unknown>, string, string, string]> = [
       [{ seq: max + 1 }, 'envelope.seq', '/seq', `seq must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${max + 1} is not`],
       [{ epoch: 1e300 }, 'envelope.epoch', '/epoch', 'epoch must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); 1e+300 is not'],
-      [{ big: -(max + 1) }, 'envelope.ext-value', '/big', `big must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${String(-(max + 1))} is not`],
-      [{ big: 1.2345678901234568e+29 }, 'envelope.ext-value', '/big', 'big must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); 1.2345678901234568e+29 is not'],
-      [{ big: 1.2345678901234567e+250 }, 'envelope.ext-value', '/big', `big must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${'1.2345678901234567e+250'.slice(0, 30)} is not`],
+      [
+        { big: -(max + 1) },
+        'envelope.ext-value',
+        '/big',
+        `big must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${String(-(max + 1))} is not`,
+      ],
+      [
+        { big: 1.2345678901234568e29 },
+        'envelope.ext-value',
+        '/big',
+        'big must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); 1.2345678901234568e+29 is not',
+      ],
+      [
+        { big: 1.2345678901234567e250 },
+        'envelope.ext-value',
+        '/big',
+        `big must be an exact integer within ±(2^53-1) (Number.MAX_SAFE_INTEGER); ${'1.2345678901234567e+250'.slice(0, 30)} is not`,
+      ],
     ];
     for (const [extra, rule, path, message] of cases) {
       const issue = { rule, path, section: 'AEP-0001 §5.1', message };
-      assert.deepEqual(checkEvent(ev(extra), false), { ok: false, status: 400, error: 'invalid-event', detail: `${rule} at ${path}: ${message}`, issues: [issue] });
+      assert.deepEqual(checkEvent(ev(extra), false), {
+        ok: false,
+        status: 400,
+        error: 'invalid-event',
+        detail: `${rule} at ${path}: ${message}`,
+        issues: [issue],
+      });
     }
-    const long = checkEvent(ev({ big: -1.7976931348623157e+308 }), false);
+    const long = checkEvent(ev({ big: -1.7976931348623157e308 }), false);
     assert.equal(long.ok, false);
     assert.ok(!long.ok && long.detail.endsWith(`; ${'-1.7976931348623157e+308'.slice(0, 30)} is not`));
-    const command = { aep: '0.1', id: '01J0000000000000000000CMD4', type: 'control.pause', time: '2026-01-01T00:00:00Z', source: 'aep://t/agent/a', agent: 'a', session: 's' };
+    const command = {
+      aep: '0.1',
+      id: '01J0000000000000000000CMD4',
+      type: 'control.pause',
+      time: '2026-01-01T00:00:00Z',
+      source: 'aep://t/agent/a',
+      agent: 'a',
+      session: 's',
+    };
     assert.deepEqual(checkEvent(command, true), { ok: true });
-    assert.deepEqual(checkEvent(command, false), { ok: false, status: 403, error: 'unauthorized', detail: 'commands require the WebSocket binding (AEP-0004 §4.1)' });
+    assert.deepEqual(checkEvent(command, false), {
+      ok: false,
+      status: 403,
+      error: 'unauthorized',
+      detail: 'commands require the WebSocket binding (AEP-0004 §4.1)',
+    });
     assert.deepEqual(checkEvent({ ...command, type: 'x.acme.control.reboot' }, false).ok, false);
     assert.deepEqual(checkEvent({ ...ev(), type: 'x.acme.progress.thing' }, false), { ok: true });
   });

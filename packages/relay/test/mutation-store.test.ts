@@ -14,14 +14,27 @@ import { RelayStartError } from '../src/options.js';
 import { prepareStorePath, SqliteStore } from '../src/store.js';
 
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 function tmp(): string {
   const d = mkdtempSync(join(tmpdir(), 'aep-mstore-'));
   dirs.push(d);
   return d;
 }
 function entry(rowid: number, raw: string): Entry {
-  return { rowid, source: 's', id: `i${rowid}`, session: 's', pos: [0, rowid, 0], positioned: true, type: 'progress.status', raw, bytes: Buffer.byteLength(raw), rawRank: 0 };
+  return {
+    rowid,
+    source: 's',
+    id: `i${rowid}`,
+    session: 's',
+    pos: [0, rowid, 0],
+    positioned: true,
+    type: 'progress.status',
+    raw,
+    bytes: Buffer.byteLength(raw),
+    rawRank: 0,
+  };
 }
 async function reopen(path: string): Promise<SqliteStore> {
   return SqliteStore.open(path);
@@ -46,8 +59,23 @@ describe('SqliteStore', () => {
     s.bind('sess-a', 'req-3', 'e'.repeat(64), 0);
     s.unbind('sess-a', 'req-3');
     s.token({ id: 'a'.repeat(16), name: 'n1', hash: 'f'.repeat(64), scopes: ['read:full', 'emit:agent=x'], created: '2026-01-01T00:00:00.000Z' });
-    s.token({ id: 'b'.repeat(16), name: '', hash: '0'.repeat(64), scopes: ['admin'], created: '2026-01-02T00:00:00.000Z', expires: '2027-01-01T00:00:00.000Z', revoked: '2026-02-01T00:00:00.000Z' });
-    s.token({ id: 'a'.repeat(16), name: 'renamed', hash: 'f'.repeat(64), scopes: ['read'], created: '2026-01-01T00:00:00.000Z', revoked: '2026-03-01T00:00:00.000Z' });
+    s.token({
+      id: 'b'.repeat(16),
+      name: '',
+      hash: '0'.repeat(64),
+      scopes: ['admin'],
+      created: '2026-01-02T00:00:00.000Z',
+      expires: '2027-01-01T00:00:00.000Z',
+      revoked: '2026-02-01T00:00:00.000Z',
+    });
+    s.token({
+      id: 'a'.repeat(16),
+      name: 'renamed',
+      hash: 'f'.repeat(64),
+      scopes: ['read'],
+      created: '2026-01-01T00:00:00.000Z',
+      revoked: '2026-03-01T00:00:00.000Z',
+    });
     await s.durable();
     assert.ok(s.stats.commits >= 1);
     assert.equal(s.stats.rows, 300 + 1 + 5 + 4 + 3);
@@ -55,19 +83,45 @@ describe('SqliteStore', () => {
     await s.close();
     const r = await reopen(path);
     const back = [...r.rows()];
-    assert.deepEqual(back.map((x) => x.rowid), rows.filter((_, i) => i !== 4).map((e) => e.rowid));
-    assert.deepEqual(back.map((x) => x.raw), rows.filter((_, i) => i !== 4).map((e) => e.raw));
-    assert.deepEqual(r.evictedMarks().sort((x, y) => x.session.localeCompare(y.session)), [{ session: 'sess-a', pos: [1, 2, 3] }, { session: 'sess-c', pos: [0, 7, 0] }]);
-    assert.deepEqual(r.bindings().sort((x, y) => x.request.localeCompare(y.request)), [
-      { session: 'sess-a', request: 'req-1', claim: 'c'.repeat(64), offline: null },
-      { session: 'sess-a', request: 'req-2', claim: 'd'.repeat(64), offline: 1234 },
-    ]);
+    assert.deepEqual(
+      back.map((x) => x.rowid),
+      rows.filter((_, i) => i !== 4).map((e) => e.rowid),
+    );
+    assert.deepEqual(
+      back.map((x) => x.raw),
+      rows.filter((_, i) => i !== 4).map((e) => e.raw),
+    );
+    assert.deepEqual(
+      r.evictedMarks().sort((x, y) => x.session.localeCompare(y.session)),
+      [
+        { session: 'sess-a', pos: [1, 2, 3] },
+        { session: 'sess-c', pos: [0, 7, 0] },
+      ],
+    );
+    assert.deepEqual(
+      r.bindings().sort((x, y) => x.request.localeCompare(y.request)),
+      [
+        { session: 'sess-a', request: 'req-1', claim: 'c'.repeat(64), offline: null },
+        { session: 'sess-a', request: 'req-2', claim: 'd'.repeat(64), offline: 1234 },
+      ],
+    );
     assert.deepEqual(r.tokens(), [
       { id: 'a'.repeat(16), name: 'renamed', hash: 'f'.repeat(64), scopes: ['read'], created: '2026-01-01T00:00:00.000Z', revoked: '2026-03-01T00:00:00.000Z' },
-      { id: 'b'.repeat(16), name: '', hash: '0'.repeat(64), scopes: ['admin'], created: '2026-01-02T00:00:00.000Z', expires: '2027-01-01T00:00:00.000Z', revoked: '2026-02-01T00:00:00.000Z' },
+      {
+        id: 'b'.repeat(16),
+        name: '',
+        hash: '0'.repeat(64),
+        scopes: ['admin'],
+        created: '2026-01-02T00:00:00.000Z',
+        expires: '2027-01-01T00:00:00.000Z',
+        revoked: '2026-02-01T00:00:00.000Z',
+      },
     ]);
     r.removeNow([1, 2, 999]);
-    assert.deepEqual([...r.rows()].slice(0, 2).map((x) => x.rowid), [3, 4]);
+    assert.deepEqual(
+      [...r.rows()].slice(0, 2).map((x) => x.rowid),
+      [3, 4],
+    );
     await r.close();
     await r.close(); // idempotent
   });
@@ -79,7 +133,12 @@ describe('SqliteStore', () => {
     let id = 1;
     const all: Entry[] = [];
     for (const len of [1, 7, 8, 9, 127, 128, 129, 300]) {
-      for (let i = 0; i < len; i++) { const e = entry(id, `{"k":${id},"s":"${'ü'.repeat(id % 5)}"}`); id++; all.push(e); s.insert(e); }
+      for (let i = 0; i < len; i++) {
+        const e = entry(id, `{"k":${id},"s":"${'ü'.repeat(id % 5)}"}`);
+        id++;
+        all.push(e);
+        s.insert(e);
+      }
       s.evicted(`run-${len}`, [0, len, 0]); // breaks the run
       await s.durable();
     }
@@ -87,8 +146,14 @@ describe('SqliteStore', () => {
     const r = await reopen(path);
     const back = [...r.rows()];
     assert.equal(back.length, all.length);
-    assert.deepEqual(back.map((x) => x.rowid), all.map((e) => e.rowid));
-    assert.deepEqual(back.map((x) => x.raw), all.map((e) => e.raw));
+    assert.deepEqual(
+      back.map((x) => x.rowid),
+      all.map((e) => e.rowid),
+    );
+    assert.deepEqual(
+      back.map((x) => x.raw),
+      all.map((e) => e.raw),
+    );
     assert.equal(r.evictedMarks().length, 8);
     await r.close();
   });
@@ -104,8 +169,14 @@ describe('SqliteStore', () => {
     await s.durable();
     await s.close();
     const r = await reopen(path);
-    assert.deepEqual([...r.rows()].map((x) => x.raw), rows.map((e) => e.raw));
-    assert.deepEqual(r.evictedMarks().map((m) => m.session.length), [50_000]);
+    assert.deepEqual(
+      [...r.rows()].map((x) => x.raw),
+      rows.map((e) => e.raw),
+    );
+    assert.deepEqual(
+      r.evictedMarks().map((m) => m.session.length),
+      [50_000],
+    );
     await r.close();
   });
 
@@ -113,11 +184,16 @@ describe('SqliteStore', () => {
     const path = join(tmp(), 'hook.sqlite');
     let mode: 'ok' | 'fail' | 'hold' = 'ok';
     let release: () => void = () => {};
-    const s = await SqliteStore.open(path, 'full', { commitHook: () => {
-      if (mode === 'fail') throw new Error('disk full (test)');
-      if (mode === 'hold') return new Promise<void>((r) => { release = r; });
-      return undefined;
-    } });
+    const s = await SqliteStore.open(path, 'full', {
+      commitHook: () => {
+        if (mode === 'fail') throw new Error('disk full (test)');
+        if (mode === 'hold')
+          return new Promise<void>((r) => {
+            release = r;
+          });
+        return undefined;
+      },
+    });
     await s.startWriter();
     await s.durable(); // nothing queued: resolves
     mode = 'fail';
@@ -128,7 +204,9 @@ describe('SqliteStore', () => {
     mode = 'hold';
     s.insert(entry(2, '{"a":2}'));
     let settled = false;
-    const waiting = s.durable().then(() => { settled = true; });
+    const waiting = s.durable().then(() => {
+      settled = true;
+    });
     for (let i = 0; i < 30 && !settled; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(settled, false, 'held: not durable yet');
     mode = 'ok';
@@ -137,7 +215,10 @@ describe('SqliteStore', () => {
     assert.equal(s.stats.rows, 2, 'the failed insert was retried with the next commit');
     await s.close();
     const r = await reopen(path);
-    assert.deepEqual([...r.rows()].map((x) => x.raw), ['{"a":1}', '{"a":2}']);
+    assert.deepEqual(
+      [...r.rows()].map((x) => x.raw),
+      ['{"a":1}', '{"a":2}'],
+    );
     await r.close();
   });
 
@@ -166,7 +247,10 @@ describe('SqliteStore', () => {
     await s.durable();
     await s.close();
     const r = await reopen(path);
-    assert.deepEqual(r.tokens().map((t) => t.id), ['1'.repeat(16)]);
+    assert.deepEqual(
+      r.tokens().map((t) => t.id),
+      ['1'.repeat(16)],
+    );
     await r.close();
   });
 });
@@ -181,8 +265,21 @@ describe('prepareStorePath', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const blocker = join(d, 'file');
     writeFileSync(blocker, '');
-    assert.throws(() => prepareStorePath(join(blocker, 'db.sqlite'), false), (e: unknown) => e instanceof RelayStartError && e.code === 'AEP_RELAY_STORE_UNAVAILABLE' && e.message === `store ${join(blocker, 'db.sqlite')}: ${blocker} is not a directory: ENOTDIR`);
-    assert.throws(() => prepareStorePath(join(blocker, 'a', 'db.sqlite'), false), (e: unknown) => e instanceof RelayStartError && e.message.startsWith(`store ${join(blocker, 'a', 'db.sqlite')}: cannot inspect ${join(blocker, 'a')}: ENOTDIR`));
-    assert.throws(() => prepareStorePath(d, false), (e: unknown) => e instanceof RelayStartError && e.message === `store ${d}: cannot create the store file: EISDIR`);
+    assert.throws(
+      () => prepareStorePath(join(blocker, 'db.sqlite'), false),
+      (e: unknown) =>
+        e instanceof RelayStartError &&
+        e.code === 'AEP_RELAY_STORE_UNAVAILABLE' &&
+        e.message === `store ${join(blocker, 'db.sqlite')}: ${blocker} is not a directory: ENOTDIR`,
+    );
+    assert.throws(
+      () => prepareStorePath(join(blocker, 'a', 'db.sqlite'), false),
+      (e: unknown) =>
+        e instanceof RelayStartError && e.message.startsWith(`store ${join(blocker, 'a', 'db.sqlite')}: cannot inspect ${join(blocker, 'a')}: ENOTDIR`),
+    );
+    assert.throws(
+      () => prepareStorePath(d, false),
+      (e: unknown) => e instanceof RelayStartError && e.message === `store ${d}: cannot create the store file: EISDIR`,
+    );
   });
 });

@@ -33,7 +33,9 @@ const jsonHeaders = (t = TOKEN) => ({ ...auth(t), 'content-type': 'application/j
 
 async function relay(opts: { storePath?: string | null; token?: string; push?: boolean; allowHttpLoopback?: boolean } = {}): Promise<RelayHandle> {
   const r = await startRelay({
-    port: 0, storePath: opts.storePath ?? null, ...(opts.token === '' ? {} : { token: opts.token ?? TOKEN }),
+    port: 0,
+    storePath: opts.storePath ?? null,
+    ...(opts.token === '' ? {} : { token: opts.token ?? TOKEN }),
     ...(opts.push === false ? {} : { push: { vapidPublicKey: VAPID_PUBLIC, allowHttpLoopback: opts.allowHttpLoopback ?? false } }),
   });
   relays.push(r);
@@ -57,7 +59,11 @@ test('GET /push/config hands out the VAPID public key to an authenticated reader
 test('subscribe, list, re-subscribe keeps the id, delete; the list carries the token key, never the token', async () => {
   const r = await relay();
   const sub = browserSubscription();
-  const created = await http(`${r.url}/push/subscriptions`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ ...sub, filter: { type: 'attention.requested', agent: 'claude-code' } }) });
+  const created = await http(`${r.url}/push/subscriptions`, {
+    method: 'POST',
+    headers: jsonHeaders(),
+    body: JSON.stringify({ ...sub, filter: { type: 'attention.requested', agent: 'claude-code' } }),
+  });
   assert.equal(created.status, 201, created.body);
   const id = (created.json as { id: string }).id;
   assert.match(id, /^[A-Za-z0-9_-]{16}$/);
@@ -116,9 +122,17 @@ test('malformed subscriptions are refused with invalid-subscription naming the r
 
 test('http: endpoints only on loopback and only when allowed (a local push server)', async () => {
   const r = await relay({ allowHttpLoopback: true });
-  const local = await http(`${r.url}/push/subscriptions`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify(browserSubscription('http://127.0.0.1:9/push')) });
+  const local = await http(`${r.url}/push/subscriptions`, {
+    method: 'POST',
+    headers: jsonHeaders(),
+    body: JSON.stringify(browserSubscription('http://127.0.0.1:9/push')),
+  });
   assert.equal(local.status, 201);
-  const remote = await http(`${r.url}/push/subscriptions`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify(browserSubscription('http://192.0.2.1/push')) });
+  const remote = await http(`${r.url}/push/subscriptions`, {
+    method: 'POST',
+    headers: jsonHeaders(),
+    body: JSON.stringify(browserSubscription('http://192.0.2.1/push')),
+  });
   assert.equal(remote.status, 400);
 });
 
@@ -151,6 +165,10 @@ test('subscriptions are durable: a relay restarted on the same store still has t
   const id = ((await http(`${first.url}/push/subscriptions`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify(sub) })).json as { id: string }).id;
   await first.close();
   const second = await relay({ storePath });
-  const subs = ((await http(`${second.url}/push/subscriptions`, { headers: auth() })).json as { subscriptions: Array<{ id: string; endpoint: string }> }).subscriptions;
-  assert.deepEqual(subs.map((s) => [s.id, s.endpoint]), [[id, sub['endpoint']]]);
+  const subs = ((await http(`${second.url}/push/subscriptions`, { headers: auth() })).json as { subscriptions: Array<{ id: string; endpoint: string }> })
+    .subscriptions;
+  assert.deepEqual(
+    subs.map((s) => [s.id, s.endpoint]),
+    [[id, sub['endpoint']]],
+  );
 });

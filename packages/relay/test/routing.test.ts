@@ -13,30 +13,59 @@ import { WsClient, cmd, http, post, sleep, ulid } from './helpers.js';
 
 const TOKEN = 'routing-token-0123456789';
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const claim = () => randomBytes(24).toString('base64url');
 
 /** An emitter connection: hello (with `claim` when given), one session, control accepted. */
 class Emitter {
   seq = 0;
-  constructor(readonly ws: WsClient, readonly session: string) {}
+  constructor(
+    readonly ws: WsClient,
+    readonly session: string,
+  ) {}
   static async connect(relay: RelayHandle, session: string, opts: { claim?: string; agent?: string } = {}): Promise<Emitter> {
     const ws = await WsClient.open(relay.url, TOKEN);
-    ws.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: opts.agent ?? 'asker', instance: 'i' }, capabilities: { control: { accepts: ['control.attention.respond'], ack_window_ms: 2000 } }, ...(opts.claim ? { claim: opts.claim } : {}) });
+    ws.send({
+      type: 'hello',
+      versions: ['0.1'],
+      role: 'emitter',
+      identity: { agent: opts.agent ?? 'asker', instance: 'i' },
+      capabilities: { control: { accepts: ['control.attention.respond'], ack_window_ms: 2000 } },
+      ...(opts.claim ? { claim: opts.claim } : {}),
+    });
     await ws.waitFor((f) => f['type'] === 'hello');
     return new Emitter(ws, session);
   }
   emit(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-    const e = { aep: '0.1', id: ulid(), type, time: new Date().toISOString(), source: `aep://host/agent/asker/session/${this.session}`, agent: 'asker', session: this.session, seq: this.seq++, ...extra };
+    const e = {
+      aep: '0.1',
+      id: ulid(),
+      type,
+      time: new Date().toISOString(),
+      source: `aep://host/agent/asker/session/${this.session}`,
+      agent: 'asker',
+      session: this.session,
+      seq: this.seq++,
+      ...extra,
+    };
     this.ws.send(e);
     return e;
   }
   request(extra: Record<string, unknown> = {}): string {
-    const e = this.emit('attention.requested', { subject: 'pw', capture: 'redacted', severity: 'notice', data: { kind: 'form', prompt: 'Password?', fields: [{ id: 'pw', type: 'string', label: 'Password' }], respond_via: ['control'], ...extra } });
+    const e = this.emit('attention.requested', {
+      subject: 'pw',
+      capture: 'redacted',
+      severity: 'notice',
+      data: { kind: 'form', prompt: 'Password?', fields: [{ id: 'pw', type: 'string', label: 'Password' }], respond_via: ['control'], ...extra },
+    });
     return e['id'] as string;
   }
-  received(id: string): boolean { return this.ws.frames.some((f) => f['id'] === id); }
+  received(id: string): boolean {
+    return this.ws.frames.some((f) => f['id'] === id);
+  }
 }
 
 async function sender(relay: RelayHandle): Promise<WsClient> {
@@ -54,7 +83,9 @@ async function roster(s: WsClient): Promise<Record<string, unknown>> {
 async function settle(relay: RelayHandle, session: string): Promise<void> {
   // Wait until the relay holds what the emitters sent (WebSocket ingest has no acknowledgement).
   for (let i = 0; i < 100; i++) {
-    const r = await http(`${relay.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session }))}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const r = await http(`${relay.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session }))}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     if (r.body.includes('attention.requested')) return;
     await sleep(10);
   }
@@ -100,12 +131,16 @@ describe('answers go to their asker', () => {
     assert.equal((ro2['offline'] as Array<Record<string, unknown>>).filter((o) => o['request'] === R).length, 0);
     s.send(answer);
     await back.ws.waitFor((f) => f['id'] === answer['id']);
-    assert.equal(back.ws.texts.find((t) => t.includes(String(answer['id']))), JSON.stringify(answer));
+    assert.equal(
+      back.ws.texts.find((t) => t.includes(String(answer['id']))),
+      JSON.stringify(answer),
+    );
     await sleep(100);
     assert.equal(intruder.received(answer['id'] as string), false);
     // The claim never leaves the relay: not in frames, roster, healthz or logs.
     const h = await http(`${relay.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    for (const text of [JSON.stringify(ro), JSON.stringify(ro2), ...s.texts, ...intruder.ws.texts, ...back.ws.texts, ...watcher.texts, h.body, ...logs]) assert.ok(!text.includes(K), 'claim leaked');
+    for (const text of [JSON.stringify(ro), JSON.stringify(ro2), ...s.texts, ...intruder.ws.texts, ...back.ws.texts, ...watcher.texts, h.body, ...logs])
+      assert.ok(!text.includes(K), 'claim leaked');
     // Other commands still follow the session claim (the intruder's now: it is the only claimant of S... and back is not).
     for (const c of [watcher, s, intruder.ws, back.ws]) c.close();
     await relay.close();
@@ -130,7 +165,9 @@ describe('answers go to their asker', () => {
     const free = cmd('control.attention.respond', S, { subject: ulid(), data: { answer: { option: 'x' } } });
     s.send(free);
     await a.ws.waitFor((f) => f['id'] === free['id']);
-    a.ws.close(); b.ws.close(); s.close();
+    a.ws.close();
+    b.ws.close();
+    s.close();
     await relay.close();
   });
 
@@ -138,11 +175,26 @@ describe('answers go to their asker', () => {
     const relay = await startRelay({ port: 0, storePath: null, token: TOKEN });
     const S = `http-${ulid()}`;
     const R = ulid();
-    const req = { aep: '0.1', id: R, type: 'attention.requested', time: new Date().toISOString(), source: 'aep://h/agent/x', agent: 'x', session: S, seq: 0, subject: 'q', data: { kind: 'question', prompt: 'x' } };
+    const req = {
+      aep: '0.1',
+      id: R,
+      type: 'attention.requested',
+      time: new Date().toISOString(),
+      source: 'aep://h/agent/x',
+      agent: 'x',
+      session: S,
+      seq: 0,
+      subject: 'q',
+      data: { kind: 'question', prompt: 'x' },
+    };
     assert.equal((await post(relay.url, req, TOKEN)).status, 202);
     const s = await sender(relay);
     const ro = await roster(s);
-    assert.equal((ro['offline'] as Array<Record<string, unknown>>).filter((o) => o['request'] === R).length, 0, 'not offline: the relay cannot know where its emitter listens');
+    assert.equal(
+      (ro['offline'] as Array<Record<string, unknown>>).filter((o) => o['request'] === R).length,
+      0,
+      'not offline: the relay cannot know where its emitter listens',
+    );
     const answer = cmd('control.attention.respond', S, { subject: R, data: { answer: { option: 'x' } } });
     s.send(answer);
     assert.equal((await s.waitFor((f) => f['cause'] === answer['id']))['code'], 'no-route', 'no session claimant yet');
@@ -152,7 +204,8 @@ describe('answers go to their asker', () => {
     const again = cmd('control.attention.respond', S, { subject: R, data: { answer: { option: 'x' } } });
     s.send(again);
     await claimant.ws.waitFor((f) => f['id'] === again['id']);
-    claimant.ws.close(); s.close();
+    claimant.ws.close();
+    s.close();
     await relay.close();
   });
 
@@ -205,7 +258,10 @@ describe('answers go to their asker', () => {
     relay = await startRelay({ port: 0, storePath, token: TOKEN });
     const s = await sender(relay);
     const ro = await roster(s);
-    assert.ok((ro['offline'] as Array<Record<string, unknown>>).some((o) => o['request'] === R), 'still pending, asker offline');
+    assert.ok(
+      (ro['offline'] as Array<Record<string, unknown>>).some((o) => o['request'] === R),
+      'still pending, asker offline',
+    );
     const intruder = await Emitter.connect(relay, S);
     intruder.emit('session.started');
     await sleep(50);
@@ -216,7 +272,9 @@ describe('answers go to their asker', () => {
     s.send(answer);
     await back.ws.waitFor((f) => f['id'] === answer['id']);
     assert.equal(intruder.received(answer['id'] as string), false);
-    s.close(); intruder.ws.close(); back.ws.close();
+    s.close();
+    intruder.ws.close();
+    back.ws.close();
     await relay.close();
   });
 
@@ -236,7 +294,8 @@ describe('answers go to their asker', () => {
     s.send(answer);
     assert.equal((await s.waitFor((f) => f['cause'] === answer['id']))['code'], 'no-route');
     assert.equal(again.received(answer['id'] as string), false);
-    s.close(); again.ws.close();
+    s.close();
+    again.ws.close();
     await relay.close();
   });
 });

@@ -13,7 +13,9 @@ import { runAep, spawnAep } from '../../../test/support/cli.js';
 import { WsClient, ev, http, post, sleep, ulid } from './helpers.js';
 
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 function tmp(): string {
   const d = mkdtempSync(join(tmpdir(), 'aep-safety-'));
   dirs.push(d);
@@ -25,10 +27,15 @@ const mode = (p: string) => statSync(p).mode & 0o777;
 function upgrade(url: string, headers: Record<string, string>): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`${url.replace('http', 'ws')}/socket`, { headers });
-    ws.on('upgrade', (res) => { resolve({ status: 101, body: '', headers: res.headers }); ws.terminate(); });
+    ws.on('upgrade', (res) => {
+      resolve({ status: 101, body: '', headers: res.headers });
+      ws.terminate();
+    });
     ws.on('unexpected-response', (_req, res) => {
       let body = '';
-      res.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+      res.on('data', (c: Buffer) => {
+        body += c.toString('utf8');
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
     });
     ws.on('error', () => {});
@@ -36,7 +43,7 @@ function upgrade(url: string, headers: Record<string, string>): Promise<{ status
 }
 
 describe('browser origins on the WebSocket', () => {
-  it('a foreign Origin is refused 403 forbidden-origin; the relay\'s own origin, --allow-origin and no Origin pass', async () => {
+  it("a foreign Origin is refused 403 forbidden-origin; the relay's own origin, --allow-origin and no Origin pass", async () => {
     for (const token of [undefined, 'origin-token-0123456789']) {
       const relay = await startRelay({ port: 0, storePath: null, allowOrigins: ['http://localhost:5173'], ...(token ? { token } : {}) });
       const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -61,7 +68,10 @@ describe('browser origins on the WebSocket', () => {
 
 describe('binding beyond loopback', () => {
   it('a non-loopback host without a token refuses to start unless insecureNoAuth; with a token it starts', async () => {
-    await assert.rejects(startRelay({ port: 0, storePath: null, host: '0.0.0.0' }), (e: unknown) => e instanceof RelayOptionError && /not a loopback address and no token/.test(e.message) && /--insecure-no-auth/.test(e.message));
+    await assert.rejects(
+      startRelay({ port: 0, storePath: null, host: '0.0.0.0' }),
+      (e: unknown) => e instanceof RelayOptionError && /not a loopback address and no token/.test(e.message) && /--insecure-no-auth/.test(e.message),
+    );
     const a = await startRelay({ port: 0, storePath: null, host: '0.0.0.0', insecureNoAuth: true });
     await a.close();
     const b = await startRelay({ port: 0, storePath: null, host: '0.0.0.0', token: 'bind-token-0123456789' });
@@ -101,7 +111,8 @@ describe('the store on disk', () => {
       assert.equal(mode(join(dir, 'relay.sqlite')), 0o600);
       await relay.close();
     } finally {
-      if (saved === undefined) delete process.env['XDG_DATA_HOME']; else process.env['XDG_DATA_HOME'] = saved;
+      if (saved === undefined) delete process.env['XDG_DATA_HOME'];
+      else process.env['XDG_DATA_HOME'] = saved;
     }
   });
 
@@ -120,7 +131,10 @@ describe('the store on disk', () => {
     }
     const r = await runAep(['relay', '--port', '0', '--store', '/proc/nonexistent/x.sqlite'], undefined, { timeoutMs: 20_000 });
     assert.equal(r.code, 5);
-    assert.match(r.stderr, /AEP_CLI_RELAY_START_FAILED: relay could not start: store \/proc\/nonexistent\/x\.sqlite: cannot create directory \/proc\/nonexistent/);
+    assert.match(
+      r.stderr,
+      /AEP_CLI_RELAY_START_FAILED: relay could not start: store \/proc\/nonexistent\/x\.sqlite: cannot create directory \/proc\/nonexistent/,
+    );
   });
 
   it('a second relay on the same store names the first (pid, URL) and what to do; exit 5 from the CLI', async () => {
@@ -129,15 +143,33 @@ describe('the store on disk', () => {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       const t = setTimeout(() => reject(new Error(out)), 30_000);
-      first.stdout?.on('data', (b: Buffer) => { out += b; const m = /listening on (\S+)/.exec(out); if (m) { clearTimeout(t); resolve(m[1]!); } });
+      first.stdout?.on('data', (b: Buffer) => {
+        out += b;
+        const m = /listening on (\S+)/.exec(out);
+        if (m) {
+          clearTimeout(t);
+          resolve(m[1]!);
+        }
+      });
     });
     try {
       const r = await runAep(['relay', '--port', '0', '--store', path]);
       assert.equal(r.code, 5);
-      assert.match(r.stderr, new RegExp(`AEP_CLI_RELAY_START_FAILED: another relay \\(pid ${first.pid}, ${url.replace(/[.]/g, '\\.')}\\) is using the store ${path.replace(/[.]/g, '\\.')}; stop it, or pass --store PATH for another store, or --memory`));
-      await assert.rejects(startRelay({ port: 0, storePath: path }), (e: unknown) => e instanceof RelayStartError && e.code === 'AEP_RELAY_STORE_LOCKED' && e.holder?.pid === first.pid && e.holder?.url === url);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `AEP_CLI_RELAY_START_FAILED: another relay \\(pid ${first.pid}, ${url.replace(/[.]/g, '\\.')}\\) is using the store ${path.replace(/[.]/g, '\\.')}; stop it, or pass --store PATH for another store, or --memory`,
+        ),
+      );
+      await assert.rejects(
+        startRelay({ port: 0, storePath: path }),
+        (e: unknown) => e instanceof RelayStartError && e.code === 'AEP_RELAY_STORE_LOCKED' && e.holder?.pid === first.pid && e.holder?.url === url,
+      );
     } finally {
-      await new Promise<void>((resolve) => { first.once('exit', () => resolve()); first.kill('SIGKILL'); });
+      await new Promise<void>((resolve) => {
+        first.once('exit', () => resolve());
+        first.kill('SIGKILL');
+      });
     }
     // The holder was killed: its lock is stale and taken over.
     const again = await startRelay({ port: 0, storePath: path });
@@ -149,18 +181,24 @@ describe('oversize bodies and numbers', () => {
   it('a 17 MiB POST is answered 413 every time, never a connection reset (declared length and chunked)', async () => {
     const relay = await startRelay({ port: 0, storePath: null });
     const big = Buffer.alloc(17 * 1024 * 1024, 0x61);
-    const send = (chunked: boolean) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const headers: Record<string, string | number> = { 'content-type': 'application/json', 'aep-version': '0.1' };
-      if (!chunked) headers['content-length'] = big.length;
-      const req = request(`${relay.url}/events`, { method: 'POST', headers }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => { body += c; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        res.on('error', reject);
+    const send = (chunked: boolean) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const headers: Record<string, string | number> = { 'content-type': 'application/json', 'aep-version': '0.1' };
+        if (!chunked) headers['content-length'] = big.length;
+        const req = request(`${relay.url}/events`, { method: 'POST', headers }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        if (chunked) {
+          for (let i = 0; i < 17; i++) req.write(big.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024));
+          req.end();
+        } else req.end(big);
       });
-      req.on('error', reject);
-      if (chunked) { for (let i = 0; i < 17; i++) req.write(big.subarray(i * 1024 * 1024, (i + 1) * 1024 * 1024)); req.end(); } else req.end(big);
-    });
     for (let i = 0; i < 6; i++) {
       const r = await send(i % 2 === 1);
       assert.equal(r.status, 413);
@@ -196,7 +234,10 @@ describe('oversize bodies and numbers', () => {
     assert.equal((await post(relay.url, [ev('progress.status', S, max - 1, { epoch: max }), ev('progress.status', S, max, { epoch: max })])).status, 202);
     const r = await http(`${relay.url}/stream?live=0`, { headers: { 'last-event-id': `${S}:${max}:${max - 1}` } });
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.split('\n').filter((l) => l.startsWith('id: ')), [`id: ${S}:${max}:${max}`]);
+    assert.deepEqual(
+      r.body.split('\n').filter((l) => l.startsWith('id: ')),
+      [`id: ${S}:${max}:${max}`],
+    );
     await relay.close();
   });
 });
@@ -221,7 +262,10 @@ describe('security headers on every response (contract C9)', () => {
     want((await http(`${relay.url}/events`, { method: 'OPTIONS' })).headers, 'preflight');
     want((await http(`${relay.url}/events`, { headers: { host: 'evil.example' } })).headers, 'forbidden-host');
     want((await http(`${relay.url}/stream?live=0`, { headers: auth })).headers, 'SSE');
-    assert.equal((await http(`${relay.url}/events`, { headers: auth })).headers['content-security-policy'], "frame-ancestors 'none'; base-uri 'none'; object-src 'none'");
+    assert.equal(
+      (await http(`${relay.url}/events`, { headers: auth })).headers['content-security-policy'],
+      "frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+    );
     want((await upgrade(relay.url, {})).headers, 'upgrade refused 401');
     want((await upgrade(`${relay.url}`, { authorization: 'Bearer hdr-token-0123456789' })).headers, '101');
     await relay.close();
@@ -243,14 +287,25 @@ describe('draining on close (contract C5)', () => {
     await sleep(50);
     // New connections are refused; the connected emitter still delivers its last Events.
     await assert.rejects(WsClient.open(relay.url, TOKEN));
-    const last = [ev('attention.resolved', S, 1, { subject: 'q', data: { resolution: 'dismissed' } }), ev('session.ended', S, 2, { data: { reason: 'normal' } })];
+    const last = [
+      ev('attention.resolved', S, 1, { subject: 'q', data: { resolution: 'dismissed' } }),
+      ev('session.ended', S, 2, { data: { reason: 'normal' } }),
+    ];
     for (const e of last) em.send(e);
     await sleep(100);
     em.close(); // the wait ends early: no emitter left
     await closed;
     const again = await startRelay({ port: 0, storePath: path, token: TOKEN });
-    const r = await http(`${again.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    assert.deepEqual(r.body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => (JSON.parse(l.slice(6)) as { seq: number }).seq), [0, 1, 2]);
+    const r = await http(`${again.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.deepEqual(
+      r.body
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => (JSON.parse(l.slice(6)) as { seq: number }).seq),
+      [0, 1, 2],
+    );
     await again.close();
   });
 
@@ -259,11 +314,20 @@ describe('draining on close (contract C5)', () => {
     const TOKEN = 'drain-cli-token-0123456789';
     const child = spawnAep(['relay', '--port', '0', '--store', path, '--token', TOKEN, '--drain', '20000']);
     let err = '';
-    child.stderr?.on('data', (b: Buffer) => { err += b; });
+    child.stderr?.on('data', (b: Buffer) => {
+      err += b;
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
       const t = setTimeout(() => reject(new Error(out + err)), 30_000);
-      child.stdout?.on('data', (b: Buffer) => { out += b; const m = /listening on (\S+)/.exec(out); if (m) { clearTimeout(t); resolve(m[1]!); } });
+      child.stdout?.on('data', (b: Buffer) => {
+        out += b;
+        const m = /listening on (\S+)/.exec(out);
+        if (m) {
+          clearTimeout(t);
+          resolve(m[1]!);
+        }
+      });
     });
     const S = `drain-cli-${ulid()}`;
     const em = await WsClient.open(url, TOKEN);
@@ -281,7 +345,9 @@ describe('draining on close (contract C5)', () => {
     assert.match(err, /SIGTERM: draining for up to 20000 ms/);
     assert.ok(!err.includes(TOKEN));
     const again = await startRelay({ port: 0, storePath: path, token: TOKEN });
-    const r = await http(`${again.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const r = await http(`${again.url}/stream?live=0&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     assert.equal(r.body.split('\n').filter((l) => l.startsWith('data: ')).length, 2, 'the Event sent during the drain was committed');
     await again.close();
   });

@@ -28,20 +28,31 @@ describe('static files (the web inbox)', () => {
     mkdirSync(join(dir, 'stream'));
     relay = await startRelay({ port: 0, storePath: null, staticDir: dir, token: TOKEN });
   });
-  after(async () => { await relay.close(); rmSync(join(dir, '..'), { recursive: true, force: true }); });
+  after(async () => {
+    await relay.close();
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
 
   it('serves index.html at / with CSP and nosniff, and assets with their content types', async () => {
     const r = await http(`${relay.url}/`);
     assert.equal(r.status, 200);
     assert.match(String(r.headers['content-type']), /^text\/html/);
-    assert.equal(r.headers['content-security-policy'], "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+    assert.equal(
+      r.headers['content-security-policy'],
+      "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+    );
     assert.equal(r.headers['x-content-type-options'], 'nosniff');
     assert.equal(r.headers['x-frame-options'], 'DENY');
     assert.equal(r.headers['referrer-policy'], 'no-referrer');
     assert.match(r.body, /inbox/);
     const types: Array<[string, RegExp]> = [
-      ['/assets/app.js', /^text\/javascript/], ['/assets/app.css', /^text\/css/], ['/assets/logo.svg', /^image\/svg\+xml/],
-      ['/assets/font.woff2', /^font\/woff2/], ['/assets/icon.png', /^image\/png/], ['/manifest.json', /^application\/json/], ['/index.html', /^text\/html/],
+      ['/assets/app.js', /^text\/javascript/],
+      ['/assets/app.css', /^text\/css/],
+      ['/assets/logo.svg', /^image\/svg\+xml/],
+      ['/assets/font.woff2', /^font\/woff2/],
+      ['/assets/icon.png', /^image\/png/],
+      ['/manifest.json', /^application\/json/],
+      ['/index.html', /^text\/html/],
     ];
     for (const [p, t] of types) {
       const x = await http(`${relay.url}${p}`);
@@ -69,8 +80,12 @@ describe('static files (the web inbox)', () => {
 
 describe('auth, CORS, Host guard', () => {
   let relay: RelayHandle;
-  before(async () => { relay = await startRelay({ port: 0, storePath: null, token: TOKEN }); });
-  after(async () => { await relay.close(); });
+  before(async () => {
+    relay = await startRelay({ port: 0, storePath: null, token: TOKEN });
+  });
+  after(async () => {
+    await relay.close();
+  });
 
   it('SSE with ?access_token= (EventSource) and answers over /socket?access_token=', async () => {
     const s = sse(relay.url, `access_token=${TOKEN}&filter=${encodeURIComponent(JSON.stringify({ session: 'at' }))}`);
@@ -115,7 +130,10 @@ describe('auth, CORS, Host guard', () => {
 
 describe('options and lifecycle', () => {
   it('rejects bad options naming them; documents defaults', async () => {
-    await assert.rejects(startRelay({ port: 0, storePath: null, bufferDepth: 0 }), (e: unknown) => e instanceof RelayOptionError && e.code === 'AEP_RELAY_BAD_OPTION' && /bufferDepth/.test(e.message));
+    await assert.rejects(
+      startRelay({ port: 0, storePath: null, bufferDepth: 0 }),
+      (e: unknown) => e instanceof RelayOptionError && e.code === 'AEP_RELAY_BAD_OPTION' && /bufferDepth/.test(e.message),
+    );
     await assert.rejects(startRelay({ port: 70000, storePath: null }), /port/);
     await assert.rejects(startRelay({ port: 0, storePath: null, allowOrigins: ['evil.example'] }), /allowOrigins/);
     assert.equal(RELAY_DEFAULTS.port, 8787);

@@ -10,7 +10,9 @@ import { startRelay } from '@aep/relay';
 import { ev, http } from './helpers.js';
 
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function health(url: string): Promise<Record<string, number>> {
   return (await http(`${url}/healthz`)).json as Record<string, number>;
@@ -18,12 +20,19 @@ async function health(url: string): Promise<Record<string, number>> {
 
 /** Lines POSTed as NDJSON exactly as given (raw bytes are what replay must reproduce). */
 async function postLines(url: string, lines: string[]): Promise<number> {
-  const r = await http(`${url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: lines.join('\n') + '\n' });
+  const r = await http(`${url}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' },
+    body: lines.join('\n') + '\n',
+  });
   return r.status;
 }
 
 function dataLines(body: string): string[] {
-  return body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+  return body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => l.slice(6));
 }
 
 describe('durable relay: committed bytes live in the store, replay reads them back', () => {
@@ -48,13 +57,17 @@ describe('durable relay: committed bytes live in the store, replay reads them ba
       assert.deepEqual(dataLines(all.body), lines);
       const from = encodeURIComponent(JSON.stringify([{ session: S, seq: 149 }]));
       assert.deepEqual(dataLines((await http(`${relay.url}/stream?live=0&from=${from}`)).body), lines.slice(150));
-    } finally { await relay.close(); }
+    } finally {
+      await relay.close();
+    }
     relay = await startRelay({ port: 0, storePath });
     try {
       const h = await health(relay.url);
       assert.equal(h['held'], 300);
       assert.equal(h['heldInMemoryBytes'], 0, 'a restart loads the index only');
       assert.deepEqual(dataLines((await http(`${relay.url}/stream?live=0&from=all`)).body), lines);
-    } finally { await relay.close(); }
+    } finally {
+      await relay.close();
+    }
   });
 });

@@ -25,7 +25,12 @@ function rss(pid: number): { rss: number; peak: number } {
 const mb = (n: number) => `${(n / MiB).toFixed(0)} MB`;
 
 async function postBatch(url: string, events: Array<Record<string, unknown>>): Promise<void> {
-  const r = await http(`${url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' }, body: events.map((e) => JSON.stringify(e)).join('\n') + '\n', timeoutMs: 60_000 });
+  const r = await http(`${url}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' },
+    body: events.map((e) => JSON.stringify(e)).join('\n') + '\n',
+    timeoutMs: 60_000,
+  });
   assert.equal(r.status, 202);
 }
 
@@ -38,7 +43,10 @@ describe('stalled readers', () => {
       child.stdout?.on('data', (b: Buffer) => {
         out += b.toString('utf8');
         const m = /AEP relay listening on (http:\/\/\S+)/.exec(out);
-        if (m) { clearTimeout(timer); resolve(m[1]!); }
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
       });
     });
     const pid = child.pid!;
@@ -49,8 +57,15 @@ describe('stalled readers', () => {
       const start = rss(pid);
       // Fill the retention: 32 MiB of 16 KiB info Events over 8 sessions.
       let seq = 0;
-      const batch = (n: number, sev: (i: number) => string) => Array.from({ length: n }, (_, i) => ev('progress.status', `stall-${seq % 8}`, seq++, { severity: sev(i), capture: 'redacted', data: { message: PAD } }));
-      for (let i = 0; i < (RETAIN / PAD.length) / 64; i++) await postBatch(url, batch(64, () => 'info'));
+      const batch = (n: number, sev: (i: number) => string) =>
+        Array.from({ length: n }, (_, i) =>
+          ev('progress.status', `stall-${seq % 8}`, seq++, { severity: sev(i), capture: 'redacted', data: { message: PAD } }),
+        );
+      for (let i = 0; i < RETAIN / PAD.length / 64; i++)
+        await postBatch(
+          url,
+          batch(64, () => 'info'),
+        );
       const filled = rss(pid);
       const { port } = new URL(url);
       // 20 SSE readers replaying everything, that never read (raw TCP, paused).
@@ -80,7 +95,7 @@ describe('stalled readers', () => {
       // Ingest twice the retention more: info, with a notice every 16 Events (and last).
       const notices: string[] = [];
       let total = 0;
-      const rounds = (2 * RETAIN / PAD.length) / 32;
+      const rounds = (2 * RETAIN) / PAD.length / 32;
       for (let i = 0; i < rounds; i++) {
         const b = batch(32, (j) => (j % 16 === 0 || (i === rounds - 1 && j === 31) ? 'notice' : 'info'));
         for (const e of b) if (e['severity'] === 'notice') notices.push(e['id'] as string);
@@ -90,7 +105,11 @@ describe('stalled readers', () => {
       const last = notices[notices.length - 1]!;
       await fast.waitFor((m) => m.some((x) => x.data?.includes(last) === true), 120_000);
       const got = new Set(fast.events().map((e) => e['id']));
-      assert.deepEqual(notices.filter((id) => !got.has(id)), [], 'the fast consumer received every notice Event');
+      assert.deepEqual(
+        notices.filter((id) => !got.has(id)),
+        [],
+        'the fast consumer received every notice Event',
+      );
       fast.close();
       const end = rss(pid);
       const h = (await http(`${url}/healthz`)).json as Record<string, number>;

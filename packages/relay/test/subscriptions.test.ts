@@ -8,8 +8,13 @@ import { WsClient, ev, http, post, sleep, sse, ulid } from './helpers.js';
 describe('subscriptions', () => {
   let relay: RelayHandle;
   let base: string;
-  before(async () => { relay = await startRelay({ port: 0, storePath: null }); base = relay.url; });
-  after(async () => { await relay.close(); });
+  before(async () => {
+    relay = await startRelay({ port: 0, storePath: null });
+    base = relay.url;
+  });
+  after(async () => {
+    await relay.close();
+  });
 
   it('hello picks the first supported version from the client preference list', async () => {
     const c = await WsClient.open(base);
@@ -36,7 +41,11 @@ describe('subscriptions', () => {
     await sleep(50);
     const got = c.frames.filter((f) => f['id'] === e['id']);
     assert.equal(got.length, 1);
-    assert.equal(c.texts.find((t) => t.includes(String(e['id']))), JSON.stringify(e), 'no ceiling on "runs": raw bytes');
+    assert.equal(
+      c.texts.find((t) => t.includes(String(e['id']))),
+      JSON.stringify(e),
+      'no ceiling on "runs": raw bytes',
+    );
     // Only "meta" matches e2: down-levelled to metadata.
     assert.equal(c.frames.find((f) => f['id'] === e2['id'])!['capture'], 'metadata');
     // Unsubscribe "runs": the run Event now comes through "meta" only, down-levelled.
@@ -72,12 +81,23 @@ describe('subscriptions', () => {
       ev('session.started', S, 0),
       ev('run.started', S, 1, { capture: 'redacted', run: 'r', data: { trigger: 'user', prompt: 'p' } }),
       ev('progress.status', S, 2, { severity: 'debug' }),
-      ev('attention.requested', S, 3, { severity: 'notice', subject: 'q1', capture: 'redacted', data: { kind: 'question', prompt: 'What?', options: [{ id: 'a', label: 'Alpha' }] } }),
+      ev('attention.requested', S, 3, {
+        severity: 'notice',
+        subject: 'q1',
+        capture: 'redacted',
+        data: { kind: 'question', prompt: 'What?', options: [{ id: 'a', label: 'Alpha' }] },
+      }),
     ]);
     const f = encodeURIComponent(JSON.stringify({ session: S, severity: { gte: 'info' } }));
     const r = await http(`${base}/stream?live=0&filter=${f}&capture=metadata`);
-    const evs = r.body.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
-    assert.deepEqual(evs.map((e) => e['seq']), [0, 1, 3]);
+    const evs = r.body
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+    assert.deepEqual(
+      evs.map((e) => e['seq']),
+      [0, 1, 3],
+    );
     for (const e of evs) assert.ok(e['capture'] === undefined || e['capture'] === 'metadata');
     assert.ok(!r.body.includes('What?') && !r.body.includes('Alpha'), 'free text above the ceiling never leaves');
     const ws = await WsClient.open(base);
@@ -94,7 +114,17 @@ describe('subscriptions', () => {
     await s.status;
     await sleep(50);
     const a = { aep: '0.1', id: ulid(), type: 'agent.heartbeat', time: new Date().toISOString(), source: `aep://x/agent/${agentName}`, agent: agentName };
-    const routed = { aep: '0.1', id: ulid(), type: 'attention.routed', time: new Date().toISOString(), source: `aep://x/agent/${agentName}`, agent: agentName, session: 'routed-s', subject: 'q', data: { to: ['x'] } };
+    const routed = {
+      aep: '0.1',
+      id: ulid(),
+      type: 'attention.routed',
+      time: new Date().toISOString(),
+      source: `aep://x/agent/${agentName}`,
+      agent: agentName,
+      session: 'routed-s',
+      subject: 'q',
+      data: { to: ['x'] },
+    };
     assert.equal((await post(base, [a, routed])).status, 202);
     await s.waitFor((m) => m.filter((x) => x.data).length >= 2);
     s.close();

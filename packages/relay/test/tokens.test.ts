@@ -11,12 +11,25 @@ import { WsClient, cmd, ev, http, post, sleep, sse, ulid } from './helpers.js';
 
 const OWNER = 'owner-token-0123456789abcdef';
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
-interface Created { id: string; token: string; name: string; scopes: string[]; created: string; expires?: string }
+interface Created {
+  id: string;
+  token: string;
+  name: string;
+  scopes: string[];
+  created: string;
+  expires?: string;
+}
 
 async function create(relay: RelayHandle, body: unknown, by = OWNER): Promise<{ status: number; json: Record<string, unknown> }> {
-  const r = await http(`${relay.url}/tokens`, { method: 'POST', headers: { authorization: `Bearer ${by}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await http(`${relay.url}/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${by}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: r.json as Record<string, unknown> };
 }
 async function token(relay: RelayHandle, scopes: string[], name = 'test'): Promise<Created> {
@@ -28,8 +41,12 @@ const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 
 describe('scoped tokens: admin API', () => {
   let relay: RelayHandle;
-  before(async () => { relay = await startRelay({ port: 0, storePath: null, token: OWNER }); });
-  after(async () => { await relay.close(); });
+  before(async () => {
+    relay = await startRelay({ port: 0, storePath: null, token: OWNER });
+  });
+  after(async () => {
+    await relay.close();
+  });
 
   it('POST /tokens -> 201 with the token shown once; GET lists without secrets; DELETE revokes', async () => {
     const r = await create(relay, { name: 'phone', scopes: ['read', 'answer:kind=form'], expires: '2099-01-01T00:00:00Z' });
@@ -113,7 +130,10 @@ describe('scoped tokens: stored hashed, survive a restart', () => {
     for (const f of readdirSync(dir)) {
       const bytes = readFileSync(join(dir, f)).toString('latin1');
       // The whole secret (it is base64url and may itself hold '_': split('_') could cut a 1-char piece).
-      assert.ok(!bytes.includes(keep.token.slice(`aep_${keep.id}_`.length)) && !bytes.includes(gone.token.slice(`aep_${gone.id}_`.length)), `${f} holds a token secret`);
+      assert.ok(
+        !bytes.includes(keep.token.slice(`aep_${keep.id}_`.length)) && !bytes.includes(gone.token.slice(`aep_${gone.id}_`.length)),
+        `${f} holds a token secret`,
+      );
     }
     relay = await startRelay({ port: 0, storePath, token: OWNER });
     assert.equal((await http(`${relay.url}/events`, { headers: bearer(keep.token) })).status, 200);
@@ -124,8 +144,12 @@ describe('scoped tokens: stored hashed, survive a restart', () => {
 
 describe('scoped tokens: enforcement', () => {
   let relay: RelayHandle;
-  before(async () => { relay = await startRelay({ port: 0, storePath: null, token: OWNER }); });
-  after(async () => { await relay.close(); });
+  before(async () => {
+    relay = await startRelay({ port: 0, storePath: null, token: OWNER });
+  });
+  after(async () => {
+    await relay.close();
+  });
 
   it('read: SSE and WebSocket never above the token level, whatever is asked; no read scope -> refused naming it', async () => {
     const S = `rd-${ulid()}`;
@@ -172,7 +196,8 @@ describe('scoped tokens: enforcement', () => {
   });
 
   it('emit: limited to its agents/sessions over HTTP and WebSocket; the batch is refused whole, naming the line', async () => {
-    const S1 = `em1-${ulid()}`; const S2 = `em2-${ulid()}`;
+    const S1 = `em1-${ulid()}`;
+    const S2 = `em2-${ulid()}`;
     const t = await token(relay, [`emit:session=${S1},agent=aep-live-check`, 'read:full']);
     assert.equal((await post(relay.url, ev('session.started', S1, 0), t.token)).status, 202);
     const r = await post(relay.url, [ev('progress.status', S1, 1), ev('session.started', S2, 0)], t.token);
@@ -195,11 +220,32 @@ describe('scoped tokens: enforcement', () => {
   it('answers need answer, permission answers need permit (the relay knows the kind), steering needs steer', async () => {
     const S = `ans-${ulid()}`;
     const target = await WsClient.open(relay.url, OWNER);
-    target.send({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: 'agent-a' }, capabilities: { control: { accepts: ['control.attention.respond', 'control.cancel'] } } });
+    target.send({
+      type: 'hello',
+      versions: ['0.1'],
+      role: 'emitter',
+      identity: { agent: 'agent-a' },
+      capabilities: { control: { accepts: ['control.attention.respond', 'control.cancel'] } },
+    });
     await target.waitFor((f) => f['type'] === 'hello');
     const base = { source: `aep://h/agent/agent-a/session/${S}`, agent: 'agent-a' };
-    const perm = ev('attention.requested', S, 0, { ...base, subject: 'Bash', data: { kind: 'permission', prompt: 'rm?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] } });
-    const form = ev('attention.requested', S, 1, { ...base, subject: 'f', data: { kind: 'form', prompt: 'f', fields: [{ id: 'a', type: 'boolean', label: 'a' }] } });
+    const perm = ev('attention.requested', S, 0, {
+      ...base,
+      subject: 'Bash',
+      data: {
+        kind: 'permission',
+        prompt: 'rm?',
+        options: [
+          { id: 'allow', label: 'Allow' },
+          { id: 'deny', label: 'Deny' },
+        ],
+      },
+    });
+    const form = ev('attention.requested', S, 1, {
+      ...base,
+      subject: 'f',
+      data: { kind: 'form', prompt: 'f', fields: [{ id: 'a', type: 'boolean', label: 'a' }] },
+    });
     const question = ev('attention.requested', S, 2, { ...base, subject: 'q', data: { kind: 'question', prompt: 'q', options: [{ id: 'y', label: 'y' }] } });
     for (const e of [perm, form, question]) target.send(e);
     await sleep(100);
@@ -233,7 +279,10 @@ describe('scoped tokens: enforcement', () => {
     assert.match(String((await send(otherAgent.token, respond(form['id'])))?.['detail']), /^token lacks scope answer:agent=agent-a/);
     // A request the relay does not hold may be a permission request: both scopes are needed.
     const unknown = await send(answerer.token, respond(ulid()));
-    assert.match(String(unknown?.['detail']), /^token lacks scope permit:agent=agent-a,session=.* \(the relay does not hold request .*: it may be a permission request\)$/);
+    assert.match(
+      String(unknown?.['detail']),
+      /^token lacks scope permit:agent=agent-a,session=.* \(the relay does not hold request .*: it may be a permission request\)$/,
+    );
     assert.equal(await send(both.token, respond(ulid())), null);
     // Steering.
     const cancel = () => cmd('control.cancel', S, { data: { scope: 'session' } });

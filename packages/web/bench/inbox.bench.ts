@@ -52,35 +52,53 @@ try {
   const phases: { dcl: number; open: number; chunk: number; cards: number }[] = [];
   const measure = async (url: string, count: number): Promise<{ cards: number; interactive: number }> => {
     const ctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    await ctx.addInitScript(([t, n]) => {
-      localStorage.setItem('aep.inbox.token', t as string);
-      const w = window as unknown as Record<string, number>;
-      const mo = new MutationObserver(() => {
-        const have = (n as number) === 0 ? document.querySelector('[data-testid="inbox-empty"]') && document.querySelector('.conn-live') ? 1 : 0 : document.querySelectorAll('.inbox .item').length;
-        if (w['cards'] === undefined && have >= Math.max(1, n as number)) {
-          w['cards'] = -1;
-          requestAnimationFrame(() => { w['cards'] = performance.now(); });
-        }
-      });
-      addEventListener('DOMContentLoaded', () => mo.observe(document.body, { childList: true, subtree: true, attributes: true }));
-    }, [token, count]);
+    await ctx.addInitScript(
+      ([t, n]) => {
+        localStorage.setItem('aep.inbox.token', t as string);
+        const w = window as unknown as Record<string, number>;
+        const mo = new MutationObserver(() => {
+          const have =
+            (n as number) === 0
+              ? document.querySelector('[data-testid="inbox-empty"]') && document.querySelector('.conn-live')
+                ? 1
+                : 0
+              : document.querySelectorAll('.inbox .item').length;
+          if (w['cards'] === undefined && have >= Math.max(1, n as number)) {
+            w['cards'] = -1;
+            requestAnimationFrame(() => {
+              w['cards'] = performance.now();
+            });
+          }
+        });
+        addEventListener('DOMContentLoaded', () => mo.observe(document.body, { childList: true, subtree: true, attributes: true }));
+      },
+      [token, count],
+    );
     const page = await ctx.newPage();
     await page.goto(`${url}/`);
     await page.waitForFunction(() => ((window as unknown as Record<string, number>)['cards'] ?? -1) > 0, null, { timeout: 60_000 });
     const cards = await page.evaluate(() => (window as unknown as Record<string, number>)['cards'] ?? NaN);
     const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])));
-    const nav = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.domContentLoadedEventEnd ?? NaN);
+    const nav = await page.evaluate(
+      () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.domContentLoadedEventEnd ?? NaN,
+    );
     phases.push({ dcl: nav, open: marks['aep:stream-open'] ?? NaN, chunk: marks['aep:stream-chunk'] ?? NaN, cards });
     let interactive = cards;
     if (count > 0) {
-      interactive = await page.evaluate(() => new Promise<number>((resolve) => {
-        const mo = new MutationObserver(() => {
-          if (document.querySelector('.detail .actions button')) { mo.disconnect(); requestAnimationFrame(() => resolve(performance.now())); }
-        });
-        mo.observe(document.body, { childList: true, subtree: true });
-        const links = document.querySelectorAll<HTMLAnchorElement>('.inbox .item a');
-        links[links.length - 1]?.click();
-      }));
+      interactive = await page.evaluate(
+        () =>
+          new Promise<number>((resolve) => {
+            const mo = new MutationObserver(() => {
+              if (document.querySelector('.detail .actions button')) {
+                mo.disconnect();
+                requestAnimationFrame(() => resolve(performance.now()));
+              }
+            });
+            mo.observe(document.body, { childList: true, subtree: true });
+            const links = document.querySelectorAll<HTMLAnchorElement>('.inbox .item a');
+            links[links.length - 1]?.click();
+          }),
+      );
     }
     await ctx.close();
     return { cards, interactive };
@@ -105,9 +123,13 @@ try {
   // phases[0] is the warm-up, then empty and 1,000 alternate.
   const thousand = phases.filter((_, i) => i > 0 && i % 2 === 0);
   const ph = (k: 'dcl' | 'open' | 'chunk') => median(thousand.map((p) => p[k])).toFixed(0);
-  console.log(`inbox: phases (1,000 case, ms from navigation start): DOMContentLoaded ${ph('dcl')}, stream open ${ph('open')}, first chunk ${ph('chunk')}, cards painted ${c.toFixed(0)}`);
+  console.log(
+    `inbox: phases (1,000 case, ms from navigation start): DOMContentLoaded ${ph('dcl')}, stream open ${ph('open')}, first chunk ${ph('chunk')}, cards painted ${c.toFixed(0)}`,
+  );
   console.log(`inbox: ratio                                                   ${(m / b).toFixed(2)}x baseline`);
-  console.log(`inbox: bundle (html+js+css)                            ${(raw / 1024).toFixed(1)} kB raw, ${(gz / 1024).toFixed(1)} kB gzipped (goal <= 100 kB, ${(gz / 1024 / 100).toFixed(2)}x the goal)`);
+  console.log(
+    `inbox: bundle (html+js+css)                            ${(raw / 1024).toFixed(1)} kB raw, ${(gz / 1024).toFixed(1)} kB gzipped (goal <= 100 kB, ${(gz / 1024 / 100).toFixed(2)}x the goal)`,
+  );
 } finally {
   await browser.close();
   await empty.close();

@@ -5,7 +5,11 @@ import { deflateSync } from 'node:zlib';
 
 const CRC = (() => {
   const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) { let c = n; for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1; t[n] = c >>> 0; }
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
   return t;
 })();
 
@@ -16,9 +20,11 @@ function crc32(b: Buffer): number {
 }
 
 function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
   const td = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-  const crc = Buffer.alloc(4); crc.writeUInt32BE(crc32(td));
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(td));
   return Buffer.concat([len, td, crc]);
 }
 
@@ -47,7 +53,8 @@ export function iconPng(size: number, maskable = false): Buffer {
   for (let y = 0; y < s; y++) {
     raw[y * (s * 4 + 1)] = 0;
     for (let x = 0; x < s; x++) {
-      const px = x + 0.5; const py = y + 0.5;
+      const px = x + 0.5;
+      const py = y + 0.5;
       const u = (v: number) => s / 2 + (v - 0.5) * s * scale; // unit -> pixels inside the safe zone
       const a = maskable ? 1 : cover(roundRect(px, py, s / 2, s / 2, s / 2, s / 2, s * 0.22));
       let c: Rgb = BLUE;
@@ -60,12 +67,23 @@ export function iconPng(size: number, maskable = false): Buffer {
       c = mix(c, LINE, Math.min(line1 + line2, 1) * card);
       c = mix(c, AMBER, dot);
       const o = y * (s * 4 + 1) + 1 + x * 4;
-      raw[o] = Math.round(c[0]); raw[o + 1] = Math.round(c[1]); raw[o + 2] = Math.round(c[2]); raw[o + 3] = Math.round(a * 255);
+      raw[o] = Math.round(c[0]);
+      raw[o + 1] = Math.round(c[1]);
+      raw[o + 2] = Math.round(c[2]);
+      raw[o + 3] = Math.round(a * 255);
     }
   }
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(s, 0); ihdr.writeUInt32BE(s, 4); ihdr[8] = 8; ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 9 })), chunk('IEND', Buffer.alloc(0))]);
+  ihdr.writeUInt32BE(s, 0);
+  ihdr.writeUInt32BE(s, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 9 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** The same drawing as SVG (favicon, any size). */

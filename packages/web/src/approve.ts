@@ -31,9 +31,12 @@ export interface ApprovalCard {
 /** The inbox's own sentence for why Allow is not offered (the person must know what is missing). */
 export function whyText(why: IncompleteWhy, capture: string): string {
   switch (why) {
-    case 'withheld': return `the input is not delivered at capture level ${capture}: the text above is synthesized, not what would run`;
-    case 'no-digest': return 'the agent did not attach the digest of the complete input (approvaldigest), so nothing here proves the text above is all of it';
-    case 'altered': return 'the input was redacted or changed on the way (it does not match the agent\'s digest): the text above is not exactly what would run';
+    case 'withheld':
+      return `the input is not delivered at capture level ${capture}: the text above is synthesized, not what would run`;
+    case 'no-digest':
+      return 'the agent did not attach the digest of the complete input (approvaldigest), so nothing here proves the text above is all of it';
+    case 'altered':
+      return "the input was redacted or changed on the way (it does not match the agent's digest): the text above is not exactly what would run";
   }
 }
 
@@ -43,15 +46,30 @@ export function approvalCard(e: WireEvent): ApprovalCard {
   const bare = data['kind'] === 'permission' && !(Array.isArray(data['options']) && data['options'].length > 0);
   // A permission request without options is answered allow/deny (decisions.md "Web inbox"):
   // run the same rules on those two, so Allow is gated exactly like an agent-supplied one.
-  const subject = bare ? { ...e, data: { ...data, options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] } } : e;
+  const subject = bare
+    ? {
+        ...e,
+        data: {
+          ...data,
+          options: [
+            { id: 'allow', label: 'Allow' },
+            { id: 'deny', label: 'Deny' },
+          ],
+        },
+      }
+    : e;
   const view = approvalView(subject);
   const prompt = typeof data['prompt'] === 'string' ? data['prompt'] : '';
   const shown = visibleText(prompt);
   const card: ApprovalCard = { view, options: view.options, shown, lines: shown.split('\n').length, rewritten: shown !== prompt };
   if (view.required && !view.complete) {
     const cap = captureOf(e);
-    card.why = cap === 'metadata' || cap === 'none' || typeof data['prompt'] !== 'string' ? 'withheld'
-      : typeof e[APPROVAL_DIGEST_ATTR] !== 'string' ? 'no-digest' : 'altered';
+    card.why =
+      cap === 'metadata' || cap === 'none' || typeof data['prompt'] !== 'string'
+        ? 'withheld'
+        : typeof e[APPROVAL_DIGEST_ATTR] !== 'string'
+          ? 'no-digest'
+          : 'altered';
   }
   return card;
 }

@@ -60,7 +60,8 @@ export function routeState(entries: readonly RosterEntry[], session: string): 'l
 /** The sender's result as the inbox shows it (`no-ack` after the bounded retries is a local timeout). */
 export function outcomeOf(r: CommandResult): SendOutcome {
   switch (r.status) {
-    case 'accepted': return { status: 'accepted', ack: (r.ack ?? {}) as Record<string, unknown> };
+    case 'accepted':
+      return { status: 'accepted', ack: (r.ack ?? {}) as Record<string, unknown> };
     case 'rejected': {
       const out: SendOutcome = { status: 'rejected', ack: (r.ack ?? {}) as Record<string, unknown>, reason: r.reason ?? 'unknown' };
       if (r.detail !== undefined) out.detail = r.detail;
@@ -71,7 +72,8 @@ export function outcomeOf(r: CommandResult): SendOutcome {
       if (r.detail !== undefined) out.detail = r.detail;
       return out;
     }
-    default: return { status: 'timeout' };
+    default:
+      return { status: 'timeout' };
   }
 }
 
@@ -96,7 +98,10 @@ export class ControlChannel {
     // A per-tab instance id in hello (AEP-0003 §3.5.1 identity), so a relay log tells tabs apart.
     const instance = `browser/${ulid().slice(-8).toLowerCase()}`;
     this.sender = new CommandSender({
-      url: opts.base, agent: 'aep-inbox', instance, watch: 'session',
+      url: opts.base,
+      agent: 'aep-inbox',
+      instance,
+      watch: 'session',
       ...(opts.token ? { token: opts.token } : {}),
       ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
       ...(opts.WebSocket ? { WebSocket: opts.WebSocket } : {}),

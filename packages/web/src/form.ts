@@ -124,23 +124,40 @@ export function carriesFreeText(fields: readonly FieldSpec[], values: Record<str
  */
 export function humanMessage(rule: string | undefined, field: FieldSpec | undefined, fallback: string | undefined): string {
   switch (rule) {
-    case 'form.required-missing': return 'This question is required: answer it before sending.';
-    case 'form.choice-forged': return 'Pick one of the listed choices.';
+    case 'form.required-missing':
+      return 'This question is required: answer it before sending.';
+    case 'form.choice-forged':
+      return 'Pick one of the listed choices.';
     case 'form.out-of-range': {
-      const lo = field?.min; const hi = field?.max;
-      return lo !== undefined && hi !== undefined ? `Enter a number from ${lo} to ${hi}.` : lo !== undefined ? `Enter a number of at least ${lo}.` : hi !== undefined ? `Enter a number of at most ${hi}.` : 'The number is out of range.';
+      const lo = field?.min;
+      const hi = field?.max;
+      return lo !== undefined && hi !== undefined
+        ? `Enter a number from ${lo} to ${hi}.`
+        : lo !== undefined
+          ? `Enter a number of at least ${lo}.`
+          : hi !== undefined
+            ? `Enter a number of at most ${hi}.`
+            : 'The number is out of range.';
     }
-    case 'form.type-mismatch': return field?.type === 'number' ? 'Enter a number.' : field?.type === 'boolean' ? 'Answer yes or no.' : 'This answer has the wrong type.';
-    case 'form.array-for-single': return 'Pick only one choice.';
-    case 'form.duplicate-choice': return 'A choice is picked twice.';
-    case 'form.unknown-key': return 'An answer names a question this form does not have.';
-    default: return fallback ?? rule ?? 'invalid';
+    case 'form.type-mismatch':
+      return field?.type === 'number' ? 'Enter a number.' : field?.type === 'boolean' ? 'Answer yes or no.' : 'This answer has the wrong type.';
+    case 'form.array-for-single':
+      return 'Pick only one choice.';
+    case 'form.duplicate-choice':
+      return 'A choice is picked twice.';
+    case 'form.unknown-key':
+      return 'An answer names a question this form does not have.';
+    default:
+      return fallback ?? rule ?? 'invalid';
   }
 }
 
 /** The field a JSON pointer names: the segment after `values`, else the first segment (`/{fieldId}/…`). */
 function fieldFromPath(path: string, fields: readonly FieldSpec[]): string | undefined {
-  const segs = path.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segs = path
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const ids = new Set(fields.map((f) => f.id));
   const i = segs.lastIndexOf('values');
   const cand = i >= 0 ? segs[i + 1] : segs[0];
@@ -157,7 +174,14 @@ export function checkValues(fields: readonly FieldSpec[], values: Record<string,
   }
   return issues.map((i) => {
     const f = fieldFromPath(i.path, fields);
-    const out: ShownIssue = { message: humanMessage(i.rule, fields.find((x) => x.id === f), i.message), rule: i.rule };
+    const out: ShownIssue = {
+      message: humanMessage(
+        i.rule,
+        fields.find((x) => x.id === f),
+        i.message,
+      ),
+      rule: i.rule,
+    };
     if (f !== undefined) out.field = f;
     return out;
   });
@@ -178,7 +202,13 @@ export function rejectionIssues(ack: Record<string, unknown>, fields: readonly F
       const rule = typeof o['rule'] === 'string' ? o['rule'] : undefined;
       // The emitter's message is agent-authored text (and absent at `metadata`): the rule id is
       // what the inbox explains in its own words.
-      const s: ShownIssue = { message: humanMessage(rule, fields.find((x) => x.id === f), typeof o['message'] === 'string' ? o['message'] : undefined) };
+      const s: ShownIssue = {
+        message: humanMessage(
+          rule,
+          fields.find((x) => x.id === f),
+          typeof o['message'] === 'string' ? o['message'] : undefined,
+        ),
+      };
       if (rule !== undefined) s.rule = rule;
       if (f !== undefined) s.field = f;
       out.push(s);
@@ -205,7 +235,12 @@ export function commandCapture(answer: Record<string, unknown>, freeText: boolea
 }
 
 /** Build a `control.attention.respond` command for a request (AEP-0004 §2, AEP-0002 §7). */
-export function buildRespond(request: WireEvent, answer: Record<string, unknown>, capture: 'metadata' | 'redacted' | 'full', host: string): Record<string, unknown> & { id: string; session: string } {
+export function buildRespond(
+  request: WireEvent,
+  answer: Record<string, unknown>,
+  capture: 'metadata' | 'redacted' | 'full',
+  host: string,
+): Record<string, unknown> & { id: string; session: string } {
   const cmd: Record<string, unknown> & { id: string; session: string } = {
     aep: '0.1',
     id: ulid(),

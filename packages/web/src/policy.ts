@@ -17,7 +17,12 @@ const REVOKED = 'x.aep.policy.revoked';
 const SNAPSHOT = 'x.aep.policy.snapshot';
 
 /** How long a grant made here holds (the delegate's policy caps it: grants.max_ttl). */
-export const GRANT_TTLS = [['1h', '1 hour'], ['8h', '8 hours'], ['24h', '24 hours'], ['7d', '7 days']] as const;
+export const GRANT_TTLS = [
+  ['1h', '1 hour'],
+  ['8h', '8 hours'],
+  ['24h', '24 hours'],
+  ['7d', '7 days'],
+] as const;
 
 /** Sessions of live delegates: claims whose `control.accepts` holds the grant command. */
 export function delegateSessions(entries: readonly RosterEntry[]): string[] {
@@ -67,10 +72,16 @@ export interface GrantView {
 
 function grantOf(d: Record<string, unknown>): GrantView | null {
   const s = (k: string) => (typeof d[k] === 'string' ? d[k] : undefined);
-  const grant = s('grant'); const agent = s('agent'); const tool = s('tool'); const digest = s('digest'); const expires = s('expires');
+  const grant = s('grant');
+  const agent = s('agent');
+  const tool = s('tool');
+  const digest = s('digest');
+  const expires = s('expires');
   if (!grant || !agent || !tool || !digest || !expires) return null;
   const g: GrantView = { grant, agent, tool, digest, expires };
-  const session = s('session'); const by = s('by'); const request = s('request');
+  const session = s('session');
+  const by = s('by');
+  const request = s('request');
   if (session) g.session = session;
   if (by) g.by = by;
   if (request) g.request = request;
@@ -85,10 +96,11 @@ export function foldPolicy(events: readonly WireEvent[], now: number): { grants:
     const d = (e.data ?? {}) as Record<string, unknown>;
     if (e.type === SNAPSHOT) {
       grants.clear();
-      if (Array.isArray(d['grants'])) for (const x of d['grants'] as unknown[]) {
-        const g = typeof x === 'object' && x !== null ? grantOf(x as Record<string, unknown>) : null;
-        if (g) grants.set(g.grant, g);
-      }
+      if (Array.isArray(d['grants']))
+        for (const x of d['grants'] as unknown[]) {
+          const g = typeof x === 'object' && x !== null ? grantOf(x as Record<string, unknown>) : null;
+          if (g) grants.set(g.grant, g);
+        }
       paused = d['paused'] === true;
     } else if (e.type === GRANTED) {
       const g = grantOf(d);

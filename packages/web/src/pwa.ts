@@ -11,5 +11,7 @@ export function registerServiceWorker(): void {
     const d = ev.data as { type?: unknown; route?: unknown } | null;
     if (d && d.type === 'aep-open' && typeof d.route === 'string' && ROUTE_RE.test(d.route)) location.hash = d.route;
   });
-  navigator.serviceWorker.register('./sw.js', { scope: './' }).catch(() => { /* the inbox works without it (no offline shell, no push) */ });
+  navigator.serviceWorker.register('./sw.js', { scope: './' }).catch(() => {
+    /* the inbox works without it (no offline shell, no push) */
+  });
 }

@@ -9,7 +9,11 @@ import type { WireEvent } from '@aep/client';
 
 /** A User Timing mark (read by bench/inbox.bench.ts); the first of each name only. */
 function mark(name: string): void {
-  try { if (performance.getEntriesByName(name).length === 0) performance.mark(name); } catch { /* no User Timing */ }
+  try {
+    if (performance.getEntriesByName(name).length === 0) performance.mark(name);
+  } catch {
+    /* no User Timing */
+  }
 }
 
 /** Connection state reported to the UI. */
@@ -37,24 +41,44 @@ export function openStream(opts: StreamOptions): () => void {
   let lastError: string | undefined;
   // The client delivers a chunk's events synchronously, one after the other: a microtask queued
   // by the first runs after the last, so one batch = one chunk.
-  const flush = () => { batchQueued = false; opts.onBatch(); };
-  const sub = subscribe({
-    url: opts.base, ...(opts.token ? { token: opts.token } : {}), from: 'all', transport: 'sse',
-    reconnect: { initialMs: 250, maxMs: 10_000 },
-    onState: (s) => {
-      if (s === 'open') { lastError = undefined; mark('aep:stream-open'); opts.onState('live'); }
-      else if (s === 'connecting') opts.onState('connecting');
-      else if (s === 'reconnecting') opts.onState('reconnecting', lastError);
+  const flush = () => {
+    batchQueued = false;
+    opts.onBatch();
+  };
+  const sub = subscribe(
+    {
+      url: opts.base,
+      ...(opts.token ? { token: opts.token } : {}),
+      from: 'all',
+      transport: 'sse',
+      reconnect: { initialMs: 250, maxMs: 10_000 },
+      onState: (s) => {
+        if (s === 'open') {
+          lastError = undefined;
+          mark('aep:stream-open');
+          opts.onState('live');
+        } else if (s === 'connecting') opts.onState('connecting');
+        else if (s === 'reconnecting') opts.onState('reconnecting', lastError);
+      },
+      onError: (err) => {
+        lastError = err.message;
+      },
     },
-    onError: (err) => { lastError = err.message; },
-  }, (e) => {
-    mark('aep:stream-chunk');
-    opts.onEvent(e);
-    if (!batchQueued) { batchQueued = true; queueMicrotask(flush); }
-  });
-  sub.done.then(() => undefined, (err: unknown) => {
-    if (err instanceof ClientError && err.code === 'AEP_CLIENT_REFUSED') opts.onState('unauthorized', err.message);
-    else if (!(err instanceof ClientError && err.code === 'AEP_CLIENT_CLOSED')) opts.onState('error', err instanceof Error ? err.message : String(err));
-  });
+    (e) => {
+      mark('aep:stream-chunk');
+      opts.onEvent(e);
+      if (!batchQueued) {
+        batchQueued = true;
+        queueMicrotask(flush);
+      }
+    },
+  );
+  sub.done.then(
+    () => undefined,
+    (err: unknown) => {
+      if (err instanceof ClientError && err.code === 'AEP_CLIENT_REFUSED') opts.onState('unauthorized', err.message);
+      else if (!(err instanceof ClientError && err.code === 'AEP_CLIENT_CLOSED')) opts.onState('error', err instanceof Error ? err.message : String(err));
+    },
+  );
   return () => sub.close();
 }

@@ -28,8 +28,13 @@ export interface SteerInput {
  */
 export function buildSteer(type: SteerType, session: string, host: string, input: SteerInput = {}): Record<string, unknown> & { id: string; session: string } {
   const cmd: Record<string, unknown> & { id: string; session: string } = {
-    aep: '0.1', id: ulid(), type, time: new Date().toISOString(),
-    source: senderSource(host), agent: 'aep-inbox', session,
+    aep: '0.1',
+    id: ulid(),
+    type,
+    time: new Date().toISOString(),
+    source: senderSource(host),
+    agent: 'aep-inbox',
+    session,
   };
   let data: Record<string, unknown> = {};
   if (type === 'control.cancel') {
@@ -52,8 +57,12 @@ export function activeRuns(events: readonly WireEvent[]): string[] {
   const open: string[] = [];
   for (const e of events) {
     if (typeof e.run !== 'string') continue;
-    if (e.type === 'run.started') { if (!open.includes(e.run)) open.push(e.run); }
-    else if (RUN_END.has(e.type)) { const i = open.indexOf(e.run); if (i >= 0) open.splice(i, 1); }
+    if (e.type === 'run.started') {
+      if (!open.includes(e.run)) open.push(e.run);
+    } else if (RUN_END.has(e.type)) {
+      const i = open.indexOf(e.run);
+      if (i >= 0) open.splice(i, 1);
+    }
   }
   return open.reverse();
 }

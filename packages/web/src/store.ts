@@ -153,7 +153,9 @@ export class InboxStore {
   private readonly pendingFold = new AttentionFold();
 
   /** Monotonic counter bumped on every change; views compare it to decide whether to re-render. */
-  get rev(): number { return this.version; }
+  get rev(): number {
+    return this.version;
+  }
 
   /** Register a change listener; returns the unsubscribe function. */
   onChange(fn: () => void): () => void {
@@ -207,8 +209,10 @@ export class InboxStore {
     if (typeof e.agent === 'string') s.agents.add(e.agent);
     const run = typeof e.run === 'string' ? e.run : '';
     if (e.type === 'run.started') s.openRuns.add(run);
-    else if (e.type === 'run.finished' || e.type === 'run.failed' || e.type === 'run.cancelled') { s.openRuns.delete(run); s.lastRunEnd = e.type; }
-    else if (e.type === 'session.ended') s.ended = true;
+    else if (e.type === 'run.finished' || e.type === 'run.failed' || e.type === 'run.cancelled') {
+      s.openRuns.delete(run);
+      s.lastRunEnd = e.type;
+    } else if (e.type === 'session.ended') s.ended = true;
     s.events.push(e);
     if (s.events.length > TIMELINE_CAP) s.events.splice(0, s.events.length - TIMELINE_CAP);
     const at = typeof e.time === 'string' ? Date.parse(e.time) : NaN;
@@ -222,7 +226,10 @@ export class InboxStore {
     const key = requestKey(e.session, e.id);
     if (this.requests.has(key)) return;
     const entry: RequestEntry = {
-      key, event: e, status: 'pending', routed: [],
+      key,
+      event: e,
+      status: 'pending',
+      routed: [],
       at: typeof e.time === 'string' ? Date.parse(e.time) : NaN,
       order: this.order++,
     };
@@ -240,7 +247,10 @@ export class InboxStore {
     if (typeof e.subject !== 'string') return;
     const key = requestKey(e.session, e.subject);
     const entry = this.requests.get(key);
-    if (entry) { this.fold(entry, e); return; }
+    if (entry) {
+      this.fold(entry, e);
+      return;
+    }
     let early = this.early.get(key);
     if (!early) {
       early = { routed: [] };
@@ -250,13 +260,17 @@ export class InboxStore {
         if (!oldest.done) this.early.delete(oldest.value);
       }
     }
-    if (e.type === 'attention.routed') { if (early.routed.length < 16) early.routed.push(e); }
-    else if (e.type === 'attention.answered') early.answered ??= e;
+    if (e.type === 'attention.routed') {
+      if (early.routed.length < 16) early.routed.push(e);
+    } else if (e.type === 'attention.answered') early.answered ??= e;
     else early.terminal ??= e; // the first terminal wins (AEP-0002 §7.2)
   }
 
   private fold(entry: RequestEntry, e: WireEvent): void {
-    if (e.type === 'attention.routed') { entry.routed.push(e); return; }
+    if (e.type === 'attention.routed') {
+      entry.routed.push(e);
+      return;
+    }
     if (entry.status === 'resolved' || entry.status === 'timeout') return; // exactly one terminal (§7.2)
     if (e.type === 'attention.answered') {
       if (entry.answered) return; // one answer per request; a second is ignored

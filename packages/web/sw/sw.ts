@@ -17,14 +17,21 @@ function scoped(path: string): string {
 }
 
 sw.addEventListener('install', (event: ExtendableEvent) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL.map(scoped))).then(() => sw.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(SHELL.map(scoped)))
+      .then(() => sw.skipWaiting()),
+  );
 });
 
 sw.addEventListener('activate', (event: ExtendableEvent) => {
-  event.waitUntil((async () => {
-    for (const k of await caches.keys()) if (k.startsWith('aep-shell-') && k !== CACHE) await caches.delete(k);
-    await sw.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      for (const k of await caches.keys()) if (k.startsWith('aep-shell-') && k !== CACHE) await caches.delete(k);
+      await sw.clients.claim();
+    })(),
+  );
 });
 
 sw.addEventListener('fetch', (event: FetchEvent) => {
@@ -45,17 +52,30 @@ sw.addEventListener('fetch', (event: FetchEvent) => {
   event.respondWith(caches.match(url.href).then((hit) => hit ?? fetch(req)));
 });
 
-interface PushPayload { title?: unknown; body?: unknown; url?: unknown; tag?: unknown; renotify?: unknown }
+interface PushPayload {
+  title?: unknown;
+  body?: unknown;
+  url?: unknown;
+  tag?: unknown;
+  renotify?: unknown;
+}
 
 sw.addEventListener('push', (event: PushEvent) => {
   let p: PushPayload = {};
-  try { p = (event.data?.json() ?? {}) as PushPayload; } catch { p = {}; }
+  try {
+    p = (event.data?.json() ?? {}) as PushPayload;
+  } catch {
+    p = {};
+  }
   const title = typeof p.title === 'string' && p.title ? p.title.slice(0, 200) : 'An agent needs you';
   const body = typeof p.body === 'string' ? p.body.slice(0, 2000) : 'Open the inbox to see what is waiting.';
   const route = typeof p.url === 'string' && ROUTE.test(p.url) ? p.url : '#/';
   const tag = typeof p.tag === 'string' && p.tag ? p.tag.slice(0, 100) : undefined;
   const options: NotificationOptions & { renotify?: boolean } = {
-    body, data: { url: route }, icon: scoped('icons/icon-192.png'), badge: scoped('icons/icon-192.png'),
+    body,
+    data: { url: route },
+    icon: scoped('icons/icon-192.png'),
+    badge: scoped('icons/icon-192.png'),
     ...(tag ? { tag, renotify: p.renotify === true } : {}),
   };
   event.waitUntil(sw.registration.showNotification(title, options));
@@ -69,7 +89,11 @@ async function openRoute(route: string): Promise<void> {
   const w = inScope.find((c) => c.focused) ?? inScope[0];
   if (w) {
     w.postMessage({ type: 'aep-open', route });
-    try { await w.focus(); } catch { /* focus needs a user gesture; the page navigated anyway */ }
+    try {
+      await w.focus();
+    } catch {
+      /* focus needs a user gesture; the page navigated anyway */
+    }
     return;
   }
   await sw.clients.openWindow(target);
@@ -81,5 +105,9 @@ sw.addEventListener('notificationclick', (event: NotificationEvent) => {
   const route = typeof data?.url === 'string' && ROUTE.test(data.url) ? data.url : '#/';
   const done = openRoute(route);
   // waitUntil keeps the worker alive; it throws on an event a script constructed (tests).
-  try { event.waitUntil(done); } catch { void done; }
+  try {
+    event.waitUntil(done);
+  } catch {
+    void done;
+  }
 });

@@ -51,14 +51,18 @@ test('the inbox and its service worker import only relative modules, preact, @ae
 });
 
 test('the checker itself refuses the Node entry, built-ins and other packages', () => {
-  const code = "import { EmitterConnection } from '@aep/client/node';\nimport fs from 'node:fs';\nimport os from 'os';\nimport WebSocket from 'ws';\nimport { h } from 'preact';\n// import x from 'left-pad';\nconst m = import('left-pad');";
+  const code =
+    "import { EmitterConnection } from '@aep/client/node';\nimport fs from 'node:fs';\nimport os from 'os';\nimport WebSocket from 'ws';\nimport { h } from 'preact';\n// import x from 'left-pad';\nconst m = import('left-pad');";
   assert.deepEqual(forbiddenImports(code), ['@aep/client/node', 'node:fs', 'os', 'ws', 'left-pad']);
 });
 
 test('the built bundle carries none of the Node-only code (no node: specifier, no ws, no emitter)', () => {
   const assets = join(webRoot, 'assets');
   assert.ok(existsSync(assets), 'run npm run build first');
-  const js = readdirSync(assets).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(assets, f), 'utf8')).join('\n');
+  const js = readdirSync(assets)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => readFileSync(join(assets, f), 'utf8'))
+    .join('\n');
   assert.ok(js.length > 0);
   assert.doesNotMatch(js, /["']node:[a-z_]+["']/, 'no node: import survives in the bundle');
   assert.doesNotMatch(js, /ws does not work in the browser/, 'ws is not bundled');

@@ -26,7 +26,10 @@ class ScriptedSocket {
   constructor(url: string) {
     this.url = new URL(url);
     ScriptedSocket.last = this;
-    setTimeout(() => { this.readyState = 1; this.onopen?.({}); }, 0);
+    setTimeout(() => {
+      this.readyState = 1;
+      this.onopen?.({});
+    }, 0);
   }
   send(raw: string): void {
     this.sent.push(raw);
@@ -45,12 +48,29 @@ class ScriptedSocket {
 const WebSocket = ScriptedSocket as unknown as ControlOptions['WebSocket'];
 
 function handshake(frame: Record<string, unknown>, sock: ScriptedSocket): boolean {
-  if (frame['type'] === 'hello') { sock.reply({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: { roster: {} } }); return true; }
-  if (frame['type'] === 'subscribe') { sock.reply({ type: 'subscribed', id: frame['id'] }); return true; }
+  if (frame['type'] === 'hello') {
+    sock.reply({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: { roster: {} } });
+    return true;
+  }
+  if (frame['type'] === 'subscribe') {
+    sock.reply({ type: 'subscribed', id: frame['id'] });
+    return true;
+  }
   return false;
 }
 
-const cmd = (id: string) => ({ aep: '0.1', id, type: 'control.attention.respond', subject: 'R1', cause: 'R1', time: '2026-08-01T09:00:00Z', source: 'aep://h/agent/aep-inbox', agent: 'aep-inbox', session: 's1', data: { answer: { option: 'allow' } } });
+const cmd = (id: string) => ({
+  aep: '0.1',
+  id,
+  type: 'control.attention.respond',
+  subject: 'R1',
+  cause: 'R1',
+  time: '2026-08-01T09:00:00Z',
+  source: 'aep://h/agent/aep-inbox',
+  agent: 'aep-inbox',
+  session: 's1',
+  data: { answer: { option: 'allow' } },
+});
 
 test('hello, then subscribe to the session, then the command; the token rides the socket URL only', async () => {
   let commands = 0;
@@ -65,7 +85,10 @@ test('hello, then subscribe to the session, then the command; the token rides th
   const sock = ScriptedSocket.last!;
   assert.equal(sock.url.searchParams.get('access_token'), 'tok-123');
   assert.equal(sock.url.protocol, 'ws:');
-  assert.deepEqual(sock.sent.map((r) => (JSON.parse(r) as { type: string }).type), ['hello', 'subscribe', 'control.attention.respond']);
+  assert.deepEqual(
+    sock.sent.map((r) => (JSON.parse(r) as { type: string }).type),
+    ['hello', 'subscribe', 'control.attention.respond'],
+  );
   assert.deepEqual(JSON.parse(sock.sent[1] ?? '{}').filter, { session: 's1' });
   assert.equal(commands, 1);
   ch.close();
@@ -75,7 +98,17 @@ test('silence: the same bytes are resent, and the late ack settles it', async ()
   let seen = 0;
   ScriptedSocket.script = (f, s) => {
     if (handshake(f, s)) return;
-    if (++seen === 2) s.reply({ type: 'control.rejected', id: 'N1', source: 'x', agent: 'a', session: 's1', seq: 4, cause: f['id'], data: { reason: 'invalid', detail: 'nope' } });
+    if (++seen === 2)
+      s.reply({
+        type: 'control.rejected',
+        id: 'N1',
+        source: 'x',
+        agent: 'a',
+        session: 's1',
+        seq: 4,
+        cause: f['id'],
+        data: { reason: 'invalid', detail: 'nope' },
+      });
   };
   const ch = new ControlChannel({ WebSocket, base: 'http://127.0.0.1:1/', token: 't', ackWindowMs: 30 });
   const out = await ch.send(cmd('C2'));
@@ -119,7 +152,8 @@ test('a roster reply: live claims and (contract C4) the offline requests', async
     if (handshake(f, s)) return;
     if (f['type'] === 'roster') {
       s.reply({
-        type: 'roster', id: f['id'],
+        type: 'roster',
+        id: f['id'],
         entries: [{ session: 's1', agent: 'a', control: { accepts: ['control.attention.respond', 'control.cancel'] } }],
         offline: [{ request: 'R1', session: 's2', agent: 'b', source: 'aep://h/agent/b', since: '2026-08-01T09:00:00Z' }],
       });
@@ -139,6 +173,17 @@ test('a roster reply: live claims and (contract C4) the offline requests', async
   assert.deepEqual(await old.roster(), { entries: [], offline: [] });
   old.close();
   // Two claimants: only what both declare (the relay refuses `ambiguous` anyway).
-  assert.deepEqual([...acceptsOf([{ session: 's', control: { accepts: ['control.pause', 'control.cancel'] } }, { session: 's', control: { accepts: ['control.cancel'] } }], 's')], ['control.cancel']);
+  assert.deepEqual(
+    [
+      ...acceptsOf(
+        [
+          { session: 's', control: { accepts: ['control.pause', 'control.cancel'] } },
+          { session: 's', control: { accepts: ['control.cancel'] } },
+        ],
+        's',
+      ),
+    ],
+    ['control.cancel'],
+  );
   assert.deepEqual([...acceptsOf([{ session: 'other', control: { accepts: ['control.cancel'] } }], 's')], []);
 });

@@ -15,7 +15,11 @@ test('a page on another local origin cannot frame the inbox', async () => {
   assert.ok(existsSync(join(webRoot, 'index.html')), 'the inbox is built (npm run build)');
   const relay = await startRelay({ port: 0, storePath: null, token: 'frame-token-0123456789', staticDir: webRoot });
   const attacker: Server = createServer((req, res) => {
-    if (req.url === '/own') { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<!doctype html><title>own</title><p id="own">framable</p>'); return; }
+    if (req.url === '/own') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>own</title><p id="own">framable</p>');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<!doctype html><title>attacker</title>
       <iframe id="inbox" src="${relay.url}/" width="800" height="600"></iframe>
@@ -28,7 +32,9 @@ test('a page on another local origin cannot frame the inbox', async () => {
   try {
     const page = await browser.newPage();
     const refusals: string[] = [];
-    page.on('console', (m) => { if (/frame|frame-ancestors|X-Frame-Options/i.test(m.text())) refusals.push(m.text()); });
+    page.on('console', (m) => {
+      if (/frame|frame-ancestors|X-Frame-Options/i.test(m.text())) refusals.push(m.text());
+    });
     const inboxResponse = page.waitForResponse((r) => r.url() === `${relay.url}/`);
     await page.goto(attackerUrl, { waitUntil: 'load' });
     const resp = await inboxResponse;
@@ -45,7 +51,10 @@ test('a page on another local origin cannot frame the inbox', async () => {
     assert.notEqual(inbox.url(), `${relay.url}/`, `the inbox rendered inside another origin's frame (${inbox.url()})`);
     const title = await inbox.title().catch(() => '');
     assert.ok(!/inbox/i.test(title), `inbox document in the frame: ${title}`);
-    assert.ok(refusals.some((t) => /frame-ancestors|X-Frame-Options/i.test(t)), `Chromium reported the refusal: ${refusals.join(' | ')}`);
+    assert.ok(
+      refusals.some((t) => /frame-ancestors|X-Frame-Options/i.test(t)),
+      `Chromium reported the refusal: ${refusals.join(' | ')}`,
+    );
   } finally {
     await browser.close();
     await new Promise<void>((r) => attacker.close(() => r()));

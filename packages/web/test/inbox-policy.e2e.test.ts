@@ -28,18 +28,25 @@ let engine: AttentionEngine;
 let delegate: DelegateHandle;
 let sub: Subscription;
 const events: WireEvent[] = [];
-const OPTIONS = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+const OPTIONS = [
+  { id: 'allow', label: 'Allow' },
+  { id: 'deny', label: 'Deny' },
+];
 
 before(async () => {
   ensureWebBuilt();
   relay = await startRelay({ port: 0, storePath: null, token, staticDir: webRoot });
-  sub = subscribe({ url: relay.url, token, from: 'all', transport: 'ws' }, (e) => { events.push(e); });
+  sub = subscribe({ url: relay.url, token, from: 'all', transport: 'ws' }, (e) => {
+    events.push(e);
+  });
   await sub.ready;
   conn = await EmitterConnection.connect({ url: relay.url, token, agent: 'claude-code', capture: 'full', control: { accepts: ['control.attention.respond'] } });
   engine = new AttentionEngine(conn, { capture: 'full' });
   conn.emit('cc-web', 'session.started', {});
   delegate = await startDelegate({
-    url: relay.url, token, stateDir: mkdtempSync(join(tmpdir(), 'aep-web-delegate-')),
+    url: relay.url,
+    token,
+    stateDir: mkdtempSync(join(tmpdir(), 'aep-web-delegate-')),
     policy: parsePolicy('version: 1\ngrants: {max_ttl: 1d}\nrules: []\n'),
   });
   browser = await launchBrowser();
@@ -80,7 +87,9 @@ async function until<T>(find: () => T | undefined, what: string): Promise<T> {
 
 function outcomeOf(p: AttentionPromise): () => AttentionOutcome | undefined {
   let o: AttentionOutcome | undefined;
-  void p.then((x) => { o = x; });
+  void p.then((x) => {
+    o = x;
+  });
   return () => o;
 }
 
@@ -142,7 +151,9 @@ test('"Always allow this" is not offered where Allow is not (an incomplete copy)
   await button.waitFor({ timeout: 30_000 });
   assert.equal(await button.isDisabled(), true, 'hidden lines are not seen: no grant before they are shown');
   await page.getByTestId('show-all').click();
-  await page.waitForFunction(() => !(document.querySelector('[data-testid="always-allow-button"]') as HTMLButtonElement | null)?.disabled, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => !(document.querySelector('[data-testid="always-allow-button"]') as HTMLButtonElement | null)?.disabled, undefined, {
+    timeout: 30_000,
+  });
   engine.dismiss(blind.id);
   engine.dismiss(long.id);
   await page.close();

@@ -34,7 +34,9 @@ import { ensureWebBuilt } from './support/processes.js';
 const TOKEN = 'pwa-test-token-0123456789abcdef';
 const PLANT = 'PLANTED-free-text';
 const cleanup: Array<() => Promise<unknown> | unknown> = [];
-after(async () => { for (const c of cleanup.reverse()) await c(); });
+after(async () => {
+  for (const c of cleanup.reverse()) await c();
+});
 
 function tmp(prefix: string): string {
   const d = mkdtempSync(join(tmpdir(), prefix));
@@ -43,7 +45,13 @@ function tmp(prefix: string): string {
 }
 
 async function relayWith(opts: { port?: number; push?: string } = {}): Promise<RelayHandle> {
-  const r = await startRelay({ port: opts.port ?? 0, storePath: null, token: TOKEN, staticDir: webRoot, ...(opts.push ? { push: { vapidPublicKey: opts.push, allowHttpLoopback: true } } : {}) });
+  const r = await startRelay({
+    port: opts.port ?? 0,
+    storePath: null,
+    token: TOKEN,
+    staticDir: webRoot,
+    ...(opts.push ? { push: { vapidPublicKey: opts.push, allowHttpLoopback: true } } : {}),
+  });
   cleanup.push(() => r.close());
   return r;
 }
@@ -57,7 +65,7 @@ async function browser(): Promise<BrowserContext> {
 
 /** Open the inbox, enter the token, and wait until the service worker controls the page. */
 async function openControlled(ctx: BrowserContext, url: string, fresh = false): Promise<Page> {
-  const page = (fresh ? undefined : ctx.pages()[0]) ?? await ctx.newPage();
+  const page = (fresh ? undefined : ctx.pages()[0]) ?? (await ctx.newPage());
   await page.goto(`${url}/`);
   await page.getByLabel('Relay token').fill(TOKEN);
   await page.getByRole('button', { name: 'Open the inbox' }).click();
@@ -92,10 +100,16 @@ test('install criteria: manifest linked and valid, icons real, no installability
   const ctx = await browser();
   const page = await openControlled(ctx, relay.url);
   const cdp = await ctx.newCDPSession(page);
-  const manifest = await cdp.send('Page.getAppManifest') as { url: string; errors: unknown[]; data?: string };
+  const manifest = (await cdp.send('Page.getAppManifest')) as { url: string; errors: unknown[]; data?: string };
   assert.equal(manifest.url, `${relay.url}/manifest.webmanifest`);
   assert.deepEqual(manifest.errors, []);
-  const m = JSON.parse(manifest.data ?? '{}') as { name: string; display: string; start_url: string; scope: string; icons: Array<{ src: string; sizes: string; type: string; purpose: string }> };
+  const m = JSON.parse(manifest.data ?? '{}') as {
+    name: string;
+    display: string;
+    start_url: string;
+    scope: string;
+    icons: Array<{ src: string; sizes: string; type: string; purpose: string }>;
+  };
   assert.equal(m.name, 'AEP inbox');
   assert.equal(m.display, 'standalone');
   for (const icon of m.icons.filter((i) => i.type === 'image/png')) {
@@ -106,7 +120,7 @@ test('install criteria: manifest linked and valid, icons real, no installability
     assert.equal(`${w}x${h}`, icon.sizes);
   }
   assert.ok(m.icons.some((i) => i.sizes === '512x512' && i.purpose === 'maskable'));
-  const inst = await cdp.send('Page.getInstallabilityErrors') as { installabilityErrors: unknown[] };
+  const inst = (await cdp.send('Page.getInstallabilityErrors')) as { installabilityErrors: unknown[] };
   assert.deepEqual(inst.installabilityErrors, [], 'Chromium finds the inbox installable');
   const sw = await fetch(`${relay.url}/sw.js`);
   assert.equal(sw.status, 200);
@@ -168,7 +182,10 @@ function checkVapid(headers: IncomingHttpHeaders, publicKey: string, audience: s
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString()) as { aud: string; exp: number; sub: string };
   assert.equal(claims.aud, audience);
   const pub = Buffer.from(publicKey, 'base64url');
-  const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: pub.subarray(1, 33).toString('base64url'), y: pub.subarray(33).toString('base64url') }, format: 'jwk' });
+  const key = createPublicKey({
+    key: { kty: 'EC', crv: 'P-256', x: pub.subarray(1, 33).toString('base64url'), y: pub.subarray(33).toString('base64url') },
+    format: 'jwk',
+  });
   const ok = createVerify('sha256').update(`${h}.${p}`).verify({ key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'));
   assert.ok(ok, 'the VAPID JWT is signed by the key the relay handed out');
 }
@@ -222,33 +239,66 @@ test('Web Push: subscribe from the inbox, encrypted by web-push, decrypted by th
   await page.getByRole('button', { name: 'Turn on notifications' }).click();
 
   await page.getByTestId('push-on').waitFor({ timeout: 30_000 });
-  assert.deepEqual(await page.evaluate(() => (window as unknown as { __aepKey?: number[] }).__aepKey), [...Buffer.from(vapid.publicKey, 'base64url')], 'subscribed with the relay\'s VAPID key');
+  assert.deepEqual(
+    await page.evaluate(() => (window as unknown as { __aepKey?: number[] }).__aepKey),
+    [...Buffer.from(vapid.publicKey, 'base64url')],
+    "subscribed with the relay's VAPID key",
+  );
   await page.screenshot({ path: join(resultsDir, 'pwa-03-notify-on.png') });
-  const listed = await (await fetch(`${relay.url}/push/subscriptions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json() as { subscriptions: Array<{ id: string; endpoint: string; keys: { p256dh: string; auth: string } }> };
-  assert.deepEqual(listed.subscriptions.map((s) => [s.endpoint, s.keys.auth]), [[`${pushOrigin}/push/device-1`, auth.toString('base64url')]]);
+  const listed = (await (await fetch(`${relay.url}/push/subscriptions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as {
+    subscriptions: Array<{ id: string; endpoint: string; keys: { p256dh: string; auth: string } }>;
+  };
+  assert.deepEqual(
+    listed.subscriptions.map((s) => [s.endpoint, s.keys.auth]),
+    [[`${pushOrigin}/push/device-1`, auth.toString('base64url')]],
+  );
   // A second, expired subscription: the push service answers 410 and the notifier prunes it.
   const gone = createECDH('prime256v1');
   gone.generateKeys();
-  const goneRes = await fetch(`${relay.url}/push/subscriptions`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ endpoint: `${pushOrigin}/gone`, keys: { p256dh: gone.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } }) });
+  const goneRes = await fetch(`${relay.url}/push/subscriptions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      endpoint: `${pushOrigin}/gone`,
+      keys: { p256dh: gone.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') },
+    }),
+  });
   const goneId = ((await goneRes.json()) as { id: string }).id;
 
   const sends: SendRecord[] = [];
   const notifier = await startNotifier({
-    url: relay.url, token: TOKEN, vapidFile: vapid.file, log: () => {}, onSend: (s) => sends.push(s),
+    url: relay.url,
+    token: TOKEN,
+    vapidFile: vapid.file,
+    log: () => {},
+    onSend: (s) => sends.push(s),
     config: {
       channels: new Map([['push', { name: 'push', type: 'push', capture: 'metadata', allowHttpLoopback: true }]]),
-      rules: [{ name: 'push', filter: { type: 'attention.requested', session: 's_push' }, channel: 'push', afterMs: 0, maxRepeats: 0, escalate: [], quiet: true }],
-      quiet: [], actions: { ttlMs: 60_000 },
+      rules: [
+        { name: 'push', filter: { type: 'attention.requested', session: 's_push' }, channel: 'push', afterMs: 0, maxRepeats: 0, escalate: [], quiet: true },
+      ],
+      quiet: [],
+      actions: { ttlMs: 60_000 },
     },
   });
   cleanup.push(() => notifier.close());
   await notifier.ready;
   const agent = await startAgent(relay.url, TOKEN, 'claude-code', ['control.attention.respond']);
   cleanup.push(() => agent.close());
-  const req = agent.conn.emit('s_push', 'attention.requested', {
-    kind: 'form', prompt: `${PLANT} configure the backup`, respond_via: ['control'],
-    fields: [{ id: '1', type: 'string', label: `Bucket name ${PLANT}`, required: true }, { id: '2', type: 'boolean', label: `Encrypt? ${PLANT}` }],
-  }, { capture: 'full', severity: 'notice', subject: 'backup' });
+  const req = agent.conn.emit(
+    's_push',
+    'attention.requested',
+    {
+      kind: 'form',
+      prompt: `${PLANT} configure the backup`,
+      respond_via: ['control'],
+      fields: [
+        { id: '1', type: 'string', label: `Bucket name ${PLANT}`, required: true },
+        { id: '2', type: 'boolean', label: `Encrypt? ${PLANT}` },
+      ],
+    },
+    { capture: 'full', severity: 'notice', subject: 'backup' },
+  );
 
   const deadline = Date.now() + 30_000;
   while (!pushes.some((p) => p.path === '/push/device-1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
@@ -263,12 +313,31 @@ test('Web Push: subscribe from the inbox, encrypted by web-push, decrypted by th
   const sent = sends.find((s) => s.request === req.id)!;
   assert.equal(sent.delivered, true, sent.detail);
   const payload = JSON.parse(plain) as Record<string, unknown>;
-  assert.deepEqual(payload, { v: 1, title: sent.outgoing.composed.title, body: sent.outgoing.composed.body, url: `#/r/s_push/${req.id}`, tag: req.id, request: req.id, session: 's_push', kind: 'form', reason: 'first', renotify: false }, 'decrypts to exactly what the notifier sent');
+  assert.deepEqual(
+    payload,
+    {
+      v: 1,
+      title: sent.outgoing.composed.title,
+      body: sent.outgoing.composed.body,
+      url: `#/r/s_push/${req.id}`,
+      tag: req.id,
+      request: req.id,
+      session: 's_push',
+      kind: 'form',
+      reason: 'first',
+      renotify: false,
+    },
+    'decrypts to exactly what the notifier sent',
+  );
   assert.equal(payload['title'], 'claude-code asks 2 questions');
   assert.ok(!plain.includes('PLANTED'), 'metadata ceiling: no agent text in the push');
   // Pruned: the 410 subscription is gone from the relay.
   for (let i = 0; i < 400; i++) {
-    const subs = ((await (await fetch(`${relay.url}/push/subscriptions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as { subscriptions: Array<{ id: string }> }).subscriptions;
+    const subs = (
+      (await (await fetch(`${relay.url}/push/subscriptions`, { headers: { Authorization: `Bearer ${TOKEN}` } })).json()) as {
+        subscriptions: Array<{ id: string }>;
+      }
+    ).subscriptions;
     if (!subs.some((s) => s.id === goneId)) break;
     if (i === 399) assert.fail('the expired subscription was not pruned');
     await new Promise((r) => setTimeout(r, 25));
@@ -281,7 +350,9 @@ test('Web Push: subscribe from the inbox, encrypted by web-push, decrypted by th
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: relay.url, registrationId: reg, data: plain });
   let shown: Array<{ title: string; body: string; tag: string; data: unknown }> = [];
   for (let i = 0; i < 600 && shown.length === 0; i++) {
-    shown = await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown })));
+    shown = await page.evaluate(async () =>
+      (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data as unknown })),
+    );
     if (shown.length === 0) await new Promise((r) => setTimeout(r, 50));
   }
   assert.deepEqual(shown, [{ title: 'claude-code asks 2 questions', body: sent.outgoing.composed.body, tag: req.id, data: { url: `#/r/s_push/${req.id}` } }]);
@@ -312,7 +383,19 @@ test('session list: waiting / working / finished per session, waiting first, liv
   const e = agent.conn;
   e.emit('s_wait', 'session.started', {});
   e.emit('s_wait', 'run.started', {}, {});
-  const ask = e.emit('s_wait', 'attention.requested', { kind: 'permission', prompt: 'Run ls?', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] }, { capture: 'redacted', severity: 'notice', subject: 'Bash' });
+  const ask = e.emit(
+    's_wait',
+    'attention.requested',
+    {
+      kind: 'permission',
+      prompt: 'Run ls?',
+      options: [
+        { id: 'allow', label: 'Allow' },
+        { id: 'deny', label: 'Deny' },
+      ],
+    },
+    { capture: 'redacted', severity: 'notice', subject: 'Bash' },
+  );
   e.emit('s_work', 'session.started', {});
   e.emit('s_work', 'run.started', {}, { run: 'r1' });
   e.emit('s_done', 'session.started', {});
@@ -322,7 +405,7 @@ test('session list: waiting / working / finished per session, waiting first, liv
   e.emit('s_end', 'session.ended', {});
   await e.flush();
   const ctx = await browser();
-  const page = ctx.pages()[0] ?? await ctx.newPage();
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${relay.url}/`);
   await page.getByLabel('Relay token').fill(TOKEN);
@@ -331,7 +414,9 @@ test('session list: waiting / working / finished per session, waiting first, liv
   const rows = page.locator('ul.sessions > li');
   await page.locator('li[data-session="s_end"]').waitFor({ timeout: 30_000 });
   await page.getByTestId('session-counts').filter({ hasText: '1 waiting for you · 1 working · 2 finished' }).waitFor({ timeout: 30_000 });
-  const seen = await rows.evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-session'), li.getAttribute('data-status'), (li.querySelector('.status') as HTMLElement).innerText.toLowerCase()]));
+  const seen = await rows.evaluateAll((lis) =>
+    lis.map((li) => [li.getAttribute('data-session'), li.getAttribute('data-status'), (li.querySelector('.status') as HTMLElement).innerText.toLowerCase()]),
+  );
   assert.deepEqual(seen[0], ['s_wait', 'waiting', 'waiting for you'], 'the session that needs a person comes first');
   const by = Object.fromEntries(seen.map(([s, st]) => [s, st]));
   assert.deepEqual(by, { s_wait: 'waiting', s_work: 'working', s_done: 'finished', s_end: 'finished' });
@@ -340,10 +425,13 @@ test('session list: waiting / working / finished per session, waiting first, liv
   assert.match(await page.locator('li[data-session="s_wait"]').innerText(), /1 request waiting/);
   await page.screenshot({ path: join(resultsDir, 'pwa-05-sessions-phone.png'), fullPage: true });
   // Answered elsewhere: the session goes back to working, without a reload.
-  agent.decide('control.attention.respond', () => ({ status: 'accepted', after: () => {
-    e.emit('s_wait', 'attention.answered', { answer: { option: 'deny' }, via: 'control' }, { subject: ask.id });
-    e.emit('s_wait', 'attention.resolved', { resolution: 'answered' }, { subject: ask.id });
-  } }));
+  agent.decide('control.attention.respond', () => ({
+    status: 'accepted',
+    after: () => {
+      e.emit('s_wait', 'attention.answered', { answer: { option: 'deny' }, via: 'control' }, { subject: ask.id });
+      e.emit('s_wait', 'attention.resolved', { resolution: 'answered' }, { subject: ask.id });
+    },
+  }));
   const sender = await CommandSender.connect({ url: relay.url, token: TOKEN, agent: 'aep-cli' });
   cleanup.push(() => sender.close());
   assert.equal((await sender.respond({ session: 's_wait', requestId: ask.id, answer: { option: 'deny' } })).status, 'accepted');

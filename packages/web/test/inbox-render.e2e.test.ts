@@ -22,20 +22,41 @@ before(async () => {
   ensureWebBuilt();
   relay = await startRelay({ port: 0, storePath: null, token, staticDir: webRoot });
   const meta = formRequest('meta-bot', 's_meta', 1, 'metadata');
-  const oob = sessionEvent('hermes', 's_oob', 1, 'attention.requested', { capture: 'redacted', data: { kind: 'review', prompt: 'Approve the deploy?', options: [{ id: 'approve', label: 'Approve' }], respond_via: ['oob'] } });
-  const input = sessionEvent('writer', 's_in', 1, 'attention.requested', { capture: 'redacted', data: { kind: 'input', prompt: 'Name the release <img src=x onerror="window.__xss=1"> <b>bold</b>' } });
+  const oob = sessionEvent('hermes', 's_oob', 1, 'attention.requested', {
+    capture: 'redacted',
+    data: { kind: 'review', prompt: 'Approve the deploy?', options: [{ id: 'approve', label: 'Approve' }], respond_via: ['oob'] },
+  });
+  const input = sessionEvent('writer', 's_in', 1, 'attention.requested', {
+    capture: 'redacted',
+    data: { kind: 'input', prompt: 'Name the release <img src=x onerror="window.__xss=1"> <b>bold</b>' },
+  });
   const perm = permissionRequest('claude-code', 's_perm', 1);
   const closed = sessionEvent('writer', 's_in', 2, 'attention.requested', { capture: 'redacted', data: { kind: 'input', prompt: 'already answered' } });
   const closedEnd = sessionEvent('writer', 's_in', 3, 'attention.timeout', { subject: closed['id'] });
   // An MCP elicitation as the bridge records it: a form that also declares decline / cancel options.
   const elicit = formRequest('mcp-bridge', 's_elicit', 1);
-  (elicit['data'] as Record<string, unknown>)['options'] = [{ id: 'decline', label: 'Decline' }, { id: 'cancel', label: 'Cancel' }];
+  (elicit['data'] as Record<string, unknown>)['options'] = [
+    { id: 'decline', label: 'Decline' },
+    { id: 'cancel', label: 'Cancel' },
+  ];
   await postEvents(relay.url, token, [
-    sessionEvent('meta-bot', 's_meta', 0, 'session.started'), meta, oob, input, perm, closed, closedEnd, elicit,
+    sessionEvent('meta-bot', 's_meta', 0, 'session.started'),
+    meta,
+    oob,
+    input,
+    perm,
+    closed,
+    closedEnd,
+    elicit,
     sessionEvent('writer', 's_in', 4, 'run.started', { run: 'r1' }),
     sessionEvent('writer', 's_in', 5, 'tool.completed', { run: 'r1', data: { tool: { name: 'Read' } } }),
   ]);
-  ids['meta'] = String(meta['id']); ids['oob'] = String(oob['id']); ids['input'] = String(input['id']); ids['perm'] = String(perm['id']); ids['closed'] = String(closed['id']); ids['elicit'] = String(elicit['id']);
+  ids['meta'] = String(meta['id']);
+  ids['oob'] = String(oob['id']);
+  ids['input'] = String(input['id']);
+  ids['perm'] = String(perm['id']);
+  ids['closed'] = String(closed['id']);
+  ids['elicit'] = String(elicit['id']);
   browser = await launchBrowser();
 });
 
@@ -125,7 +146,7 @@ test('an unknown-kind request is answered by keyboard alone; the relay refusal (
   await page.close();
 });
 
-test('a form that also lists decline / cancel as options shows each once, with the inbox\'s labels', async () => {
+test("a form that also lists decline / cancel as options shows each once, with the inbox's labels", async () => {
   const page = await inbox();
   const d = await open(page, ids['elicit'] ?? '');
   const decline = d.getByRole('button', { name: 'Decline to answer', exact: true });

@@ -33,7 +33,12 @@ const META_FIELDS = (formRequest('x', 's', 1, 'metadata')['data'] as Record<stri
 
 /** Raise a five-field form from the test agent; the agent records whatever it accepts. */
 function raiseForm(session: string, capture: 'full' | 'metadata' = 'full'): string {
-  const data = { kind: 'form', prompt: capture === 'metadata' ? 'states requests form: backup-config' : 'Configure the nightly backup', fields: capture === 'metadata' ? META_FIELDS : FIELDS, respond_via: ['control'] };
+  const data = {
+    kind: 'form',
+    prompt: capture === 'metadata' ? 'states requests form: backup-config' : 'Configure the nightly backup',
+    fields: capture === 'metadata' ? META_FIELDS : FIELDS,
+    respond_via: ['control'],
+  };
   return agent.conn.emit(session, 'attention.requested', data, { capture, severity: 'notice', subject: 'backup-config' }).id;
 }
 
@@ -48,9 +53,16 @@ function record(session: string, cmd: Record<string, unknown>, capture: 'full' |
   let recorded = answer;
   if (capture === 'metadata' && answer['values']) {
     const v = answer['values'] as Record<string, unknown>;
-    recorded = { values: Object.fromEntries(Object.entries(v).filter(([k, x]) => typeof x === 'number' || typeof x === 'boolean' || (k === '4' && Array.isArray(x)))) };
+    recorded = {
+      values: Object.fromEntries(Object.entries(v).filter(([k, x]) => typeof x === 'number' || typeof x === 'boolean' || (k === '4' && Array.isArray(x)))),
+    };
   }
-  agent.conn.emit(session, 'attention.answered', { answer: recorded, via: 'control', by: String(cmd['agent']) }, { subject, cause: String(cmd['id']), capture });
+  agent.conn.emit(
+    session,
+    'attention.answered',
+    { answer: recorded, via: 'control', by: String(cmd['agent']) },
+    { subject, cause: String(cmd['id']), capture },
+  );
   agent.conn.emit(session, 'attention.resolved', { resolution: 'answered' }, { subject, cause: String(cmd['id']) });
 }
 
@@ -67,27 +79,59 @@ before(async () => {
     const answer = ((cmd['data'] as Record<string, unknown>)['answer'] ?? {}) as Record<string, unknown>;
     // The "detail" request: the emitter refuses a bucket name that is not lowercase, with a
     // detail text and a structured issue (AEP-0004 §3).
-    if (subject === ids['detail'] && typeof (answer['values'] as Record<string, unknown> | undefined)?.['1'] === 'string' && /[A-Z]/.test(String((answer['values'] as Record<string, unknown>)['1']))) {
-      return { status: 'rejected', reason: 'invalid', detail: 'bucket names must be lowercase', capture: 'redacted', issues: [{ rule: 'x.bucket-case', path: '/data/answer/values/1', message: 'lowercase only', section: 'test' }] };
+    if (
+      subject === ids['detail'] &&
+      typeof (answer['values'] as Record<string, unknown> | undefined)?.['1'] === 'string' &&
+      /[A-Z]/.test(String((answer['values'] as Record<string, unknown>)['1']))
+    ) {
+      return {
+        status: 'rejected',
+        reason: 'invalid',
+        detail: 'bucket names must be lowercase',
+        capture: 'redacted',
+        issues: [{ rule: 'x.bucket-case', path: '/data/answer/values/1', message: 'lowercase only', section: 'test' }],
+      };
     }
     const session = [...Object.entries(ids)].find(([, id]) => id === subject)?.[0] ?? '';
     return { status: 'accepted', after: () => record(`s_${session}`, cmd, captureOf[subject] ?? 'full') };
   });
-  for (const [name, cap] of [['answered', 'full'], ['answeredmeta', 'metadata'], ['oob', 'full'], ['detail', 'full'], ['decline', 'full'], ['cancel', 'metadata']] as const) {
+  for (const [name, cap] of [
+    ['answered', 'full'],
+    ['answeredmeta', 'metadata'],
+    ['oob', 'full'],
+    ['detail', 'full'],
+    ['decline', 'full'],
+    ['cancel', 'metadata'],
+  ] as const) {
     const id = raiseForm(`s_${name}`, cap);
     ids[name] = id;
     captureOf[id] = cap;
   }
   // Answered out of band (the agent's own dialog): recorded with via "oob".
-  agent.conn.emit('s_oob', 'attention.answered', { answer: { values: { 1: 'from-terminal', 3: false } }, via: 'oob', by: 'alice' }, { subject: ids['oob'], cause: ids['oob'], capture: 'full' });
+  agent.conn.emit(
+    's_oob',
+    'attention.answered',
+    { answer: { values: { 1: 'from-terminal', 3: false } }, via: 'oob', by: 'alice' },
+    { subject: ids['oob'], cause: ids['oob'], capture: 'full' },
+  );
   agent.conn.emit('s_oob', 'attention.resolved', { resolution: 'answered' }, { subject: ids['oob'] });
   await agent.conn.flush(10_000);
   // Answered elsewhere: by `aep respond` (the CLI's sender), before any inbox tab opened.
   const cli = await CommandSender.connect({ url: relay.url, token });
   try {
-    const full = await cli.respond({ session: 's_answered', requestId: ids['answered'] ?? '', answer: { values: { 1: 'nightly-bk', 2: 30, 3: true, 4: ['1', '3'], 5: 'cold-line' } }, capture: 'redacted' });
+    const full = await cli.respond({
+      session: 's_answered',
+      requestId: ids['answered'] ?? '',
+      answer: { values: { 1: 'nightly-bk', 2: 30, 3: true, 4: ['1', '3'], 5: 'cold-line' } },
+      capture: 'redacted',
+    });
     assert.equal(full.status, 'accepted');
-    const meta = await cli.respond({ session: 's_answeredmeta', requestId: ids['answeredmeta'] ?? '', answer: { values: { 1: 'secret-bucket', 2: 7, 4: ['2'] } }, capture: 'redacted' });
+    const meta = await cli.respond({
+      session: 's_answeredmeta',
+      requestId: ids['answeredmeta'] ?? '',
+      answer: { values: { 1: 'secret-bucket', 2: 7, 4: ['2'] } },
+      capture: 'redacted',
+    });
     assert.equal(meta.status, 'accepted');
   } finally {
     await cli.close();
@@ -124,9 +168,10 @@ test('a form answered elsewhere shows the recorded answer, who answered, and via
   await summary.waitFor({ timeout: 30_000 });
   assert.equal(await d.locator('form.answer-form').count(), 0, 'no empty form for an answered request');
   const rows = await summary.locator('.answer-values div').allInnerTexts();
-  assert.deepEqual(rows.map((r) => r.replace(/\s+/g, ' ').trim()), [
-    'Bucket name “nightly-bk”', 'Retention (days) 30', 'Encrypt at rest? yes', 'Weekdays Mon, Fri', 'Storage class Other: “cold-line”',
-  ]);
+  assert.deepEqual(
+    rows.map((r) => r.replace(/\s+/g, ' ').trim()),
+    ['Bucket name “nightly-bk”', 'Retention (days) 30', 'Encrypt at rest? yes', 'Weekdays Mon, Fri', 'Storage class Other: “cold-line”'],
+  );
   const by = await summary.getByTestId('answered-by').innerText();
   assert.match(by, /Answered by aep-cli via control/);
   assert.match(by, /sent from aep:\/\/[^ ]+\/agent\/aep-cli/);
@@ -139,14 +184,21 @@ test('at metadata the recorded answer shows what the capture keeps and says what
   const page = await inbox();
   const d = await request(page, 's_answeredmeta', ids['answeredmeta'] ?? '');
   const rows = await d.getByTestId('answer-summary').locator('.answer-values div').allInnerTexts();
-  assert.deepEqual(rows.map((r) => r.replace(/\s+/g, ' ').trim()), [
-    'Question 1 not shown at capture level metadata', 'Question 2 7', 'Question 3 not answered', 'Question 4 Choice 2', 'Question 5 not shown at capture level metadata',
-  ]);
+  assert.deepEqual(
+    rows.map((r) => r.replace(/\s+/g, ' ').trim()),
+    [
+      'Question 1 not shown at capture level metadata',
+      'Question 2 7',
+      'Question 3 not answered',
+      'Question 4 Choice 2',
+      'Question 5 not shown at capture level metadata',
+    ],
+  );
   assert.doesNotMatch(await d.innerText(), /secret-bucket/);
   await page.close();
 });
 
-test('an answer given in the agent\'s own interface says so (out of band)', async () => {
+test("an answer given in the agent's own interface says so (out of band)", async () => {
   const page = await inbox();
   const d = await request(page, 's_oob', ids['oob'] ?? '');
   assert.match(await d.getByTestId('answered-by').innerText(), /Answered in the agent's own interface \(out of band\), by alice/);
@@ -159,7 +211,7 @@ test('a rejection that carries detail shows the detail (and the issue on its fie
   await d.getByLabel('Bucket name').fill('Nightly-BK');
   await d.getByRole('button', { name: 'Submit answer' }).click();
   await d.locator('[data-phase="rejected"]').waitFor({ timeout: 30_000 });
-  assert.equal(await d.getByTestId('rejection-detail').textContent(), 'Agent\'s detail: bucket names must be lowercase');
+  assert.equal(await d.getByTestId('rejection-detail').textContent(), "Agent's detail: bucket names must be lowercase");
   assert.match(await d.locator('[data-field="1"] .field-issues').innerText(), /x\.bucket-case/);
   // Corrected: accepted and recorded (the request leaves the inbox).
   await d.getByLabel('Bucket name').fill('nightly-bk');
@@ -186,12 +238,21 @@ test('the inbox\'s own "required" message, not the browser\'s validation', async
   assert.match(await d.getByTestId('local-check').innerText(), /found 1 problem/);
   // The browser's own message for the same empty field, had native validation been on, is
   // something else entirely: the assertion above cannot be satisfied by it.
-  const native = await bucket.evaluate((i) => { const el = i as HTMLInputElement; el.required = true; const m = el.validationMessage; el.required = false; return m; });
+  const native = await bucket.evaluate((i) => {
+    const el = i as HTMLInputElement;
+    el.required = true;
+    const m = el.validationMessage;
+    el.required = false;
+    return m;
+  });
   assert.ok(native.length > 0 && !native.includes('answer it before sending'), `native message: ${native}`);
   await page.close();
 });
 
-for (const [name, option] of [['decline', 'decline'], ['cancel', 'cancel']] as const) {
+for (const [name, option] of [
+  ['decline', 'decline'],
+  ['cancel', 'cancel'],
+] as const) {
   test(`every form offers decline and cancel (C2): ${option} is sent as answer.option`, async () => {
     const page = await inbox();
     const d = await request(page, `s_${name}`, ids[name] ?? '');
@@ -213,7 +274,12 @@ for (const [name, option] of [['decline', 'decline'], ['cancel', 'cancel']] as c
 
 test('a request whose agent went away shows "agent offline since …" and is not answerable (C4)', async () => {
   const gone = await startAgent(relay.url, token, 'leaver', ['control.attention.respond']);
-  const id = gone.conn.emit('s_gone', 'attention.requested', { kind: 'input', prompt: 'Still there?', respond_via: ['control'] }, { capture: 'full', severity: 'notice' }).id;
+  const id = gone.conn.emit(
+    's_gone',
+    'attention.requested',
+    { kind: 'input', prompt: 'Still there?', respond_via: ['control'] },
+    { capture: 'full', severity: 'notice' },
+  ).id;
   await gone.conn.flush(10_000);
   await gone.close();
   const page = await inbox();

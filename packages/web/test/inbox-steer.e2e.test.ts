@@ -35,7 +35,9 @@ before(async () => {
   steerable = await startAgent(relay.url, token, 'steerable', ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume']);
   const outcome = (type: string, data: Record<string, unknown>, run?: string) => (cmd: { event: unknown }) => ({
     status: 'accepted' as const,
-    after: () => { steerable.conn.emit('s_steer', type, data, { cause: String(ev(cmd)['id']), ...(run ? { run } : {}) }); },
+    after: () => {
+      steerable.conn.emit('s_steer', type, data, { cause: String(ev(cmd)['id']), ...(run ? { run } : {}) });
+    },
   });
   steerable.decide('control.pause', outcome('progress.status', { status: 'paused' }));
   steerable.decide('control.resume', outcome('progress.status', { status: 'running' }));
@@ -45,14 +47,24 @@ before(async () => {
   });
   steerable.conn.emit('s_steer', 'session.started', {});
   steerable.conn.emit('s_steer', 'run.started', {}, { run: 'r1' });
-  requestInSteer = steerable.conn.emit('s_steer', 'attention.requested', { kind: 'input', prompt: 'Which branch?', respond_via: ['control'] }, { capture: 'full', severity: 'notice' }).id;
+  requestInSteer = steerable.conn.emit(
+    's_steer',
+    'attention.requested',
+    { kind: 'input', prompt: 'Which branch?', respond_via: ['control'] },
+    { capture: 'full', severity: 'notice' },
+  ).id;
   // An agent that declares pause but cannot honour it right now: nacks `unsupported`.
   half = await startAgent(relay.url, token, 'half', ['control.pause']);
   half.decide('control.pause', () => ({ status: 'rejected', reason: 'unsupported' }));
   half.conn.emit('s_half', 'session.started', {});
   // An agent that declares no steering command at all.
   plain = await startAgent(relay.url, token, 'plain', ['control.attention.respond']);
-  requestInPlain = plain.conn.emit('s_plain', 'attention.requested', { kind: 'input', prompt: 'Name?', respond_via: ['control'] }, { capture: 'full', severity: 'notice' }).id;
+  requestInPlain = plain.conn.emit(
+    's_plain',
+    'attention.requested',
+    { kind: 'input', prompt: 'Name?', respond_via: ['control'] },
+    { capture: 'full', severity: 'notice' },
+  ).id;
   for (const a of [steerable, half, plain]) await a.conn.flush(10_000);
   browser = await launchBrowser();
 });

@@ -39,7 +39,9 @@ async function openInbox(viewport: { width: number; height: number }, external: 
   contexts.push(ctx);
   const page = await ctx.newPage();
   const origin = new URL(up.url).origin;
-  page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) external.push(r.url()); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) external.push(r.url());
+  });
   await page.goto(`${up.url}/`);
   if (contexts.length === 1) {
     // `aep up` always has a token: anonymous reading is refused, so no read-only path is offered.
@@ -56,7 +58,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(resultsDir, `${name}.png`), fullPage: true });
 }
 
-test('a person answers the demo agent\'s five-field form from the inbox; the agent receives exactly the typed values', async () => {
+test("a person answers the demo agent's five-field form from the inbox; the agent receives exactly the typed values", async () => {
   const external: string[] = [];
   const agent = spawnAep(['demo', 'agent', '--relay', up.url, '--token', token]);
   const out = new Lines(agent.stdout, agent);
@@ -73,7 +75,9 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
     await shot(b, '01-inbox-phone');
 
     // Context B keeps the request open to watch it resolve live (a marker proves no reload).
-    await b.evaluate(() => { (window as unknown as { __noReload?: boolean }).__noReload = true; });
+    await b.evaluate(() => {
+      (window as unknown as { __noReload?: boolean }).__noReload = true;
+    });
     await b.locator(`.item[data-request="${requestId}"] a`).click();
     await b.locator(`.detail[data-request="${requestId}"]`).waitFor();
     await shot(b, '02-form-phone');
@@ -125,7 +129,14 @@ test('a person answers the demo agent\'s five-field form from the inbox; the age
 
     // Then the agent asks for a permission: answer it with a reason (deny needs no proof).
     const perm = await out.json('requested');
-    const permReq = out.all.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return {}; } })
+    const permReq = out.all
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return {};
+        }
+      })
       .find((j) => j['event'] === 'requested' && j['kind'] === 'permission');
     assert.ok(permReq, `no permission request in: ${JSON.stringify(perm)}`);
     const permId = String(permReq['id']);

@@ -13,7 +13,17 @@ const SRC = 'aep://h/agent/a/session/s1';
 let n = 0;
 function ev(type: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   n++;
-  return { aep: '0.1', id: `E${String(n).padStart(25, '0')}`, type, time: `2026-08-01T09:00:${String(n % 60).padStart(2, '0')}Z`, source: SRC, agent: 'a', session: 's1', seq: n, ...extra };
+  return {
+    aep: '0.1',
+    id: `E${String(n).padStart(25, '0')}`,
+    type,
+    time: `2026-08-01T09:00:${String(n % 60).padStart(2, '0')}Z`,
+    source: SRC,
+    agent: 'a',
+    session: 's1',
+    seq: n,
+    ...extra,
+  };
 }
 function request(extra: Record<string, unknown> = {}) {
   return ev('attention.requested', { capture: 'redacted', data: { kind: 'permission', prompt: 'ok?' }, ...extra });
@@ -21,13 +31,21 @@ function request(extra: Record<string, unknown> = {}) {
 
 test('a request is open until resolved or timed out (answered = open, marked), folded by subject', () => {
   const s = new InboxStore();
-  const r1 = request(); const r2 = request(); const r3 = request();
+  const r1 = request();
+  const r2 = request();
+  const r3 = request();
   for (const r of [r1, r2, r3]) s.apply(r);
   assert.equal(s.pending().length, 3);
   s.apply(ev('attention.answered', { subject: r1['id'], data: { answer: { option: 'allow' }, via: 'control' } }));
   s.apply(ev('attention.timeout', { subject: r2['id'] }));
   // Answered but not resolved yet: still open (same rule as the client's AttentionFold).
-  assert.deepEqual(s.pending().map((r) => [r.event.id, r.status]), [[r1['id'], 'answered'], [r3['id'], 'pending']]);
+  assert.deepEqual(
+    s.pending().map((r) => [r.event.id, r.status]),
+    [
+      [r1['id'], 'answered'],
+      [r3['id'], 'pending'],
+    ],
+  );
   s.apply(ev('attention.resolved', { subject: r1['id'], data: { resolution: 'answered' } }));
   assert.equal(s.findRequest(String(r1['id']))?.status, 'resolved');
   assert.equal(s.findRequest(String(r2['id']))?.status, 'timeout');
@@ -57,7 +75,12 @@ test('lifecycle events arriving before their request still close it', () => {
 
 test('malformed values never throw and are not folded', () => {
   const s = new InboxStore();
-  fc.assert(fc.property(fc.jsonValue(), (v) => { s.apply(v); }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      s.apply(v);
+    }),
+    { numRuns: 300 },
+  );
   for (const bad of [null, 1, 'x', [], { id: 1, type: 'a.b', source: 's' }, { id: 'x', type: 'attention.requested', source: 's', data: [] }]) {
     assert.equal(s.apply(bad), false);
   }
@@ -67,8 +90,12 @@ test('pending requests are ordered oldest first; acks are indexed by the command
   const s = new InboxStore();
   const late = request({ time: '2026-08-01T10:00:00Z' });
   const early = request({ time: '2026-08-01T08:00:00Z' });
-  s.apply(late); s.apply(early);
-  assert.deepEqual(s.pending().map((r) => r.event.id), [early['id'], late['id']]);
+  s.apply(late);
+  s.apply(early);
+  assert.deepEqual(
+    s.pending().map((r) => r.event.id),
+    [early['id'], late['id']],
+  );
   s.apply(ev('control.rejected', { cause: 'CMD1', data: { reason: 'invalid' } }));
   assert.equal(s.acks.get('CMD1')?.type, 'control.rejected');
   assert.equal(s.sessions.get('s1')?.events.length, 3);
@@ -78,16 +105,38 @@ const FIELDS = [
   { id: '1', type: 'string', label: 'Bucket name', required: true },
   { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
   { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
-  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
+  {
+    id: '4',
+    type: 'select',
+    label: 'Weekdays',
+    multi: true,
+    choices: [
+      { id: '1', label: 'Mon' },
+      { id: '2', label: 'Wed' },
+      { id: '3', label: 'Fri' },
+    ],
+  },
+  {
+    id: '5',
+    type: 'select',
+    label: 'Storage class',
+    other: true,
+    choices: [
+      { id: '1', label: 'standard' },
+      { id: '2', label: 'archive' },
+    ],
+  },
 ];
 
 test('a draft becomes answer.values exactly as in the AEP-0006 worked example', () => {
   const fields = fieldsOf(ev('attention.requested', { data: { kind: 'form', prompt: 'x', fields: FIELDS } }) as never);
   assert.equal(fields.length, 5);
   const values = draftToValues(fields, {
-    1: { text: 'nightly-bk' }, 2: { text: '30' }, 3: { checked: true },
-    4: { picked: ['1', '3'] }, 5: { picked: ['1'], otherOn: true, otherText: 'cold-line' },
+    1: { text: 'nightly-bk' },
+    2: { text: '30' },
+    3: { checked: true },
+    4: { picked: ['1', '3'] },
+    5: { picked: ['1'], otherOn: true, otherText: 'cold-line' },
   });
   assert.deepEqual(values, { 1: 'nightly-bk', 2: 30, 3: true, 4: ['1', '3'], 5: 'cold-line' });
   assert.deepEqual(checkValues(fields, values), []);
@@ -103,7 +152,10 @@ test('the shared protocol check attaches issues to their fields', () => {
   assert.equal(byField.get('1'), 'form.required-missing');
   assert.equal(byField.get('2'), 'form.out-of-range');
   assert.equal(byField.get('4'), 'form.choice-forged');
-  const fromAck = rejectionIssues({ data: { reason: 'invalid', issues: [{ path: '/data/answer/values/1', message: 'missing', rule: 'form.required-missing' }] } }, fields);
+  const fromAck = rejectionIssues(
+    { data: { reason: 'invalid', issues: [{ path: '/data/answer/values/1', message: 'missing', rule: 'form.required-missing' }] } },
+    fields,
+  );
   assert.deepEqual(fromAck, [{ message: 'This question is required: answer it before sending.', rule: 'form.required-missing', field: '1' }]);
 });
 
@@ -131,7 +183,8 @@ test('structural answers claim metadata; free text redacted, or full when the pi
 });
 
 test('ULIDs are 26 Crockford characters and sort by time', () => {
-  const a = ulid(1_000_000); const b = ulid(2_000_000);
+  const a = ulid(1_000_000);
+  const b = ulid(2_000_000);
   assert.match(a, /^[0-9A-HJKMNP-TV-Z]{26}$/);
   assert.ok(a < b);
 });
@@ -149,7 +202,12 @@ test('property: the inbox claims metadata exactly when the protocol gate keeps e
     fc.record({ type: fc.constant('string'), required: fc.boolean() }),
     fc.record({ type: fc.constant('number'), min: fc.option(fc.integer({ min: -5, max: 5 }), { nil: undefined }) }),
     fc.record({ type: fc.constant('boolean') }),
-    fc.record({ type: fc.constant('select'), multi: fc.boolean(), other: fc.boolean(), choices: fc.uniqueArray(choice, { minLength: 1, maxLength: 3, selector: (c) => c.id }) }),
+    fc.record({
+      type: fc.constant('select'),
+      multi: fc.boolean(),
+      other: fc.boolean(),
+      choices: fc.uniqueArray(choice, { minLength: 1, maxLength: 3, selector: (c) => c.id }),
+    }),
   );
   const draft = fc.record({
     text: fc.option(fc.oneof(fc.string(), fc.integer().map(String)), { nil: undefined }),
@@ -158,13 +216,16 @@ test('property: the inbox claims metadata exactly when the protocol gate keeps e
     otherOn: fc.option(fc.boolean(), { nil: undefined }),
     otherText: fc.option(fc.string(), { nil: undefined }),
   });
-  fc.assert(fc.property(fc.array(fc.tuple(field, draft), { maxLength: 5 }), (pairs) => {
-    const fields = fieldsOf({ data: { fields: pairs.map(([f], i) => ({ id: String(i + 1), label: `L${i}`, ...f })) } } as never);
-    const d = Object.fromEntries(pairs.map(([, x], i) => [String(i + 1), Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined))]));
-    const values = draftToValues(fields, d);
-    const kept = gateFormValues(fields as never, values, 'metadata');
-    assert.equal(carriesFreeText(fields, values), JSON.stringify(kept) !== JSON.stringify(values));
-  }), { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) });
+  fc.assert(
+    fc.property(fc.array(fc.tuple(field, draft), { maxLength: 5 }), (pairs) => {
+      const fields = fieldsOf({ data: { fields: pairs.map(([f], i) => ({ id: String(i + 1), label: `L${i}`, ...f })) } } as never);
+      const d = Object.fromEntries(pairs.map(([, x], i) => [String(i + 1), Object.fromEntries(Object.entries(x).filter(([, v]) => v !== undefined))]));
+      const values = draftToValues(fields, d);
+      const kept = gateFormValues(fields as never, values, 'metadata');
+      assert.equal(carriesFreeText(fields, values), JSON.stringify(kept) !== JSON.stringify(values));
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 500) },
+  );
 });
 
 test('a roster snapshot says whether an answer can be routed (AEP-0004 §4.2, §4.5)', async () => {
@@ -172,14 +233,26 @@ test('a roster snapshot says whether an answer can be routed (AEP-0004 §4.2, §
   const accepts = { accepts: ['control.attention.respond'] };
   assert.equal(routeState([], 's'), 'no-route');
   assert.equal(routeState([{ session: 's', control: accepts }], 's'), 'live');
-  assert.equal(routeState([{ session: 's', control: accepts }, { session: 's', control: accepts }], 's'), 'ambiguous');
+  assert.equal(
+    routeState(
+      [
+        { session: 's', control: accepts },
+        { session: 's', control: accepts },
+      ],
+      's',
+    ),
+    'ambiguous',
+  );
   assert.equal(routeState([{ session: 's' }], 's'), 'unsupported');
   assert.equal(routeState([{ session: 'other', control: accepts }], 's'), 'no-route');
 });
 
 test('the dedupe memory is bounded: past its limit the oldest key is forgotten, recent ones still dedupe', () => {
   const s = new InboxStore(3);
-  const e1 = ev('progress.status'); const e2 = ev('progress.status'); const e3 = ev('progress.status'); const e4 = ev('progress.status');
+  const e1 = ev('progress.status');
+  const e2 = ev('progress.status');
+  const e3 = ev('progress.status');
+  const e4 = ev('progress.status');
   for (const e of [e1, e2, e3, e4]) assert.equal(s.apply(e), true);
   assert.equal(s.apply(e4), false, 'recent key still deduped');
   assert.equal(s.apply(e2), false, 'recent key still deduped');

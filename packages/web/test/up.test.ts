@@ -20,7 +20,8 @@ function tokenOf(lines: string[]): string {
 test('aep up --help documents every option and its default', async () => {
   const r = await runAep(['up', '--help']);
   assert.equal(r.code, 0);
-  for (const opt of ['--port', '--host', '--store', '--memory', '--token', '--demo', '--no-open']) assert.ok(r.stdout.includes(opt), `${opt} missing from help`);
+  for (const opt of ['--port', '--host', '--store', '--memory', '--token', '--demo', '--no-open'])
+    assert.ok(r.stdout.includes(opt), `${opt} missing from help`);
   assert.match(r.stdout, /default: "8787"/);
   assert.match(r.stdout, /default: "127\.0\.0\.1"/);
 });
@@ -76,7 +77,9 @@ test('the token and the SQLite store survive a restart; the inbox is served with
   try {
     await second.out.wait((l) => l.trimStart().startsWith('Press Ctrl+C'), 'the banner end');
     assert.equal(tokenOf(second.out.all), token, 'the saved token is reused');
-    const res = await fetch(`${second.url}/stream?from=all&live=0&filter=${encodeURIComponent(JSON.stringify({ session: 's_keep' }))}`, { headers: { Authorization: `Bearer ${token}` } });
+    const res = await fetch(`${second.url}/stream?from=all&live=0&filter=${encodeURIComponent(JSON.stringify({ session: 's_keep' }))}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     assert.match(await res.text(), /"session":"s_keep"/);
     const unauth = await fetch(`${second.url}/stream?from=all&live=0`);
     assert.equal(unauth.status, 401);

@@ -17,7 +17,11 @@ function elicitation(m: MapperState, { hook, s, out, now }: HookContext): Attent
     const schema = hook['requested_schema'] ?? hook['requestedSchema'];
     const params = { message, requestedSchema: schema, mode: 'form' };
     const redaction = m.redaction();
-    const mapped = elicitationToForm(params, { agent: m.config.agent, capture: cap === 'none' ? 'metadata' : cap, redact: (t: string) => redact(t, redaction) });
+    const mapped = elicitationToForm(params, {
+      agent: m.config.agent,
+      capture: cap === 'none' ? 'metadata' : cap,
+      redact: (t: string) => redact(t, redaction),
+    });
     const real = elicitationToForm(params, { agent: m.config.agent, capture: 'full' });
     if (mapped.ok && real.ok) {
       // `data` is exactly the shared mapping's (Annex A pin): decline/cancel are answer options
@@ -33,12 +37,15 @@ function elicitation(m: MapperState, { hook, s, out, now }: HookContext): Attent
   // remote "open this link" button is a phishing surface (AEP-0002 §8). Documented in README.
   const menu = ['accept', 'decline', 'cancel'];
   const kind = mode === 'url' ? 'auth' : 'input';
-  const data = m.requestData({
-    kind,
-    prompt: message || structuralPrompt(m.config.agent, kind, server),
-    options: menu.map((id) => ({ id, label: id[0]!.toUpperCase() + id.slice(1) })),
-    respond_via: ['oob'],
-  }, server);
+  const data = m.requestData(
+    {
+      kind,
+      prompt: message || structuralPrompt(m.config.agent, kind, server),
+      options: menu.map((id) => ({ id, label: id[0]!.toUpperCase() + id.slice(1) })),
+      respond_via: ['oob'],
+    },
+    server,
+  );
   const o: { closeOn: 'elicitation-result'; options: string[]; server?: string } = { closeOn: 'elicitation-result', options: menu };
   if (server) o.server = server;
   m.openOob(s, out, now, o, data, server);

@@ -5,7 +5,11 @@ import { gatedText } from '../content.js';
 import type { HookContext, HookMapping, MapperState } from './state.js';
 import { str } from './state.js';
 
-const ATTENTION_SUBTYPES: Readonly<Record<string, 'permission' | 'input'>> = { permission_prompt: 'permission', idle_prompt: 'input', elicitation_dialog: 'input' };
+const ATTENTION_SUBTYPES: Readonly<Record<string, 'permission' | 'input'>> = {
+  permission_prompt: 'permission',
+  idle_prompt: 'input',
+  elicitation_dialog: 'input',
+};
 
 function notification(m: MapperState, { hook, s, out, now }: HookContext): undefined {
   const sub = str(hook['notification_type']);
@@ -14,11 +18,14 @@ function notification(m: MapperState, { hook, s, out, now }: HookContext): undef
   const elicitationOpen = s.oob.some((o) => o.closeOn === 'elicitation-result');
   // No duplicate of a dialog we already show: an open informational request, or a held question.
   if (kind && !(sub === 'elicitation_dialog' && elicitationOpen) && !s.oob.some((o) => o.closeOn === 'activity') && !m.pendingProbe(s.id)) {
-    const data = m.requestData({
-      kind,
-      prompt: message || (kind === 'permission' ? 'Claude Code needs your permission' : 'Claude Code is waiting for your input'),
-      respond_via: ['oob'],
-    }, undefined);
+    const data = m.requestData(
+      {
+        kind,
+        prompt: message || (kind === 'permission' ? 'Claude Code needs your permission' : 'Claude Code is waiting for your input'),
+        respond_via: ['oob'],
+      },
+      undefined,
+    );
     m.openOob(s, out, now, { closeOn: 'activity' }, data);
     return undefined;
   }

@@ -18,7 +18,10 @@ function permissionRequest(m: MapperState, { hook, s, toolName }: HookContext): 
   if (toolName === 'AskUserQuestion') return undefined;
   const toolInput = hook.tool_input ?? {};
   const text = approvalText(toolName, toolInput);
-  const options = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+  const options = [
+    { id: 'allow', label: 'Allow' },
+    { id: 'deny', label: 'Deny' },
+  ];
   const input: AttentionRequestInput = { kind: 'permission', prompt: text, options, respond_via: ['control'], context: { tool_input: toolInput } };
   let capture = m.cap('attention.requested');
   // At `redacted` the prompt is the text through the §9.4 pipeline. In serialized JSON a secret
@@ -29,7 +32,10 @@ function permissionRequest(m: MapperState, { hook, s, toolName }: HookContext): 
   const redaction = m.redaction();
   if (capture === 'redacted' && redact(text, redaction) !== redact(approvalTextForRedaction(toolName, toolInput, redaction), redaction)) capture = 'metadata';
   const request = m.draft('attention.requested', s, m.requestData(input, toolName, undefined, undefined, capture), {
-    subject: toolName, severity: 'notice', ref: m.newRef('attention'), capture,
+    subject: toolName,
+    severity: 'notice',
+    ref: m.newRef('attention'),
+    capture,
     extensions: { [APPROVAL_DIGEST_ATTR]: approvalDigest(text) },
   });
   const spec: AttentionSpec = { hook: 'permission', request, toolName, toolInput, inputDigest: contentDigest(toolInput), options, approvalText: text };

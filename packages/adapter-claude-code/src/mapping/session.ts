@@ -16,10 +16,14 @@ function agentType(v: unknown): string | undefined {
 /** Maps `SessionEnd.reason` to `session.ended.reason` (closed enum, AEP-0002 §5.3). */
 function endReason(reason: unknown): EndReason {
   switch (reason) {
-    case 'error': return 'error';
-    case 'timeout': return 'timeout';
-    case 'killed': return 'killed';
-    default: return 'normal';
+    case 'error':
+      return 'error';
+    case 'timeout':
+      return 'timeout';
+    case 'killed':
+      return 'killed';
+    default:
+      return 'normal';
   }
 }
 
@@ -27,7 +31,10 @@ function sessionEnd(m: MapperState, { hook, s, out, dismiss, now }: HookContext)
   dismiss.push({ session: s.id, all: true });
   for (const [agentId] of s.children) {
     const child = m.sessions.get(m.childKey(s, agentId));
-    if (child) { dismiss.push({ session: child.id, all: true }); m.endSession(child, out, now, 'normal'); }
+    if (child) {
+      dismiss.push({ session: child.id, all: true });
+      m.endSession(child, out, now, 'normal');
+    }
   }
   m.endSession(s, out, now, endReason(hook['reason']));
   return undefined;

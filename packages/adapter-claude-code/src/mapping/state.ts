@@ -138,11 +138,25 @@ export class MapperState {
     const old = this.sessions.get(key);
     if (old && (!old.ended || !reopen)) return old;
     const gen = old ? old.gen + 1 : 0;
-    const s: SessionState = { id: gen === 0 ? key : `${key}.r${gen}`, started: now, runs: 0, tools: new Map(), oob: [], children: new Map(), ended: false, gen };
+    const s: SessionState = {
+      id: gen === 0 ? key : `${key}.r${gen}`,
+      started: now,
+      runs: 0,
+      tools: new Map(),
+      oob: [],
+      children: new Map(),
+      ended: false,
+      gen,
+    };
     if (parent) s.parent = parent.session;
     this.sessions.set(key, s);
     if (this.sessions.size > 10_000) {
-      for (const [k, v] of this.sessions) { if (v.ended) { this.sessions.delete(k); break; } }
+      for (const [k, v] of this.sessions) {
+        if (v.ended) {
+          this.sessions.delete(k);
+          break;
+        }
+      }
     }
     const type = 'session.started';
     const cap = this.cap(type);
@@ -192,25 +206,39 @@ export class MapperState {
   closeOob(s: SessionState, out: EventDraft[], now: number, filter: (o: OobRequest) => boolean, answer: Record<string, unknown> = {}): void {
     const keep: OobRequest[] = [];
     for (const o of s.oob) {
-      if (!filter(o)) { keep.push(o); continue; }
+      if (!filter(o)) {
+        keep.push(o);
+        continue;
+      }
       const answeredRef = this.newRef('answered');
       // AEP-0008 §2: an answer that arrived out of band is recorded with via "oob"; we record only
       // what we know (the applied option when the vendor tells us, otherwise an empty answer).
       out.push(this.draft('attention.answered', s, { answer, via: 'oob' }, { subjectRef: o.ref, causeRef: o.ref, ref: answeredRef }));
-      out.push(this.draft('attention.resolved', s, { resolution: 'answered', latency_ms: Math.max(0, now - o.opened) }, { subjectRef: o.ref, causeRef: answeredRef }));
+      out.push(
+        this.draft('attention.resolved', s, { resolution: 'answered', latency_ms: Math.max(0, now - o.opened) }, { subjectRef: o.ref, causeRef: answeredRef }),
+      );
     }
     s.oob = keep;
   }
 
   dismissOob(s: SessionState, out: EventDraft[], now: number): void {
     for (const o of s.oob) {
-      out.push(this.draft('attention.resolved', s, { resolution: 'dismissed', latency_ms: Math.max(0, now - o.opened) }, { subjectRef: o.ref, causeRef: o.ref }));
+      out.push(
+        this.draft('attention.resolved', s, { resolution: 'dismissed', latency_ms: Math.max(0, now - o.opened) }, { subjectRef: o.ref, causeRef: o.ref }),
+      );
     }
     s.oob = [];
   }
 
   /** Opens an informational request (respond_via ["oob"]): the decision is made in the terminal. */
-  openOob(s: SessionState, out: EventDraft[], now: number, o: Omit<OobRequest, 'ref' | 'opened'>, data: Record<string, unknown> | undefined, subject?: string): void {
+  openOob(
+    s: SessionState,
+    out: EventDraft[],
+    now: number,
+    o: Omit<OobRequest, 'ref' | 'opened'>,
+    data: Record<string, unknown> | undefined,
+    subject?: string,
+  ): void {
     const ref = this.newRef('oob');
     const extra: Partial<EventDraft> = { ref, severity: 'notice' };
     if (subject) extra.subject = subject;
@@ -218,7 +246,14 @@ export class MapperState {
     s.oob.push({ ...o, ref, opened: now });
   }
 
-  endRun(s: SessionState, out: EventDraft[], now: number, type: 'run.finished' | 'run.cancelled' | 'run.failed', extra: Record<string, unknown> = {}, causeRef?: string): void {
+  endRun(
+    s: SessionState,
+    out: EventDraft[],
+    now: number,
+    type: 'run.finished' | 'run.cancelled' | 'run.failed',
+    extra: Record<string, unknown> = {},
+    causeRef?: string,
+  ): void {
     if (!s.run) return;
     const data = { ...extra, duration_ms: Math.max(0, now - s.run.started) };
     out.push(this.draft(type, s, data, { run: s.run.id, causeRef: causeRef ?? s.run.ref }));
@@ -265,7 +300,13 @@ export class MapperState {
   }
 
   /** `attention.requested` data at the type's capture level via the shared builder (AEP-0003 §9.2). */
-  requestData(input: AttentionRequestInput, subject: string | undefined, synthesize?: (i: AttentionRequestInput) => string, placeholder?: 'index', capture?: CaptureLevel): Record<string, unknown> | undefined {
+  requestData(
+    input: AttentionRequestInput,
+    subject: string | undefined,
+    synthesize?: (i: AttentionRequestInput) => string,
+    placeholder?: 'index',
+    capture?: CaptureLevel,
+  ): Record<string, unknown> | undefined {
     const opts: BuildAttentionRequestOptions = { agent: this.config.agent, redaction: this.redaction() };
     if (placeholder) opts.placeholder = placeholder;
     if (subject !== undefined) opts.subject = subject;

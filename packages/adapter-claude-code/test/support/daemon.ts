@@ -10,9 +10,19 @@ import type { CommandSender } from '@aep/client';
 import type { CommandResult, WireEvent } from '@aep/client';
 import { spawnAep } from '../../../../test/support/cli.js';
 
-export const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`../fixtures/hooks/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+export const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`../fixtures/hooks/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
-export interface DaemonProcess { url: string; child: ChildProcess; stderr: () => string; stdout: () => string; secret: string; socket: string; secretFile: string; dir: string }
+export interface DaemonProcess {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stdout: () => string;
+  secret: string;
+  socket: string;
+  secretFile: string;
+  dir: string;
+}
 
 /** A private temporary directory for one daemon's secret and socket (short: socket paths are limited to ~108 bytes). */
 export function channelDir(): { dir: string; secretFile: string; socket: string } {
@@ -32,15 +42,23 @@ export async function startDaemonProcess(args: readonly string[], opts: { env?: 
   const child = spawnAep(['claude-code', 'serve', '--port', '0', ...extra, ...args], opts.env ? { env: opts.env } : {});
   let err = '';
   let out = '';
-  child.stderr?.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  child.stderr?.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`daemon did not start: ${out} ${err}`)), 30_000);
     child.stdout?.on('data', (b: Buffer) => {
       out += b.toString('utf8');
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) { clearTimeout(t); resolve(m[1]); }
+      if (m?.[1]) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
     });
-    child.on('exit', (code) => { clearTimeout(t); reject(new Error(`daemon exited (${code}): ${err}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`daemon exited (${code}): ${err}`));
+    });
   });
   return { url, child, stderr: () => err, stdout: () => out, secret: readFileSync(secretFile, 'utf8').trim(), socket, secretFile, dir: ch.dir };
 }
@@ -54,7 +72,11 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-export interface HookReply { status: number; body: unknown; ms: number }
+export interface HookReply {
+  status: number;
+  body: unknown;
+  ms: number;
+}
 
 /** POSTs one hook like Claude Code's HTTP hook handler and waits (bounded) for the answer. */
 export async function hook(daemon: { url: string; secret?: string }, event: string, payload: Record<string, unknown>, timeoutMs = 30_000): Promise<HookReply> {
@@ -63,7 +85,7 @@ export async function hook(daemon: { url: string; secret?: string }, event: stri
   if (daemon.secret !== undefined) headers['authorization'] = `Bearer ${daemon.secret}`;
   const res = await fetch(`${daemon.url}/hooks/${event}`, { method: 'POST', headers, body: JSON.stringify(payload), signal: AbortSignal.timeout(timeoutMs) });
   const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) as unknown, ms: performance.now() - t0 };
+  return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as unknown), ms: performance.now() - t0 };
 }
 
 /** Polls `find` until it returns a value (bounded). */
@@ -83,7 +105,7 @@ export async function waitConnected(daemon: { url: string; secret?: string }): P
   if (daemon.secret !== undefined) headers['authorization'] = `Bearer ${daemon.secret}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const h = await (await fetch(`${daemon.url}/health`, { headers })).json() as { connected: boolean };
+    const h = (await (await fetch(`${daemon.url}/health`, { headers })).json()) as { connected: boolean };
     if (h.connected) return;
     if (Date.now() > deadline) throw new Error('daemon never connected to the relay');
     await new Promise((r) => setTimeout(r, 50));
@@ -91,20 +113,39 @@ export async function waitConnected(daemon: { url: string; secret?: string }): P
 }
 
 /** Sends one `control.attention.respond` with optional extension attributes (e.g. `approvalproof`). */
-export async function sendRespond(sender: CommandSender, request: WireEvent, answer: Record<string, unknown>, extensions?: Record<string, string>, capture: 'metadata' | 'redacted' = 'redacted'): Promise<CommandResult> {
+export async function sendRespond(
+  sender: CommandSender,
+  request: WireEvent,
+  answer: Record<string, unknown>,
+  extensions?: Record<string, string>,
+  capture: 'metadata' | 'redacted' = 'redacted',
+): Promise<CommandResult> {
   const b = createEmitter({ source: 'aep://test/agent/answerer', agent: 'answerer' });
   const cmd = b.build({
-    type: 'control.attention.respond', session: request.session!, subject: request.id, cause: request.id, capture,
-    data: { answer }, ...(extensions ? { extensions } : {}),
+    type: 'control.attention.respond',
+    session: request.session!,
+    subject: request.id,
+    cause: request.id,
+    capture,
+    data: { answer },
+    ...(extensions ? { extensions } : {}),
   }) as unknown as WireEvent;
   return sender.send(cmd);
 }
 
 /** Sends any prebuilt command (steering: control.cancel / pause / resume). */
-export async function sendCommand(sender: CommandSender, type: string, session: string, data: Record<string, unknown> | undefined, attrs: { run?: string; capture?: 'metadata' | 'redacted' } = {}): Promise<CommandResult> {
+export async function sendCommand(
+  sender: CommandSender,
+  type: string,
+  session: string,
+  data: Record<string, unknown> | undefined,
+  attrs: { run?: string; capture?: 'metadata' | 'redacted' } = {},
+): Promise<CommandResult> {
   const b = createEmitter({ source: 'aep://test/agent/steerer', agent: 'steerer' });
   const cmd = b.build({
-    type, session, capture: attrs.capture ?? 'metadata',
+    type,
+    session,
+    capture: attrs.capture ?? 'metadata',
     ...(attrs.run !== undefined ? { run: attrs.run } : {}),
     ...(data !== undefined ? { data } : {}),
   }) as unknown as WireEvent;

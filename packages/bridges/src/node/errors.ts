@@ -2,11 +2,7 @@
 // except by the CloudEvents receiver, whose HTTP error bodies carry their own AEP_CE_* codes.
 
 /** Stable codes of the live bridges. */
-export type BridgeNodeErrorCode =
-  | 'AEP_BRIDGE_STATE'
-  | 'AEP_BRIDGE_REFUSED'
-  | 'AEP_BRIDGE_OPTION'
-  | 'AEP_BRIDGE_RELAY';
+export type BridgeNodeErrorCode = 'AEP_BRIDGE_STATE' | 'AEP_BRIDGE_REFUSED' | 'AEP_BRIDGE_OPTION' | 'AEP_BRIDGE_RELAY';
 
 /** A live bridge failure with a stable code and a message naming the cause (never a token). */
 export class BridgeNodeError extends Error {

@@ -48,9 +48,20 @@ function retryAfter(res: Response): number | undefined {
   return Number.isFinite(t) ? Math.min(Math.max(t - Date.now(), 0), 300_000) : undefined;
 }
 
-type Verdict = { kind: 'ok' } | { kind: 'retry'; message: string; retryAfterMs?: number } | { kind: 'reject'; message: string } | { kind: 'too-large'; message: string } | { kind: 'fatal'; message: string };
+type Verdict =
+  | { kind: 'ok' }
+  | { kind: 'retry'; message: string; retryAfterMs?: number }
+  | { kind: 'reject'; message: string }
+  | { kind: 'too-large'; message: string }
+  | { kind: 'fatal'; message: string };
 
-async function post(url: string, body: string, contentType: string, headers: Record<string, string>, timeoutMs: number): Promise<{ verdict: Verdict; res?: Response; text?: string }> {
+async function post(
+  url: string,
+  body: string,
+  contentType: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ verdict: Verdict; res?: Response; text?: string }> {
   let res: Response;
   try {
     res = await fetch(url, { method: 'POST', headers: { ...headers, 'Content-Type': contentType }, body, signal: AbortSignal.timeout(timeoutMs) });
@@ -102,12 +113,24 @@ export function otlpHttpSender(o: OtlpSenderOptions): Sender<OtlpLogRecord> {
         try {
           const j = JSON.parse(text ?? '') as { partialSuccess?: { rejectedLogRecords?: number | string; errorMessage?: string } };
           rejected = Number(j.partialSuccess?.rejectedLogRecords ?? 0) || 0;
-          if (rejected > 0) return { done: items.length, rejected, rejectReason: `${displayUrl(url)} rejected ${rejected} of ${items.length} records (partial success)` };
-        } catch { /* an empty or non-JSON 2xx body is a full success */ }
+          if (rejected > 0)
+            return { done: items.length, rejected, rejectReason: `${displayUrl(url)} rejected ${rejected} of ${items.length} records (partial success)` };
+        } catch {
+          /* an empty or non-JSON 2xx body is a full success */
+        }
         return { done: items.length, rejected: 0 };
       }
-      case 'retry': return { done: 0, rejected: 0, failure: verdict.retryAfterMs === undefined ? { kind: 'retry', message: verdict.message } : { kind: 'retry', message: verdict.message, retryAfterMs: verdict.retryAfterMs } };
-      case 'reject': return { done: items.length, rejected: items.length, rejectReason: verdict.message };
+      case 'retry':
+        return {
+          done: 0,
+          rejected: 0,
+          failure:
+            verdict.retryAfterMs === undefined
+              ? { kind: 'retry', message: verdict.message }
+              : { kind: 'retry', message: verdict.message, retryAfterMs: verdict.retryAfterMs },
+        };
+      case 'reject':
+        return { done: items.length, rejected: items.length, rejectReason: verdict.message };
       case 'too-large': {
         if (items.length === 1) return { done: 1, rejected: 1, rejectReason: `${verdict.message} for a single record` };
         // Split and send the halves in order; stop at the first half that does not finish.
@@ -121,7 +144,8 @@ export function otlpHttpSender(o: OtlpSenderOptions): Sender<OtlpLogRecord> {
         if (b.failure) out.failure = b.failure;
         return out;
       }
-      case 'fatal': return { done: 0, rejected: 0, failure: { kind: 'fatal', message: verdict.message } };
+      case 'fatal':
+        return { done: 0, rejected: 0, failure: { kind: 'fatal', message: verdict.message } };
     }
   };
   return { target: displayUrl(url), send: sendAll };
@@ -151,7 +175,15 @@ export function ceHttpSender(o: CeSenderOptions): Sender<CloudEvent> {
       async send(items) {
         const { verdict } = await post(o.sink, JSON.stringify(items), `${CE_BATCH_MEDIA_TYPE}; charset=utf-8`, headers, timeoutMs);
         if (verdict.kind === 'ok') return { done: items.length, rejected: 0 };
-        if (verdict.kind === 'retry') return { done: 0, rejected: 0, failure: verdict.retryAfterMs === undefined ? { kind: 'retry', message: verdict.message } : { kind: 'retry', message: verdict.message, retryAfterMs: verdict.retryAfterMs } };
+        if (verdict.kind === 'retry')
+          return {
+            done: 0,
+            rejected: 0,
+            failure:
+              verdict.retryAfterMs === undefined
+                ? { kind: 'retry', message: verdict.message }
+                : { kind: 'retry', message: verdict.message, retryAfterMs: verdict.retryAfterMs },
+          };
         if (verdict.kind === 'fatal') return { done: 0, rejected: 0, failure: verdict };
         return { done: items.length, rejected: items.length, rejectReason: verdict.message };
       },
@@ -166,12 +198,20 @@ export function ceHttpSender(o: CeSenderOptions): Sender<CloudEvent> {
       for (const ce of items) {
         const { verdict } = await post(o.sink, JSON.stringify(ce), `${CE_STRUCTURED_MEDIA_TYPE}; charset=utf-8`, headers, timeoutMs);
         if (verdict.kind === 'retry' || verdict.kind === 'fatal') {
-          const failure: SendResult['failure'] = verdict.kind === 'fatal' ? verdict : verdict.retryAfterMs === undefined ? { kind: 'retry', message: verdict.message } : { kind: 'retry', message: verdict.message, retryAfterMs: verdict.retryAfterMs };
+          const failure: SendResult['failure'] =
+            verdict.kind === 'fatal'
+              ? verdict
+              : verdict.retryAfterMs === undefined
+                ? { kind: 'retry', message: verdict.message }
+                : { kind: 'retry', message: verdict.message, retryAfterMs: verdict.retryAfterMs };
           const r: SendResult = { done, rejected, failure };
           if (rejectReason !== undefined) r.rejectReason = rejectReason;
           return r;
         }
-        if (verdict.kind !== 'ok') { rejected++; rejectReason = verdict.message; }
+        if (verdict.kind !== 'ok') {
+          rejected++;
+          rejectReason = verdict.message;
+        }
         done++;
       }
       const r: SendResult = { done, rejected };

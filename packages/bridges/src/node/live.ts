@@ -84,14 +84,24 @@ export interface LiveBridgeStats {
   maxQueued: number;
 }
 
-interface Entry<T> { mark: EventMark; dk: string; item: T | null; bytes: number }
+interface Entry<T> {
+  mark: EventMark;
+  dk: string;
+  item: T | null;
+  bytes: number;
+}
 
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  if (signal.aborted) return resolve();
-  const t = setTimeout(done, ms);
-  function done() { clearTimeout(t); signal.removeEventListener('abort', done); resolve(); }
-  signal.addEventListener('abort', done, { once: true });
-});
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 
 /**
  * Runs a live bridge until `signal` aborts (resolves with the counters) or a fatal condition
@@ -171,20 +181,31 @@ class Runner<T> {
 
   private subscribe(): void {
     if (this.stop.signal.aborted) return;
-    const sub = subscribe({
-      url: this.o.relay,
-      ...(this.o.token ? { token: this.o.token } : {}),
-      ...(this.o.filter ? { filter: this.o.filter } : {}),
-      ceiling: this.o.capture,
-      from: 'all',
-      transport: this.o.transport ?? 'sse',
-      reconnect: { maxAttempts: Infinity },
-      onError: (err) => {
-        // One line per distinct cause, not one per attempt.
-        if (err.message !== this.lastRelayError) { this.lastRelayError = err.message; this.o.log(`AEP_BRIDGE_RELAY: ${err.message}; reconnecting`); }
+    const sub = subscribe(
+      {
+        url: this.o.relay,
+        ...(this.o.token ? { token: this.o.token } : {}),
+        ...(this.o.filter ? { filter: this.o.filter } : {}),
+        ceiling: this.o.capture,
+        from: 'all',
+        transport: this.o.transport ?? 'sse',
+        reconnect: { maxAttempts: Infinity },
+        onError: (err) => {
+          // One line per distinct cause, not one per attempt.
+          if (err.message !== this.lastRelayError) {
+            this.lastRelayError = err.message;
+            this.o.log(`AEP_BRIDGE_RELAY: ${err.message}; reconnecting`);
+          }
+        },
+        onState: (s) => {
+          if (s === 'open' && this.lastRelayError !== '') {
+            this.lastRelayError = '';
+            this.o.log(`AEP_BRIDGE_RELAY: connected to ${displayUrl(this.o.relay)} again`);
+          }
+        },
       },
-      onState: (s) => { if (s === 'open' && this.lastRelayError !== '') { this.lastRelayError = ''; this.o.log(`AEP_BRIDGE_RELAY: connected to ${displayUrl(this.o.relay)} again`); } },
-    }, (e, raw) => this.onEvent(e as unknown as Record<string, unknown>, raw));
+      (e, raw) => this.onEvent(e as unknown as Record<string, unknown>, raw),
+    );
     this.sub = sub;
     sub.done.catch((err: unknown) => {
       if (this.sub !== sub || this.stop.signal.aborted) return;
@@ -198,7 +219,10 @@ class Runner<T> {
     this.stats.received++;
     const mark = markOf(e);
     const dk = `${String(e['source'])}\n${String(e['id'])}`;
-    if (this.o.state.isDone(mark) || this.pending.has(dk)) { this.stats.skipped++; return; }
+    if (this.o.state.isDone(mark) || this.pending.has(dk)) {
+      this.stats.skipped++;
+      return;
+    }
     if (this.queue.length >= this.maxQueue || (this.queue.length > 0 && this.bytes + raw.length > this.maxBytes)) {
       this.pause();
       return;
@@ -206,8 +230,15 @@ class Runner<T> {
     // Defence in depth: the relay already applied the ceiling (AEP-0003 §6.4); a hop may only lower.
     const safe = downlevel(e, this.o.capture);
     let m: Mapped<T>;
-    try { m = this.o.map(safe); } catch (err) { m = { item: null, problem: `mapping failed: ${err instanceof Error ? err.message : String(err)}` }; }
-    if (m.problem !== undefined) { this.stats.unmappable++; this.o.log(`AEP_BRIDGE_UNMAPPABLE: event ${JSON.stringify(String(e['id']).slice(0, 64))}: ${m.problem}`); }
+    try {
+      m = this.o.map(safe);
+    } catch (err) {
+      m = { item: null, problem: `mapping failed: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (m.problem !== undefined) {
+      this.stats.unmappable++;
+      this.o.log(`AEP_BRIDGE_UNMAPPABLE: event ${JSON.stringify(String(e['id']).slice(0, 64))}: ${m.problem}`);
+    }
     this.queue.push({ mark, dk, item: m.item, bytes: raw.length });
     this.pending.add(dk);
     this.bytes += raw.length;
@@ -219,7 +250,9 @@ class Runner<T> {
     this.paused = true;
     this.stats.pauses++;
     const why = this.failing ? `${this.o.sender.target} is not accepting` : `the relay sends faster than ${this.o.sender.target} accepts`;
-    this.o.log(`AEP_BRIDGE_PAUSED: ${this.queue.length} events held (limit ${this.maxQueue} events, ${this.maxBytes} bytes) while ${why}: reading from the relay paused; it continues from the last acknowledged position`);
+    this.o.log(
+      `AEP_BRIDGE_PAUSED: ${this.queue.length} events held (limit ${this.maxQueue} events, ${this.maxBytes} bytes) while ${why}: reading from the relay paused; it continues from the last acknowledged position`,
+    );
     const s = this.sub;
     this.sub = null;
     s?.close();
@@ -238,8 +271,16 @@ class Runner<T> {
     return new Promise<void>((resolve) => {
       let t: ReturnType<typeof setTimeout> | undefined;
       this.wakeOn = ms === null ? 'any' : 'full';
-      this.wakeUp = () => { if (t) clearTimeout(t); resolve(); };
-      if (ms !== null) t = setTimeout(() => { this.wakeUp = null; this.wakeOn = null; resolve(); }, ms);
+      this.wakeUp = () => {
+        if (t) clearTimeout(t);
+        resolve();
+      };
+      if (ms !== null)
+        t = setTimeout(() => {
+          this.wakeUp = null;
+          this.wakeOn = null;
+          resolve();
+        }, ms);
     });
   }
 
@@ -263,12 +304,16 @@ class Runner<T> {
       let itemsLeft = r.done;
       let n = 0;
       for (const en of batch) {
-        if (en.item !== null) { if (itemsLeft === 0) break; itemsLeft--; }
+        if (en.item !== null) {
+          if (itemsLeft === 0) break;
+          itemsLeft--;
+        }
         n++;
       }
       if (r.failure === undefined) n = batch.length;
       this.acknowledge(n, r.done - r.rejected, r.rejected);
-      if (r.rejected > 0) this.o.log(`AEP_BRIDGE_REJECTED: ${r.rejected} item(s) refused for good and dropped: ${r.rejectReason ?? 'refused'} (${this.stats.rejected} so far)`);
+      if (r.rejected > 0)
+        this.o.log(`AEP_BRIDGE_REJECTED: ${r.rejected} item(s) refused for good and dropped: ${r.rejectReason ?? 'refused'} (${this.stats.rejected} so far)`);
       if (r.failure?.kind === 'fatal') {
         this.fatal = new BridgeNodeError('AEP_BRIDGE_REFUSED', r.failure.message);
         this.halt();

@@ -60,7 +60,10 @@ export const CE_RECEIVER_ERRORS = {
 type Code = keyof typeof CE_RECEIVER_ERRORS;
 
 function reply(res: ServerResponse, status: number, body: Record<string, unknown>): void {
-  if (res.headersSent) { res.destroy(); return; }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   const text = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
   res.end(text);
@@ -78,14 +81,22 @@ function mediaType(h: string | undefined): string {
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) { req.resume(); resolve('too-large'); return; }
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      resolve('too-large');
+      return;
+    }
     const chunks: Buffer[] = [];
     let n = 0;
     let over = false;
     req.on('data', (c: Buffer) => {
       if (over) return;
       n += c.length;
-      if (n > limit) { over = true; chunks.length = 0; return; }
+      if (n > limit) {
+        over = true;
+        chunks.length = 0;
+        return;
+      }
       chunks.push(c);
     });
     req.on('end', () => resolve(over ? 'too-large' : Buffer.concat(chunks)));
@@ -114,20 +125,32 @@ export async function startCeReceiver(o: CeReceiverOptions): Promise<CeReceiver>
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== '/' && path !== '/ce') return error(res, 'AEP_CE_NOT_FOUND', 'POST CloudEvents to / or /ce');
     // DNS-rebinding guard, as the relay's: a loopback receiver answers loopback Host names only.
-    if (loopbackOnly && !LOOPBACK.has((req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase())) return error(res, 'AEP_CE_FORBIDDEN_HOST', 'this receiver listens on loopback and only answers loopback Host names');
-    if (req.method !== 'POST') { res.setHeader('Allow', 'POST'); return error(res, 'AEP_CE_METHOD', 'only POST is supported (CloudEvents HTTP binding)'); }
+    if (loopbackOnly && !LOOPBACK.has((req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase()))
+      return error(res, 'AEP_CE_FORBIDDEN_HOST', 'this receiver listens on loopback and only answers loopback Host names');
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return error(res, 'AEP_CE_METHOD', 'only POST is supported (CloudEvents HTTP binding)');
+    }
     const ct = mediaType(req.headers['content-type']);
     const batch = ct === CE_BATCH_MEDIA_TYPE;
     if (ct !== CE_STRUCTURED_MEDIA_TYPE && !batch) {
       const binary = Object.keys(req.headers).some((h) => h.startsWith('ce-'));
-      return error(res, 'AEP_CE_UNSUPPORTED_MODE', binary
-        ? 'binary content mode (ce-* headers) is not supported: send structured mode, Content-Type application/cloudevents+json (AEP-0005 §1: structured mode only)'
-        : `Content-Type must be ${CE_STRUCTURED_MEDIA_TYPE} (one event) or ${CE_BATCH_MEDIA_TYPE} (a batch)`);
+      return error(
+        res,
+        'AEP_CE_UNSUPPORTED_MODE',
+        binary
+          ? 'binary content mode (ce-* headers) is not supported: send structured mode, Content-Type application/cloudevents+json (AEP-0005 §1: structured mode only)'
+          : `Content-Type must be ${CE_STRUCTURED_MEDIA_TYPE} (one event) or ${CE_BATCH_MEDIA_TYPE} (a batch)`,
+      );
     }
     const body = await readBody(req, maxBody);
     if (body === 'too-large') return error(res, 'AEP_CE_TOO_LARGE', `the body is over ${maxBody} bytes`);
     let parsed: unknown;
-    try { parsed = JSON.parse(body.toString('utf8')); } catch { return error(res, 'AEP_CE_BAD_JSON', 'the body is not JSON (CloudEvents JSON format)'); }
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return error(res, 'AEP_CE_BAD_JSON', 'the body is not JSON (CloudEvents JSON format)');
+    }
     let list: unknown[];
     if (batch) {
       if (!Array.isArray(parsed)) return error(res, 'AEP_CE_INVALID', 'a batch is a JSON array of CloudEvents (CloudEvents JSON format §4)');
@@ -142,11 +165,22 @@ export async function startCeReceiver(o: CeReceiverOptions): Promise<CeReceiver>
       const at = batch ? { index: i } : {};
       const d = decodeCloudEvent(list[i]);
       if (!d.ok) return error(res, 'AEP_CE_INVALID', d.issue.message, { ...at, rule: d.issue.rule });
-      if (d.value === null) return error(res, 'AEP_CE_OUT_OF_SCOPE', 'only CloudEvents whose type starts with dev.aep. carry AEP events (AEP-0005 §2); lifting foreign events is an adapter\'s job', { ...at, rule: 'ce.foreign-type' });
+      if (d.value === null)
+        return error(
+          res,
+          'AEP_CE_OUT_OF_SCOPE',
+          "only CloudEvents whose type starts with dev.aep. carry AEP events (AEP-0005 §2); lifting foreign events is an adapter's job",
+          { ...at, rule: 'ce.foreign-type' },
+        );
       const issues = validateEnvelope(d.value);
       if (issues.length > 0) {
         const first = issues[0]!;
-        return error(res, 'AEP_CE_INVALID', `the AEP event it carries is invalid: ${first.rule}: ${first.message}${issues.length > 1 ? ` (+${issues.length - 1} more)` : ''}`, { ...at, rule: first.rule });
+        return error(
+          res,
+          'AEP_CE_INVALID',
+          `the AEP event it carries is invalid: ${first.rule}: ${first.message}${issues.length > 1 ? ` (+${issues.length - 1} more)` : ''}`,
+          { ...at, rule: first.rule },
+        );
       }
       for (const x of d.diagnostics) diagnostics.push({ ...x, index: i });
       lines.push(JSON.stringify(d.value));
@@ -165,7 +199,11 @@ export async function startCeReceiver(o: CeReceiverOptions): Promise<CeReceiver>
     const text = await r.text().catch(() => '');
     if (r.status === 202) return reply(res, 202, diagnostics.length ? { accepted: lines.length, diagnostics } : { accepted: lines.length });
     let relayBody: unknown;
-    try { relayBody = JSON.parse(text); } catch { relayBody = undefined; }
+    try {
+      relayBody = JSON.parse(text);
+    } catch {
+      relayBody = undefined;
+    }
     const relay = typeof relayBody === 'object' && relayBody !== null ? relayBody : { status: r.status };
     if (r.status >= 400 && r.status < 500) return error(res, 'AEP_CE_RELAY_REFUSED', `the relay refused the events (HTTP ${r.status})`, { relay }, r.status);
     return error(res, 'AEP_CE_RELAY_UNAVAILABLE', `the relay answered HTTP ${r.status}; retry the same events`, { relay }, r.status === 503 ? 503 : 502);
@@ -181,12 +219,19 @@ export async function startCeReceiver(o: CeReceiverOptions): Promise<CeReceiver>
   server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port ?? 8788, host, () => { server.off('error', reject); resolve(); });
+    server.listen(o.port ?? 8788, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

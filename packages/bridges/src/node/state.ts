@@ -22,9 +22,7 @@ export interface StateLimits {
 export const DEFAULT_STATE_LIMITS: StateLimits = { maxSessions: 100_000, maxSeqless: 10_000 };
 
 /** Where an event stands for resume purposes. */
-export type EventMark =
-  | { kind: 'pos'; key: string; epoch: number; seq: number }
-  | { kind: 'seqless'; key: string };
+export type EventMark = { kind: 'pos'; key: string; epoch: number; seq: number } | { kind: 'seqless'; key: string };
 
 /** Classifies an event: a `(source, session)` position, or a hashed `(source, id)` key. */
 export function markOf(e: Record<string, unknown>): EventMark {
@@ -34,7 +32,13 @@ export function markOf(e: Record<string, unknown>): EventMark {
     return { kind: 'pos', key: `${source}\n${e['session']}`, epoch, seq: e['seq'] };
   }
   // Hashed: the ring then costs 22 bytes per key whatever the ids look like.
-  return { kind: 'seqless', key: createHash('sha256').update(`${source}\n${String(e['id'])}`).digest('base64url').slice(0, 22) };
+  return {
+    kind: 'seqless',
+    key: createHash('sha256')
+      .update(`${source}\n${String(e['id'])}`)
+      .digest('base64url')
+      .slice(0, 22),
+  };
 }
 
 interface StateJson {
@@ -49,7 +53,10 @@ export class ResumeState {
   private readonly seqless = new Set<string>();
   private dirty = false;
 
-  constructor(readonly path: string | null, private readonly limits: StateLimits = DEFAULT_STATE_LIMITS) {}
+  constructor(
+    readonly path: string | null,
+    private readonly limits: StateLimits = DEFAULT_STATE_LIMITS,
+  ) {}
 
   /**
    * Loads the file when it exists. A missing file is a first start; a file that exists but is
@@ -69,7 +76,10 @@ export class ResumeState {
       j = JSON.parse(text) as StateJson;
       if (j.version !== 1 || !Array.isArray(j.positions) || !Array.isArray(j.seqless)) throw new Error('shape');
     } catch {
-      throw new BridgeNodeError('AEP_BRIDGE_STATE', `the state file ${this.path} is not a bridge state file (version 1); move it away to start over (everything the relay holds is then sent again)`);
+      throw new BridgeNodeError(
+        'AEP_BRIDGE_STATE',
+        `the state file ${this.path} is not a bridge state file (version 1); move it away to start over (everything the relay holds is then sent again)`,
+      );
     }
     for (const p of j.positions) {
       if (Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string' && Number.isSafeInteger(p[2]) && Number.isSafeInteger(p[3])) {

@@ -11,7 +11,13 @@ import { checkCloudEvent10, checkOtlpExportLogsRequest, fromAnyValue, fromKeyVal
 export type Mode = { kind: 'ok' } | { kind: 'status'; status: number; count?: number } | { kind: 'hold' };
 
 /** One request as received. */
-export interface Received { contentType: string; body: unknown; problems: string[]; status: number; headers: IncomingMessage['headers'] }
+export interface Received {
+  contentType: string;
+  body: unknown;
+  problems: string[];
+  status: number;
+  headers: IncomingMessage['headers'];
+}
 
 abstract class Receiver<T> {
   private server: Server | null = null;
@@ -26,11 +32,16 @@ abstract class Receiver<T> {
   protected abstract readonly path: string | null;
   protected abstract accept(req: IncomingMessage, body: unknown): { problems: string[]; items: T[] };
 
-  get url(): string { return `http://127.0.0.1:${this.port}`; }
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
 
   async start(): Promise<this> {
     const server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(this.port, '127.0.0.1', () => resolve()); });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
     return this;
@@ -42,11 +53,16 @@ abstract class Receiver<T> {
     this.server = null;
     if (!s) return;
     for (const r of this.held.splice(0)) r.destroy();
-    await new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); });
+    await new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      s.closeAllConnections();
+    });
   }
 
   /** All problems seen in any request. */
-  get problems(): string[] { return this.requests.flatMap((r) => r.problems); }
+  get problems(): string[] {
+    return this.requests.flatMap((r) => r.problems);
+  }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
@@ -57,11 +73,18 @@ abstract class Receiver<T> {
       const problems: string[] = [];
       if (req.method !== 'POST') problems.push(`method ${req.method}`);
       if (this.path !== null && req.url !== this.path) problems.push(`path ${req.url}`);
-      try { body = JSON.parse(text); } catch { problems.push('body is not JSON'); }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        problems.push('body is not JSON');
+      }
       const rec: Received = { contentType: req.headers['content-type'] ?? '', body, problems, status: 0, headers: req.headers };
       this.requests.push(rec);
       const m = this.mode;
-      if (m.kind === 'hold') { this.held.push(res); return; }
+      if (m.kind === 'hold') {
+        this.held.push(res);
+        return;
+      }
       if (m.kind === 'status') {
         if (m.count !== undefined && --m.count <= 0) this.mode = { kind: 'ok' };
         rec.status = m.status;
@@ -78,7 +101,12 @@ abstract class Receiver<T> {
 }
 
 /** A LogRecord as received, decoded back to plain JSON. */
-export interface ReceivedRecord { service: string; record: Record<string, unknown>; attributes: Record<string, unknown>; body: unknown }
+export interface ReceivedRecord {
+  service: string;
+  record: Record<string, unknown>;
+  attributes: Record<string, unknown>;
+  body: unknown;
+}
 
 /** OTLP/HTTP JSON logs receiver at `/v1/logs`. */
 export class OtlpReceiver extends Receiver<ReceivedRecord> {
@@ -88,11 +116,13 @@ export class OtlpReceiver extends Receiver<ReceivedRecord> {
     if ((req.headers['content-type'] ?? '').split(';')[0] !== 'application/json') problems.push(`content-type ${String(req.headers['content-type'])}`);
     const items: ReceivedRecord[] = [];
     if (problems.length === 0) {
-      for (const rl of (body as { resourceLogs: { resource: { attributes: unknown }; scopeLogs: { logRecords: Record<string, unknown>[] }[] }[] }).resourceLogs) {
+      for (const rl of (body as { resourceLogs: { resource: { attributes: unknown }; scopeLogs: { logRecords: Record<string, unknown>[] }[] }[] })
+        .resourceLogs) {
         const service = String(fromKeyValues(rl.resource.attributes)['service.name']);
-        for (const sl of rl.scopeLogs) for (const r of sl.logRecords) {
-          items.push({ service, record: r, attributes: fromKeyValues(r['attributes']), body: r['body'] === undefined ? undefined : fromAnyValue(r['body']) });
-        }
+        for (const sl of rl.scopeLogs)
+          for (const r of sl.logRecords) {
+            items.push({ service, record: r, attributes: fromKeyValues(r['attributes']), body: r['body'] === undefined ? undefined : fromAnyValue(r['body']) });
+          }
       }
     }
     return { problems, items };
@@ -105,7 +135,8 @@ export class CeSink extends Receiver<Record<string, unknown>> {
   protected accept(req: IncomingMessage, body: unknown): { problems: string[]; items: Record<string, unknown>[] } {
     const ct = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (ct === 'application/cloudevents+json') return { problems: checkCloudEvent10(body), items: [body as Record<string, unknown>] };
-    if (ct === 'application/cloudevents-batch+json' && Array.isArray(body)) return { problems: body.flatMap((b) => checkCloudEvent10(b)), items: body as Record<string, unknown>[] };
+    if (ct === 'application/cloudevents-batch+json' && Array.isArray(body))
+      return { problems: body.flatMap((b) => checkCloudEvent10(b)), items: body as Record<string, unknown>[] };
     return { problems: [`content-type ${ct}`], items: [] };
   }
 }
@@ -121,7 +152,11 @@ export async function waitFor(what: string, cond: () => boolean, timeoutMs = 60_
 
 /** POSTs events to a relay as one NDJSON batch. */
 export async function postEvents(relay: string, token: string, events: readonly Record<string, unknown>[]): Promise<void> {
-  const res = await fetch(new URL('/events', relay), { method: 'POST', headers: { 'AEP-Version': '0.1', 'Content-Type': 'application/x-ndjson', Authorization: `Bearer ${token}` }, body: events.map((e) => JSON.stringify(e)).join('\n') + '\n' });
+  const res = await fetch(new URL('/events', relay), {
+    method: 'POST',
+    headers: { 'AEP-Version': '0.1', 'Content-Type': 'application/x-ndjson', Authorization: `Bearer ${token}` },
+    body: events.map((e) => JSON.stringify(e)).join('\n') + '\n',
+  });
   if (res.status !== 202) throw new Error(`relay refused: ${res.status} ${await res.text()}`);
 }
 
@@ -133,13 +168,27 @@ export async function postEvents(relay: string, token: string, events: readonly 
 export function makeEvents(tag: string, session: string, from: number, n: number): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (let i = from; i < from + n; i++) {
-    const base = { aep: '0.1', id: `${tag}-${session}-${i}`, time: `2026-08-01T09:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0').slice(-9)}Z`, source: `aep://live-host/agent/bot/session/${session}`, agent: 'bot' };
+    const base = {
+      aep: '0.1',
+      id: `${tag}-${session}-${i}`,
+      time: `2026-08-01T09:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${String(i).padStart(9, '0').slice(-9)}Z`,
+      source: `aep://live-host/agent/bot/session/${session}`,
+      agent: 'bot',
+    };
     if (i % 4 === 3) {
       out.push({ ...base, source: 'aep://live-host/agent/bot', type: 'agent.heartbeat', severity: 'debug', data: { tick: i } });
     } else if (i % 5 === 0) {
       out.push({ ...base, type: 'run.started', session, seq: i, run: `r${i}`, capture: 'redacted', data: { trigger: 'user', prompt: `CANARY-REDACTED-${i}` } });
     } else if (i % 7 === 0) {
-      out.push({ ...base, type: 'tool.completed', subject: 'Bash', session, seq: i, capture: 'full', data: { tool: { name: 'Bash', call_id: `c${i}` }, status: 'success', result: `CANARY-FULL-${i}`, 'gen_ai.usage.output_tokens': i } });
+      out.push({
+        ...base,
+        type: 'tool.completed',
+        subject: 'Bash',
+        session,
+        seq: i,
+        capture: 'full',
+        data: { tool: { name: 'Bash', call_id: `c${i}` }, status: 'success', result: `CANARY-FULL-${i}`, 'gen_ai.usage.output_tokens': i },
+      });
     } else {
       out.push({ ...base, type: 'tool.requested', subject: 'Read', session, seq: i, data: { tool: { name: 'Read', call_id: `c${i}` } } });
     }

@@ -39,7 +39,9 @@ export function register(program: Command): void {
     .option('--agent <name>', 'sender identity (agent of the command)', 'aep-cli')
     .option('--decline', 'decline the form (answer.option "decline", contract C2) without asking anything; needs no terminal')
     .option('--cancel', 'cancel the form: dismiss it unanswered (answer.option "cancel", contract C2) without asking anything; needs no terminal')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Renders every form field type: text, number (min/max enforced), yes/no, single select,
 multi select (space toggles, enter confirms), and "Other…" free text where the field allows
 it. Required fields are marked with *. When the agent rejects the answer, the issues are shown
@@ -54,18 +56,21 @@ label (a label contradicting its id is flagged). Allow is offered only when that
 reached this terminal; otherwise only Deny ("answer on the agent's machine").
 Needs a terminal (except with --decline or --cancel): with piped stdin it prints the
 non-interactive command (aep respond) and exits 2. Exit codes: 0 accepted, 2 usage / no terminal, 3 refused (by the agent, the relay,
-a wrong token, or nothing but Allow to offer), 4 no ack, 5 unreachable.`);
-  addRelayOptions(cmd).action(action(async (requestId: string | undefined, opts: AnswerOpts) => {
-    try {
-      await run(requestId, opts);
-    } catch (err) {
-      // Ctrl-C / Ctrl-D inside a prompt: nothing was sent for the current round.
-      if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError')) {
-        throw new CliError('AEP_CLI_CANCELLED', 'cancelled; the answer being edited was not sent', EXIT.USAGE);
+a wrong token, or nothing but Allow to offer), 4 no ack, 5 unreachable.`,
+    );
+  addRelayOptions(cmd).action(
+    action(async (requestId: string | undefined, opts: AnswerOpts) => {
+      try {
+        await run(requestId, opts);
+      } catch (err) {
+        // Ctrl-C / Ctrl-D inside a prompt: nothing was sent for the current round.
+        if (err instanceof Error && (err.name === 'ExitPromptError' || err.name === 'AbortPromptError')) {
+          throw new CliError('AEP_CLI_CANCELLED', 'cancelled; the answer being edited was not sent', EXIT.USAGE);
+        }
+        throw err;
       }
-      throw err;
-    }
-  }));
+    }),
+  );
 }
 
 async function run(requestId: string | undefined, opts: AnswerOpts): Promise<void> {
@@ -77,16 +82,18 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   if (refusal !== undefined && !requestId) throw new CliError('AEP_CLI_USAGE', `--${refusal} needs the request id (see: ${aep} inbox)`);
   if (refusal === undefined && (!process.stdin.isTTY || !process.stdout.isTTY)) {
     const id = requestId ? requestId.replace(/[^A-Za-z0-9_-]/g, '?') : 'REQUEST_ID';
-    process.stderr.write([
-      'aep answer needs an interactive terminal (stdin/stdout is not a TTY).',
-      'Answer non-interactively instead:',
-      `  ${aep} respond ${id} --show                                  # read it complete first`,
-      `  ${aep} respond ${id} --values '{"<field id>": <value>, …}'   # a form (AEP-0006)`,
-      `  ${aep} respond ${id} --option <option id> [--text "reason"]  # a permission or choice`,
-      `  ${aep} respond ${id} --text "…"                              # free text`,
-      `List pending requests with: ${aep} inbox`,
-      '',
-    ].join('\n'));
+    process.stderr.write(
+      [
+        'aep answer needs an interactive terminal (stdin/stdout is not a TTY).',
+        'Answer non-interactively instead:',
+        `  ${aep} respond ${id} --show                                  # read it complete first`,
+        `  ${aep} respond ${id} --values '{"<field id>": <value>, …}'   # a form (AEP-0006)`,
+        `  ${aep} respond ${id} --option <option id> [--text "reason"]  # a permission or choice`,
+        `  ${aep} respond ${id} --text "…"                              # free text`,
+        `List pending requests with: ${aep} inbox`,
+        '',
+      ].join('\n'),
+    );
     throw new CliError('AEP_CLI_NOT_A_TTY', 'stdin is not a terminal; use aep respond');
   }
   const [{ listPending }, render] = await Promise.all([import('@aep/client/node'), import('../util/render.js')]);
@@ -103,7 +110,10 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   const refuseOffline = (p: PendingAttention): never => {
     const o = offlineOf(p);
     process.stdout.write(render.renderRequest(p, { aep, hints: false, fields: false, ...(o ? { offline: o } : {}) }) + '\n');
-    throw new CliError('AEP_CLI_AGENT_OFFLINE', `request ${render.oneLine(p.id)} cannot be answered: its agent (${render.oneLine(o?.agent ?? p.agent)}) has been offline since ${render.oneLine(o?.since ?? '?')}; nothing was sent (it is dismissed if the agent comes back without it, or expires)`);
+    throw new CliError(
+      'AEP_CLI_AGENT_OFFLINE',
+      `request ${render.oneLine(p.id)} cannot be answered: its agent (${render.oneLine(o?.agent ?? p.agent)}) has been offline since ${render.oneLine(o?.since ?? '?')}; nothing was sent (it is dismissed if the agent comes back without it, or expires)`,
+    );
   };
   let req: PendingAttention | undefined;
   if (requestId) {
@@ -119,7 +129,10 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   } else {
     // A menu line is a preview; the chosen request is then shown complete. A request whose
     // agent is offline is listed, disabled, with the time it went away.
-    const preview = (t: unknown) => { const s = render.oneLine(t); return s.length > 70 ? `${s.slice(0, 70)}…` : s; };
+    const preview = (t: unknown) => {
+      const s = render.oneLine(t);
+      return s.length > 70 ? `${s.slice(0, 70)}…` : s;
+    };
     const answerable = pending.filter((p) => !offlineOf(p));
     if (answerable.length === 0 && pending[0]) refuseOffline(pending[0]);
     const prompts = await import('@inquirer/prompts');
@@ -129,7 +142,8 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
       choices: pending.map((p) => {
         const o = offlineOf(p);
         return {
-          value: p.id, name: `${render.oneLine(p.agent)} · ${render.oneLine(p.session)} · ${render.oneLine(p.data['kind'])}: ${preview(p.data['prompt'])}`,
+          value: p.id,
+          name: `${render.oneLine(p.agent)} · ${render.oneLine(p.session)} · ${render.oneLine(p.data['kind'])}: ${preview(p.data['prompt'])}`,
           ...(o ? { disabled: `agent offline since ${render.oneLine(o.since)}` } : {}),
         };
       }),
@@ -139,13 +153,29 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   if (!req) return;
   const via = req.data['respond_via'];
   if (Array.isArray(via) && !via.includes('control')) {
-    throw new CliError('AEP_CLI_OUT_OF_BAND', `request ${render.oneLine(req.id)} is answered out of band (respond_via ${render.oneLine(JSON.stringify(via))}); it cannot be answered from here (AEP-0008 §2)`);
+    throw new CliError(
+      'AEP_CLI_OUT_OF_BAND',
+      `request ${render.oneLine(req.id)} is answered out of band (respond_via ${render.oneLine(JSON.stringify(via))}); it cannot be answered from here (AEP-0008 §2)`,
+    );
   }
   const isForm = Array.isArray(req.data['fields']);
   if (refusal !== undefined) {
-    if (!isForm) throw new CliError('AEP_CLI_USAGE', `--${refusal} answers a form; request ${render.oneLine(req.id)} is a ${render.oneLine(req.data['kind'])} request: choose one of its options (${aep} answer ${render.oneLine(req.id)}, or ${aep} respond ${render.oneLine(req.id)} --option …)`);
+    if (!isForm)
+      throw new CliError(
+        'AEP_CLI_USAGE',
+        `--${refusal} answers a form; request ${render.oneLine(req.id)} is a ${render.oneLine(req.data['kind'])} request: choose one of its options (${aep} answer ${render.oneLine(req.id)}, or ${aep} respond ${render.oneLine(req.id)} --option …)`,
+      );
     process.stdout.write(render.renderRequest(req, { aep, hints: false, fields: false }) + '\n');
-    const result = await sendAnswer({ url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer: { option: refusal }, ackWindowMs, agent: opts.agent, event: req.event });
+    const result = await sendAnswer({
+      url,
+      ...(opts.token ? { token: opts.token } : {}),
+      requestId: req.id,
+      session: req.session,
+      answer: { option: refusal },
+      ackWindowMs,
+      agent: opts.agent,
+      event: req.event,
+    });
     await printResult(result, false);
     process.exitCode = exitFor(result.status);
     return;
@@ -156,11 +186,19 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
   for (let round = 0; round < 20; round++) {
     const { answer, proof } = await ask(prompts, render, req, previous);
     const result = await sendAnswer({
-      url, ...(opts.token ? { token: opts.token } : {}), requestId: req.id, session: req.session, answer, ackWindowMs, agent: opts.agent,
-      event: req.event, ...(proof !== undefined ? { proof } : {}),
+      url,
+      ...(opts.token ? { token: opts.token } : {}),
+      requestId: req.id,
+      session: req.session,
+      answer,
+      ackWindowMs,
+      agent: opts.agent,
+      event: req.event,
+      ...(proof !== undefined ? { proof } : {}),
     });
     await printResult(result, false);
-    if (result.status === 'accepted' && proof !== undefined) await (await import('./delegate.js')).offerGrant({ url, ...(opts.token ? { token: opts.token } : {}), event: req.event, agent: opts.agent, prompts });
+    if (result.status === 'accepted' && proof !== undefined)
+      await (await import('./delegate.js')).offerGrant({ url, ...(opts.token ? { token: opts.token } : {}), event: req.event, agent: opts.agent, prompts });
     if (result.status === 'rejected' && result.reason === 'invalid') {
       process.stdout.write('The agent rejected this answer; please correct it.\n');
       previous = answer.values ?? {};
@@ -173,7 +211,10 @@ async function run(requestId: string | undefined, opts: AnswerOpts): Promise<voi
 
 type Prompts = typeof PromptsModule;
 
-interface Asked { answer: { option?: string; text?: string; values?: Record<string, unknown> }; proof?: string }
+interface Asked {
+  answer: { option?: string; text?: string; values?: Record<string, unknown> };
+  proof?: string;
+}
 
 async function ask(p: Prompts, render: Render, req: PendingAttention, previous: Record<string, unknown>): Promise<Asked> {
   const fields = Array.isArray(req.data['fields']) ? (req.data['fields'] as FieldSpec[]) : undefined;
@@ -193,7 +234,10 @@ async function ask(p: Prompts, render: Render, req: PendingAttention, previous: 
     // is disabled unless the complete approval text reached this terminal (contract C1).
     const offered = view.options.filter((o) => o.offer);
     if (offered.length === 0) {
-      throw new CliError('AEP_CLI_APPROVAL_INCOMPLETE', `request ${render.oneLine(req.id)} offers nothing but options that need the complete input, which does not reach this terminal: answer on the agent's machine`);
+      throw new CliError(
+        'AEP_CLI_APPROVAL_INCOMPLETE',
+        `request ${render.oneLine(req.id)} offers nothing but options that need the complete input, which does not reach this terminal: answer on the agent's machine`,
+      );
     }
     const option = await p.select({
       // The cursor starts on an offered option; a disabled one cannot be selected.
@@ -202,7 +246,7 @@ async function ask(p: Prompts, render: Render, req: PendingAttention, previous: 
       choices: view.options.map((o) => ({
         value: o.id,
         name: `${render.oneLine(o.label)}  → ${render.effectWord(o.effect)} [${render.oneLine(o.id)}]${o.contradicts ? '  ⚠ label contradicts the effect' : ''}`,
-        ...(o.offer ? {} : { disabled: 'not offered: the complete input is not shown here; answer on the agent\'s machine' }),
+        ...(o.offer ? {} : { disabled: "not offered: the complete input is not shown here; answer on the agent's machine" }),
       })),
     });
     const text = await p.input({ message: 'Reason (optional)' });
@@ -225,8 +269,11 @@ async function askForm(p: Prompts, render: Render, fields: FieldSpec[], previous
     } else if (f.type === 'number') {
       const range = f.min !== undefined || f.max !== undefined ? ` (${f.min ?? '…'}–${f.max ?? '…'})` : '';
       const v = await p.number({
-        message: message + range, required: f.required === true, step: 'any',
-        ...(f.min !== undefined ? { min: f.min } : {}), ...(f.max !== undefined ? { max: f.max } : {}),
+        message: message + range,
+        required: f.required === true,
+        step: 'any',
+        ...(f.min !== undefined ? { min: f.min } : {}),
+        ...(f.max !== undefined ? { max: f.max } : {}),
         ...(typeof prev === 'number' ? { default: prev } : {}),
       });
       if (v !== undefined) values[f.id] = v;
@@ -240,7 +287,8 @@ async function askForm(p: Prompts, render: Render, fields: FieldSpec[], previous
       if (f.multi) {
         const prevList = Array.isArray(prev) ? prev.filter((x): x is string => typeof x === 'string') : [];
         const picked = await p.checkbox({
-          message, required: f.required === true,
+          message,
+          required: f.required === true,
           choices: [
             ...choices.map((c) => ({ ...c, checked: prevList.includes(c.value) })),
             ...(f.other ? [{ value: OTHER, name: 'Other…', checked: prevList.some((x) => !ids.has(x)) }] : []),
@@ -248,7 +296,11 @@ async function askForm(p: Prompts, render: Render, fields: FieldSpec[], previous
         });
         const out = picked.filter((x) => x !== OTHER);
         if (picked.includes(OTHER)) {
-          const t = await p.input({ message: `${render.oneLine(f.label)}: other`, required: true, ...(prevList.find((x) => !ids.has(x)) ? { default: prevList.find((x) => !ids.has(x)) } : {}) });
+          const t = await p.input({
+            message: `${render.oneLine(f.label)}: other`,
+            required: true,
+            ...(prevList.find((x) => !ids.has(x)) ? { default: prevList.find((x) => !ids.has(x)) } : {}),
+          });
           out.push(t);
         }
         if (out.length > 0 || f.required) values[f.id] = out;
@@ -257,7 +309,11 @@ async function askForm(p: Prompts, render: Render, fields: FieldSpec[], previous
         const def = typeof prev === 'string' ? (ids.has(prev) ? prev : f.other ? OTHER : undefined) : undefined;
         const v = await p.select({ message, choices: [...choices, ...extra], ...(def !== undefined ? { default: def } : {}) });
         if (v === OTHER) {
-          values[f.id] = await p.input({ message: `${render.oneLine(f.label)}: other`, required: true, ...(typeof prev === 'string' && !ids.has(prev) ? { default: prev } : {}) });
+          values[f.id] = await p.input({
+            message: `${render.oneLine(f.label)}: other`,
+            required: true,
+            ...(typeof prev === 'string' && !ids.has(prev) ? { default: prev } : {}),
+          });
         } else if (v !== SKIP) {
           values[f.id] = v;
         }

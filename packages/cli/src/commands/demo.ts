@@ -42,12 +42,34 @@ export const DEMO_FORM_FIELDS: FieldSpec[] = [
   { id: '1', type: 'string', label: 'Bucket name', required: true },
   { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
   { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  { id: '4', type: 'select', label: 'Weekdays', multi: true, choices: [{ id: '1', label: 'Mon' }, { id: '2', label: 'Wed' }, { id: '3', label: 'Fri' }] },
-  { id: '5', type: 'select', label: 'Storage class', other: true, choices: [{ id: '1', label: 'standard' }, { id: '2', label: 'archive' }] },
+  {
+    id: '4',
+    type: 'select',
+    label: 'Weekdays',
+    multi: true,
+    choices: [
+      { id: '1', label: 'Mon' },
+      { id: '2', label: 'Wed' },
+      { id: '3', label: 'Fri' },
+    ],
+  },
+  {
+    id: '5',
+    type: 'select',
+    label: 'Storage class',
+    other: true,
+    choices: [
+      { id: '1', label: 'standard' },
+      { id: '2', label: 'archive' },
+    ],
+  },
 ];
 
 /** The permission request's options: ids say what they do (`optionEffect`). */
-const PERMISSION_OPTIONS = [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }];
+const PERMISSION_OPTIONS = [
+  { id: 'allow', label: 'Allow' },
+  { id: 'deny', label: 'Deny' },
+];
 
 /** Steering commands the demo agent honours (AEP-0004 §5, contract C8), declared in `control.accepts`. */
 const ACCEPTS = ['control.attention.respond', 'control.cancel', 'control.pause', 'control.resume'];
@@ -57,16 +79,20 @@ export function register(program: Command): void {
   const demo = program.command('demo').description('demo programs (an agent that asks questions)');
   const agentCmd = demo
     .command('agent')
-    .description('connect as an emitter, raise a five-field form and a permission request in one run, honour cancel/pause/resume, print what happened as JSON lines')
+    .description(
+      'connect as an emitter, raise a five-field form and a permission request in one run, honour cancel/pause/resume, print what happened as JSON lines',
+    )
     .option('--agent <name>', 'agent identity', 'demo-agent')
     .option('--session <id>', 'session id (default: generated)')
-    .option('--run <id>', 'run id of the demo\'s one run (default: generated)')
+    .option('--run <id>', "run id of the demo's one run (default: generated)")
     .addOption(new Option('--only <which>', 'which requests to raise').choices(['form', 'permission', 'both']).default('both'))
     .addOption(new Option('--capture <level>', 'capture level of the events').choices(['none', 'metadata', 'redacted', 'full']).default('redacted'))
     .option('--command <text>', 'what the permission request asks to run: its approval text, sent verbatim with its approvaldigest', 'rm -rf ./build')
     .option('--timeout-ms <n>', 'expire each request after N ms (attention.timeout); default: wait forever')
     .option('--state-dir <dir>', 'keep the epoch durably in this directory (default: epoch seeded from the clock)')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 STDOUT carries one JSON object per line:
   {"event":"ready","session":…,"agent":…,"run":…}
   {"event":"requested","kind":"form"|"permission","id":<request id>,"session":…}
@@ -87,14 +113,17 @@ control.resume (progress.status {phase:"resumed"}). Answers are still recorded w
 Progress goes to stderr. Exit 0 when every request was answered, 1 when one was not (a timeout,
 or a cancel), 3 when the relay refuses the token (AEP_CLI_RELAY_REFUSED), 5 when it is
 unreachable, 130 after SIGINT/SIGTERM (pending requests are dismissed, the run cancelled and the
-session ended first). The relay needs a token for answers to be routed.`);
-  addRelayOptions(agentCmd).action(action(async (opts: DemoOpts) => {
-    const url = relayUrl(opts.relay);
-    const timeoutMs = opts.timeoutMs !== undefined ? positiveInt('--timeout-ms', opts.timeoutMs) : undefined;
-    if (!opts.agent) throw new CliError('AEP_CLI_BAD_OPTION', '--agent must not be empty', EXIT.USAGE);
-    if (opts.run === '') throw new CliError('AEP_CLI_BAD_OPTION', '--run must not be empty', EXIT.USAGE);
-    await runDemoAgent(url, opts, timeoutMs);
-  }));
+session ended first). The relay needs a token for answers to be routed.`,
+    );
+  addRelayOptions(agentCmd).action(
+    action(async (opts: DemoOpts) => {
+      const url = relayUrl(opts.relay);
+      const timeoutMs = opts.timeoutMs !== undefined ? positiveInt('--timeout-ms', opts.timeoutMs) : undefined;
+      if (!opts.agent) throw new CliError('AEP_CLI_BAD_OPTION', '--agent must not be empty', EXIT.USAGE);
+      if (opts.run === '') throw new CliError('AEP_CLI_BAD_OPTION', '--run must not be empty', EXIT.USAGE);
+      await runDemoAgent(url, opts, timeoutMs);
+    }),
+  );
 }
 
 function out(obj: Record<string, unknown>): void {
@@ -118,12 +147,19 @@ async function connect(client: typeof ClientModule, url: string, opts: DemoOpts)
   let conn: EmitterConnection;
   try {
     conn = new client.EmitterConnection({
-      url, ...(opts.token ? { token: opts.token } : {}), agent: opts.agent, capture: opts.capture,
-      control: { accepts: ACCEPTS }, emits: ['session', 'run', 'attention', 'control', 'progress'],
+      url,
+      ...(opts.token ? { token: opts.token } : {}),
+      agent: opts.agent,
+      capture: opts.capture,
+      control: { accepts: ACCEPTS },
+      emits: ['session', 'run', 'attention', 'control', 'progress'],
       ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
       log: (l) => {
         if (refused) return; // the one coded line says it all; the socket's own close is noise
-        if (/refused the (?:emitter connection|socket)/.test(l)) { refused = true; return; }
+        if (/refused the (?:emitter connection|socket)/.test(l)) {
+          refused = true;
+          return;
+        }
         progress(l);
       },
     });
@@ -143,7 +179,12 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
   const [client, protocol] = await Promise.all([import('@aep/client/node'), import('@aep/protocol')]);
   const aep = selfCommand();
   const hint = await hintArgs(url, opts);
-  const session = opts.session ?? `demo-${new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14)}-${randomId()}`;
+  const session =
+    opts.session ??
+    `demo-${new Date()
+      .toISOString()
+      .replace(/[-:T.Z]/g, '')
+      .slice(0, 14)}-${randomId()}`;
   const run = opts.run ?? `run-${randomId()}`;
   const conn = await connect(client, url, opts);
 
@@ -157,20 +198,41 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
   let wake: (() => void)[] = [];
   let cancelled: { scope: 'run' | 'session'; command: string } | undefined;
   let runEnded = false;
-  const wakeAll = () => { const w = wake; wake = []; for (const f of w) f(); };
+  const wakeAll = () => {
+    const w = wake;
+    wake = [];
+    for (const f of w) f();
+  };
   const reasonOf = (cmd: WireEvent): string | undefined => {
     const r = cmd.data !== null && typeof cmd.data === 'object' ? (cmd.data as Record<string, unknown>)['reason'] : undefined;
     if (typeof r !== 'string' || opts.capture === 'none' || opts.capture === 'metadata') return undefined;
     return opts.capture === 'full' ? r : protocol.redact(r);
   };
   conn.onCommand('control.cancel', ({ event: cmd }) => {
-    const data = cmd.data !== null && typeof cmd.data === 'object' ? cmd.data as Record<string, unknown> : {};
+    const data = cmd.data !== null && typeof cmd.data === 'object' ? (cmd.data as Record<string, unknown>) : {};
     const scope = data['scope'];
     if (scope !== 'run' && scope !== 'session') {
-      return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.scope', path: '/data/scope', message: 'scope must be "run" or "session"', section: 'AEP-0004 §5' }] };
+      return {
+        status: 'rejected',
+        reason: 'invalid',
+        capture: opts.capture,
+        issues: [{ rule: 'control.cancel.scope', path: '/data/scope', message: 'scope must be "run" or "session"', section: 'AEP-0004 §5' }],
+      };
     }
     if (scope === 'run' && cmd.run !== run) {
-      return { status: 'rejected', reason: 'invalid', capture: opts.capture, issues: [{ rule: 'control.cancel.unknown-run', path: '/run', message: 'a run-scoped cancel names the run of this session in the envelope attribute run', section: 'AEP-0004 §5' }] };
+      return {
+        status: 'rejected',
+        reason: 'invalid',
+        capture: opts.capture,
+        issues: [
+          {
+            rule: 'control.cancel.unknown-run',
+            path: '/run',
+            message: 'a run-scoped cancel names the run of this session in the envelope attribute run',
+            section: 'AEP-0004 §5',
+          },
+        ],
+      };
     }
     if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: opts.capture };
     cancelled = { scope, command: cmd.id };
@@ -187,19 +249,21 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
       },
     };
   });
-  const steer = (phase: 'paused' | 'resumed') => ({ event: cmd }: IncomingCommand): CommandDecision => {
-    if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: opts.capture };
-    return {
-      status: 'accepted',
-      after: () => {
-        paused = phase === 'paused';
-        conn.emit(session, 'progress.status', { phase }, { run, cause: cmd.id, capture: 'metadata' });
-        out({ event: phase, command: cmd.id });
-        progress(phase === 'paused' ? `paused by command ${cmd.id}: not going on until control.resume` : `resumed by command ${cmd.id}`);
-        if (!paused) wakeAll();
-      },
+  const steer =
+    (phase: 'paused' | 'resumed') =>
+    ({ event: cmd }: IncomingCommand): CommandDecision => {
+      if (runEnded || cancelled || stopping) return { status: 'rejected', reason: 'refused', detail: 'the run is already over', capture: opts.capture };
+      return {
+        status: 'accepted',
+        after: () => {
+          paused = phase === 'paused';
+          conn.emit(session, 'progress.status', { phase }, { run, cause: cmd.id, capture: 'metadata' });
+          out({ event: phase, command: cmd.id });
+          progress(phase === 'paused' ? `paused by command ${cmd.id}: not going on until control.resume` : `resumed by command ${cmd.id}`);
+          if (!paused) wakeAll();
+        },
+      };
     };
-  };
   conn.onCommand('control.pause', steer('paused'));
   conn.onCommand('control.resume', steer('resumed'));
   /** Holds the run while paused (answers are still recorded); false when it must stop instead. */
@@ -234,9 +298,13 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
   progress(`session ${session} (run ${run}) started on ${new URL(url).origin}`);
   let unanswered = false;
 
-  if ((opts.only === 'form' || opts.only === 'both') && await proceed()) {
+  if ((opts.only === 'form' || opts.only === 'both') && (await proceed())) {
     const p = engine.requestAttention({
-      session, run, kind: 'form', prompt: 'Configure the nightly backup', subject: 'backup-config',
+      session,
+      run,
+      kind: 'form',
+      prompt: 'Configure the nightly backup',
+      subject: 'backup-config',
       fields: DEMO_FORM_FIELDS,
       ...(timeoutMs !== undefined ? { expiresInMs: timeoutMs } : {}),
       onRejected: (issues) => {
@@ -260,10 +328,17 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     }
   }
 
-  if (stopping) return new Promise<void>(() => { /* the signal handler ends the session and exits */ });
-  if ((opts.only === 'permission' || opts.only === 'both') && await proceed()) {
+  if (stopping)
+    return new Promise<void>(() => {
+      /* the signal handler ends the session and exits */
+    });
+  if ((opts.only === 'permission' || opts.only === 'both') && (await proceed())) {
     const p = engine.requestAttention({
-      session, run, kind: 'permission', approvalText: opts.command, subject: 'Bash',
+      session,
+      run,
+      kind: 'permission',
+      approvalText: opts.command,
+      subject: 'Bash',
       options: PERMISSION_OPTIONS,
       ...(timeoutMs !== undefined ? { expiresInMs: timeoutMs } : {}),
       onRejected: (issues) => {
@@ -275,7 +350,13 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     progress(`permission requested: ${p.id} (read it with: ${aep} respond ${p.id} --show${hint}; answer with: ${aep} answer ${p.id}${hint})`);
     const r = await p;
     if (r.status === 'answered') {
-      out({ event: 'answered', kind: 'permission', id: p.id, ...(r.answer.option !== undefined ? { option: r.answer.option } : {}), ...(r.answer.text !== undefined ? { text: r.answer.text } : {}) });
+      out({
+        event: 'answered',
+        kind: 'permission',
+        id: p.id,
+        ...(r.answer.option !== undefined ? { option: r.answer.option } : {}),
+        ...(r.answer.text !== undefined ? { text: r.answer.text } : {}),
+      });
       progress(`permission answered: ${r.answer.option ?? '(text)'}`);
     } else if (r.status === 'timeout') {
       unanswered = true;
@@ -287,9 +368,15 @@ async function runDemoAgent(url: string, opts: DemoOpts, timeoutMs: number | und
     }
   }
 
-  if (stopping) return new Promise<void>(() => { /* the signal handler ends the session and exits */ });
+  if (stopping)
+    return new Promise<void>(() => {
+      /* the signal handler ends the session and exits */
+    });
   await proceed(); // paused: the run does not finish until control.resume (or a cancel)
-  if (stopping) return new Promise<void>(() => { /* the signal handler ends the session and exits */ });
+  if (stopping)
+    return new Promise<void>(() => {
+      /* the signal handler ends the session and exits */
+    });
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
   const c = cancelled as { scope: 'run' | 'session'; command: string } | undefined;

@@ -84,7 +84,9 @@ export function register(program: Command): void {
     .enablePositionalOptions();
   mcp
     .command('wrap')
-    .description('run an MCP stdio server behind a proxy: JSON-RPC passes through unchanged, elicitation/create becomes an AEP attention request (kind "form") answered from the inbox or terminal')
+    .description(
+      'run an MCP stdio server behind a proxy: JSON-RPC passes through unchanged, elicitation/create becomes an AEP attention request (kind "form") answered from the inbox or terminal',
+    )
     .argument('<command...>', 'the MCP server command and its arguments (put them after --)')
     .option('--relay <url>', `relay base URL (default: $AEP_RELAY or ${DEFAULT_RELAY})`)
     .option('--no-aep', 'do not connect to a relay: only advertise elicitation and answer from the host, or decline')
@@ -92,52 +94,69 @@ export function register(program: Command): void {
     .option('--token-file <path>', 'read the token from the first line of this file (e.g. the one `aep up` saves)')
     .option('--agent <name>', 'agent name of the emitted events (default: mcp-<server name from the command>)')
     .option('--session <id>', 'AEP session id of this wrapped server (default: mcp-<random>)')
-    .option('--capture <level>', `capture level of the requests: ${CAPTURES.join(' | ')}; prompts and labels are real text only at redacted+ (redacted runs the redaction pipeline)`, 'redacted')
+    .option(
+      '--capture <level>',
+      `capture level of the requests: ${CAPTURES.join(' | ')}; prompts and labels are real text only at redacted+ (redacted runs the redaction pipeline)`,
+      'redacted',
+    )
     .option('--timeout-ms <n>', 'how long a human has to answer through AEP before the server gets {action:"cancel"}', String(DEFAULT_TIMEOUT_MS))
-    .option('--connect-timeout-ms <n>', 'how long to wait for the relay at start before proxying without it (it keeps retrying)', String(DEFAULT_CONNECT_TIMEOUT_MS))
+    .option(
+      '--connect-timeout-ms <n>',
+      'how long to wait for the relay at start before proxying without it (it keeps retrying)',
+      String(DEFAULT_CONNECT_TIMEOUT_MS),
+    )
     .option('--max-pending <n>', 'most elicitations open through AEP at once; more go to the host, else are declined', String(DEFAULT_MAX_PENDING))
     .passThroughOptions()
     .addHelpText('after', WRAP_HELP)
-    .action(action(async (command: string[], o: WrapOptions) => {
-      const [bin, ...args] = command;
-      if (bin === undefined || bin === '') throw new CliError('AEP_CLI_USAGE', 'missing the MCP server command: aep mcp wrap [options] -- <command...>', EXIT.USAGE);
-      if (!(CAPTURES as readonly string[]).includes(o.capture)) {
-        throw new CliError('AEP_CLI_BAD_OPTION', `--capture must be one of ${CAPTURES.join(', ')}, got "${o.capture}"`, EXIT.USAGE);
-      }
-      const timeoutMs = intOpt('timeout-ms', o.timeoutMs, 1);
-      const connectTimeoutMs = intOpt('connect-timeout-ms', o.connectTimeoutMs, 0);
-      const maxPending = intOpt('max-pending', o.maxPending, 1);
-      const relay = o.aep ? (o.relay ?? process.env['AEP_RELAY'] ?? DEFAULT_RELAY) : null;
-      if (relay !== null && !/^https?:\/\//.test(relay)) {
-        throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be an http(s) URL, got "${relay.replace(/\?.*$/, '?…')}"`, EXIT.USAGE);
-      }
-      if (o.token !== undefined && o.tokenFile !== undefined) throw new CliError('AEP_CLI_USAGE', 'give --token or --token-file, not both', EXIT.USAGE);
-      const token = o.tokenFile !== undefined ? await readTokenFile(o.tokenFile) : o.token ?? process.env['AEP_TOKEN'];
-      // Stdout is the MCP channel: any stray console output (ours or a dependency's) goes to stderr.
-      const { format } = await import('node:util');
-      const toStderr = (...a: unknown[]): void => { process.stderr.write(`${format(...a)}\n`); };
-      console.log = toStderr;
-      console.info = toStderr;
-      console.debug = toStderr;
-      const bridge = await import('@aep/mcp-bridge');
-      let code: number;
-      try {
-        code = await bridge.runMcpWrap({
-          command: bin, args, relay,
-          ...(token !== undefined && token !== '' ? { token } : {}),
-          ...(o.agent !== undefined ? { agent: o.agent } : {}),
-          ...(o.session !== undefined ? { session: o.session } : {}),
-          capture: o.capture as (typeof CAPTURES)[number],
-          timeoutMs, connectTimeoutMs, maxPending,
-        });
-      } catch (err) {
-        // The bridge's error table gives the exit status (packages/mcp-bridge/src/errors.ts).
-        if (err instanceof bridge.BridgeError) {
-          const exit = (Object.values(EXIT) as number[]).includes(err.exit) ? (err.exit as ExitCode) : EXIT.UNAVAILABLE;
-          throw new CliError(err.code, err.message, exit);
+    .action(
+      action(async (command: string[], o: WrapOptions) => {
+        const [bin, ...args] = command;
+        if (bin === undefined || bin === '')
+          throw new CliError('AEP_CLI_USAGE', 'missing the MCP server command: aep mcp wrap [options] -- <command...>', EXIT.USAGE);
+        if (!(CAPTURES as readonly string[]).includes(o.capture)) {
+          throw new CliError('AEP_CLI_BAD_OPTION', `--capture must be one of ${CAPTURES.join(', ')}, got "${o.capture}"`, EXIT.USAGE);
         }
-        throw err;
-      }
-      process.exitCode = code;
-    }));
+        const timeoutMs = intOpt('timeout-ms', o.timeoutMs, 1);
+        const connectTimeoutMs = intOpt('connect-timeout-ms', o.connectTimeoutMs, 0);
+        const maxPending = intOpt('max-pending', o.maxPending, 1);
+        const relay = o.aep ? (o.relay ?? process.env['AEP_RELAY'] ?? DEFAULT_RELAY) : null;
+        if (relay !== null && !/^https?:\/\//.test(relay)) {
+          throw new CliError('AEP_CLI_BAD_OPTION', `--relay must be an http(s) URL, got "${relay.replace(/\?.*$/, '?…')}"`, EXIT.USAGE);
+        }
+        if (o.token !== undefined && o.tokenFile !== undefined) throw new CliError('AEP_CLI_USAGE', 'give --token or --token-file, not both', EXIT.USAGE);
+        const token = o.tokenFile !== undefined ? await readTokenFile(o.tokenFile) : (o.token ?? process.env['AEP_TOKEN']);
+        // Stdout is the MCP channel: any stray console output (ours or a dependency's) goes to stderr.
+        const { format } = await import('node:util');
+        const toStderr = (...a: unknown[]): void => {
+          process.stderr.write(`${format(...a)}\n`);
+        };
+        console.log = toStderr;
+        console.info = toStderr;
+        console.debug = toStderr;
+        const bridge = await import('@aep/mcp-bridge');
+        let code: number;
+        try {
+          code = await bridge.runMcpWrap({
+            command: bin,
+            args,
+            relay,
+            ...(token !== undefined && token !== '' ? { token } : {}),
+            ...(o.agent !== undefined ? { agent: o.agent } : {}),
+            ...(o.session !== undefined ? { session: o.session } : {}),
+            capture: o.capture as (typeof CAPTURES)[number],
+            timeoutMs,
+            connectTimeoutMs,
+            maxPending,
+          });
+        } catch (err) {
+          // The bridge's error table gives the exit status (packages/mcp-bridge/src/errors.ts).
+          if (err instanceof bridge.BridgeError) {
+            const exit = (Object.values(EXIT) as number[]).includes(err.exit) ? (err.exit as ExitCode) : EXIT.UNAVAILABLE;
+            throw new CliError(err.code, err.message, exit);
+          }
+          throw err;
+        }
+        process.exitCode = code;
+      }),
+    );
 }

@@ -34,33 +34,38 @@ export async function mapBridgeLines(name: string, files: readonly string[], fn:
   let lines = 0;
   let failed = 0;
   try {
-    for await (const batch of readLineBatches(files)) for (const line of batch) {
-      lines++;
-      if (line.text.trim() === '') { await out.write('\n'); continue; }
-      const where = `${line.file === '-' ? 'stdin' : line.file}:${line.lineNo}`;
-      let value: unknown;
-      try {
-        value = JSON.parse(line.text);
-      } catch {
-        failed++;
-        process.stderr.write(`aep ${name}: ${where}: AEP_CLI_BAD_JSON: not valid JSON (AEP-0003 §3.1: one JSON value per line)\n`);
-        await out.write('null\n');
-        continue;
+    for await (const batch of readLineBatches(files))
+      for (const line of batch) {
+        lines++;
+        if (line.text.trim() === '') {
+          await out.write('\n');
+          continue;
+        }
+        const where = `${line.file === '-' ? 'stdin' : line.file}:${line.lineNo}`;
+        let value: unknown;
+        try {
+          value = JSON.parse(line.text);
+        } catch {
+          failed++;
+          process.stderr.write(`aep ${name}: ${where}: AEP_CLI_BAD_JSON: not valid JSON (AEP-0003 §3.1: one JSON value per line)\n`);
+          await out.write('null\n');
+          continue;
+        }
+        const r = fn(value);
+        for (const w of r.warnings ?? []) process.stderr.write(`aep ${name}: ${where}: warning: ${w}\n`);
+        if (r.error !== undefined) {
+          failed++;
+          process.stderr.write(`aep ${name}: ${where}: ${r.error}\n`);
+          await out.write('null\n');
+          continue;
+        }
+        await out.write(JSON.stringify(r.out ?? null) + '\n');
       }
-      const r = fn(value);
-      for (const w of r.warnings ?? []) process.stderr.write(`aep ${name}: ${where}: warning: ${w}\n`);
-      if (r.error !== undefined) {
-        failed++;
-        process.stderr.write(`aep ${name}: ${where}: ${r.error}\n`);
-        await out.write('null\n');
-        continue;
-      }
-      await out.write(JSON.stringify(r.out ?? null) + '\n');
-    }
   } catch (err) {
     await out.flush();
     const e = err as NodeJS.ErrnoException;
-    if (e && typeof e.code === 'string' && e.syscall) throw new CliError('AEP_CLI_UNREADABLE', `cannot read input: ${e.code} ${e.path ?? ''}`.trim(), EXIT.USAGE);
+    if (e && typeof e.code === 'string' && e.syscall)
+      throw new CliError('AEP_CLI_UNREADABLE', `cannot read input: ${e.code} ${e.path ?? ''}`.trim(), EXIT.USAGE);
     throw err;
   }
   await out.flush();
@@ -105,7 +110,9 @@ export function otelEnvHeaders(): Record<string, string> {
       try {
         const name = decodeURIComponent(part.slice(0, eq).trim());
         if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) out[name] = decodeURIComponent(part.slice(eq + 1).trim());
-      } catch { /* malformed entry: ignored, as the OTel SDKs do */ }
+      } catch {
+        /* malformed entry: ignored, as the OTel SDKs do */
+      }
     }
   }
   return out;
@@ -115,10 +122,19 @@ export function otelEnvHeaders(): Record<string, string> {
 export async function parseFilter(text: string | undefined): Promise<Record<string, unknown> | undefined> {
   if (text === undefined) return undefined;
   let parsed: unknown;
-  try { parsed = JSON.parse(text); } catch { throw new CliError('AEP_CLI_BAD_FILTER', '--filter is not valid JSON (an attr-match filter is a JSON object, AEP-0003 §6.1)', EXIT.USAGE); }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new CliError('AEP_CLI_BAD_FILTER', '--filter is not valid JSON (an attr-match filter is a JSON object, AEP-0003 §6.1)', EXIT.USAGE);
+  }
   const { compileFilter } = await import('@aep/protocol');
   const c = compileFilter(parsed);
-  if (!c.ok) throw new CliError('AEP_CLI_BAD_FILTER', `invalid attr-match filter (AEP-0003 §6.2, fail closed): ${c.issues.map((i) => `${i.path || '/'}: ${i.message}`).join('; ')}`, EXIT.USAGE);
+  if (!c.ok)
+    throw new CliError(
+      'AEP_CLI_BAD_FILTER',
+      `invalid attr-match filter (AEP-0003 §6.2, fail closed): ${c.issues.map((i) => `${i.path || '/'}: ${i.message}`).join('; ')}`,
+      EXIT.USAGE,
+    );
   return parsed as Record<string, unknown>;
 }
 
@@ -127,15 +143,23 @@ export function httpUrlOption(name: string, value: unknown): string {
   try {
     const u = new URL(String(value));
     if (u.protocol === 'http:' || u.protocol === 'https:') return u.toString();
-  } catch { /* below */ }
+  } catch {
+    /* below */
+  }
   throw new CliError('AEP_CLI_BAD_OPTION', `${name} must be an http(s) URL`, EXIT.USAGE);
 }
 
 /** Default state file of a live bridge: one per relay + target + filter + ceiling. */
 export function defaultStatePath(kind: string, relay: string, target: string, filter: unknown, capture: string): string {
   const dir = process.env['AEP_STATE_DIR'] ?? join(homedir(), '.aep');
-  const strip = (u: string) => { const x = new URL(u); return `${x.protocol}//${x.host}${x.pathname}`; };
-  const h = createHash('sha256').update(`${strip(relay)}\n${strip(target)}\n${JSON.stringify(filter ?? {})}\n${capture}`).digest('hex').slice(0, 16);
+  const strip = (u: string) => {
+    const x = new URL(u);
+    return `${x.protocol}//${x.host}${x.pathname}`;
+  };
+  const h = createHash('sha256')
+    .update(`${strip(relay)}\n${strip(target)}\n${JSON.stringify(filter ?? {})}\n${capture}`)
+    .digest('hex')
+    .slice(0, 16);
   return join(dir, 'bridges', `${kind}-${h}.json`);
 }
 
@@ -164,10 +188,17 @@ export function addLiveOptions(cmd: Command, batchDefault: string): Command {
   return cmd
     .addOption(new Option('--capture <level>', 'capture ceiling of the subscription, enforced again locally: nothing above it is sent').default('metadata'))
     .option('--filter <json>', 'attr-match filter of the subscription (AEP-0003 §6), e.g. \'{"type":["tool.*","attention.*"]}\'')
-    .option('--state <path>', 'resume state file, flushed after every acknowledged batch (default: $AEP_STATE_DIR/bridges/… or ~/.aep/bridges/…, one per relay + target + filter + ceiling)')
+    .option(
+      '--state <path>',
+      'resume state file, flushed after every acknowledged batch (default: $AEP_STATE_DIR/bridges/… or ~/.aep/bridges/…, one per relay + target + filter + ceiling)',
+    )
     .option('--batch-size <n>', 'most items per request', batchDefault)
     .option('--flush-ms <ms>', 'longest wait for a batch to fill', '200')
-    .option('--max-queue <n>', 'events held unacknowledged before reading from the relay pauses (bounded memory; each resume re-reads the relay buffer, so keep it well above --batch-size)', '10000')
+    .option(
+      '--max-queue <n>',
+      'events held unacknowledged before reading from the relay pauses (bounded memory; each resume re-reads the relay buffer, so keep it well above --batch-size)',
+      '10000',
+    )
     .option('--max-queue-bytes <n>', 'bytes of held events before reading pauses', String(32 << 20))
     .option('--timeout <ms>', 'per-request timeout', '10000')
     .option('--retry-max-ms <ms>', 'longest backoff between retries (exponential from 250 ms, with jitter)', '30000')
@@ -177,7 +208,10 @@ export function addLiveOptions(cmd: Command, batchDefault: string): Command {
 
 /** Runs a live bridge from the CLI: signals stop it gracefully; coded errors map to exit codes. */
 export async function runLive<T>(
-  name: string, kind: string, opts: LiveOpts, target: string,
+  name: string,
+  kind: string,
+  opts: LiveOpts,
+  target: string,
   make: (capture: CaptureLevel) => { map: (e: Record<string, unknown>) => { item: T | null; problem?: string }; sender: Sender<T> },
 ): Promise<void> {
   const relay = relayUrl(opts.relay);
@@ -204,15 +238,33 @@ export async function runLive<T>(
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const held = state.size;
-  log(`AEP_BRIDGE_STARTED: ${displayUrl(relay)} -> ${sender.target}, capture ceiling ${capture}, state ${statePath} (${held.sessions} sessions, ${held.seqless} seq-less events acknowledged before)`);
+  log(
+    `AEP_BRIDGE_STARTED: ${displayUrl(relay)} -> ${sender.target}, capture ceiling ${capture}, state ${statePath} (${held.sessions} sessions, ${held.seqless} seq-less events acknowledged before)`,
+  );
   try {
     const stats = await runLiveBridge({
-      relay, ...(opts.token ? { token: opts.token } : {}), ...(filter ? { filter } : {}), capture, map, sender, state,
-      batchSize, flushMs, maxQueue, maxQueueBytes, retry: { initialMs: Math.min(250, retryMaxMs), maxMs: retryMaxMs }, transport: opts.transport, log, signal: ac.signal,
+      relay,
+      ...(opts.token ? { token: opts.token } : {}),
+      ...(filter ? { filter } : {}),
+      capture,
+      map,
+      sender,
+      state,
+      batchSize,
+      flushMs,
+      maxQueue,
+      maxQueueBytes,
+      retry: { initialMs: Math.min(250, retryMaxMs), maxMs: retryMaxMs },
+      transport: opts.transport,
+      log,
+      signal: ac.signal,
     });
-    log(`AEP_BRIDGE_STOPPED: ${stats.acknowledged} events acknowledged (${stats.delivered} delivered, ${stats.rejected} refused by the receiver, ${stats.unmappable} unmappable), ${stats.skipped} skipped as already done, ${stats.retries} retries, ${stats.pauses} pauses`);
+    log(
+      `AEP_BRIDGE_STOPPED: ${stats.acknowledged} events acknowledged (${stats.delivered} delivered, ${stats.rejected} refused by the receiver, ${stats.unmappable} unmappable), ${stats.skipped} skipped as already done, ${stats.retries} retries, ${stats.pauses} pauses`,
+    );
   } catch (err) {
-    if (err instanceof BridgeNodeError) throw new CliError(err.code, err.message, err.code === 'AEP_BRIDGE_STATE' || err.code === 'AEP_BRIDGE_OPTION' ? EXIT.USAGE : EXIT.UNAVAILABLE);
+    if (err instanceof BridgeNodeError)
+      throw new CliError(err.code, err.message, err.code === 'AEP_BRIDGE_STATE' || err.code === 'AEP_BRIDGE_OPTION' ? EXIT.USAGE : EXIT.UNAVAILABLE);
     throw err;
   } finally {
     process.off('SIGINT', stop);
@@ -233,13 +285,17 @@ interface OtlpOpts extends LiveOpts {
 export function register(program: Command): void {
   const cmd = program
     .command('otlp')
-    .description('AEP events as OpenTelemetry LogRecords (AEP-0005 §3): JSONL in -> one record per line, or live from a relay to an OTLP/HTTP JSON logs receiver')
+    .description(
+      'AEP events as OpenTelemetry LogRecords (AEP-0005 §3): JSONL in -> one record per line, or live from a relay to an OTLP/HTTP JSON logs receiver',
+    )
     .argument('[files...]', 'JSONL inputs, offline mode (default: stdin; "-" = stdin)')
     .option('--max-capture <level>', 'exporter ceiling: an event whose capture is above it exports no payload at all (default metadata; live: --capture)')
     .option('--service-name <name>', 'resource service.name for every record (default: the event agent)')
     .option('--wire', 'offline: print each record as an OTLP/HTTP JSON ExportLogsServiceRequest instead of the pinned shape')
     .option('--endpoint <url>', 'live mode: OTLP/HTTP receiver base URL (POST {url}/v1/logs), e.g. http://127.0.0.1:4318');
-  addLiveOptions(cmd, '256').addHelpText('after', `
+  addLiveOptions(cmd, '256').addHelpText(
+    'after',
+    `
 Offline: each input line is an AEP event; each output line is its LogRecord in the pinned shape
 (AEP-0005 §3: time_unix_nano as an exact decimal string, event_name "dev.aep." + type, severity,
 trace_id/span_id/flags from traceparent, aep.* attributes with aep.capture always present,
@@ -262,42 +318,48 @@ file, 5 the relay or the receiver refused the bridge.
 Examples:
   aep otlp events.jsonl
   aep otlp --max-capture redacted --wire < events.jsonl
-  aep otlp --relay http://127.0.0.1:8787 --endpoint http://127.0.0.1:4318 --capture metadata`);
-  cmd.action(action(async (files: string[], opts: OtlpOpts) => {
-    // Live only with an explicit --endpoint: an OTEL_EXPORTER_OTLP_ENDPOINT in the environment must
-    // not turn an offline conversion into an exporter.
-    const endpoint = opts.endpoint;
-    const maxCapture = opts.maxCapture === undefined ? undefined : parseCeiling(opts.maxCapture);
-    const { toOtlpLogRecord, otlpExportRequest } = await import('@aep/bridges');
-    if (endpoint === undefined) {
-      const problem = await envelopeProblem();
-      const o = { ...(maxCapture ? { maxCapture } : {}), ...(opts.serviceName !== undefined ? { serviceName: opts.serviceName } : {}) };
-      await mapBridgeLines('otlp', files, (value) => {
-        const bad = problem(value);
-        if (bad !== undefined) return { out: null, error: bad };
-        const r = toOtlpLogRecord(value, o);
-        if (!r.ok) return { out: null, error: `${r.issue.code}: ${r.issue.message}` };
-        return { out: opts.wire ? otlpExportRequest([r.value]) : r.value, warnings: r.diagnostics.filter((d) => d.rule !== 'capture.above-max').map((d) => d.message) };
+  aep otlp --relay http://127.0.0.1:8787 --endpoint http://127.0.0.1:4318 --capture metadata`,
+  );
+  cmd.action(
+    action(async (files: string[], opts: OtlpOpts) => {
+      // Live only with an explicit --endpoint: an OTEL_EXPORTER_OTLP_ENDPOINT in the environment must
+      // not turn an offline conversion into an exporter.
+      const endpoint = opts.endpoint;
+      const maxCapture = opts.maxCapture === undefined ? undefined : parseCeiling(opts.maxCapture);
+      const { toOtlpLogRecord, otlpExportRequest } = await import('@aep/bridges');
+      if (endpoint === undefined) {
+        const problem = await envelopeProblem();
+        const o = { ...(maxCapture ? { maxCapture } : {}), ...(opts.serviceName !== undefined ? { serviceName: opts.serviceName } : {}) };
+        await mapBridgeLines('otlp', files, (value) => {
+          const bad = problem(value);
+          if (bad !== undefined) return { out: null, error: bad };
+          const r = toOtlpLogRecord(value, o);
+          if (!r.ok) return { out: null, error: `${r.issue.code}: ${r.issue.message}` };
+          return {
+            out: opts.wire ? otlpExportRequest([r.value]) : r.value,
+            warnings: r.diagnostics.filter((d) => d.rule !== 'capture.above-max').map((d) => d.message),
+          };
+        });
+        return;
+      }
+      if (files.length > 0) throw new CliError('AEP_CLI_USAGE', 'live mode (--endpoint) reads the relay, not files: drop the file arguments', EXIT.USAGE);
+      const url = httpUrlOption('--endpoint', endpoint);
+      const timeoutMs = positiveInt('--timeout', opts.timeout);
+      const headers = parseHeaders(opts.header, otelEnvHeaders());
+      const { otlpHttpSender, otlpLogsUrl } = await import('@aep/bridges/node');
+      const { captureRank } = await import('@aep/protocol');
+      await runLive('otlp', 'otlp', opts, otlpLogsUrl(url), (capture) => {
+        // One knob by default: the ceiling of the subscription is also the exporter's max_capture.
+        const max: CaptureLevel = maxCapture !== undefined && captureRank(maxCapture) < captureRank(capture) ? maxCapture : capture;
+        const o = { maxCapture: max, ...(opts.serviceName !== undefined ? { serviceName: opts.serviceName } : {}) };
+        return {
+          sender: otlpHttpSender({ endpoint: url, headers, timeoutMs }),
+          map: (e) => {
+            const r = toOtlpLogRecord(e, o);
+            return r.ok ? { item: r.value } : { item: null, problem: `${r.issue.code}: ${r.issue.message}` };
+          },
+        };
       });
-      return;
-    }
-    if (files.length > 0) throw new CliError('AEP_CLI_USAGE', 'live mode (--endpoint) reads the relay, not files: drop the file arguments', EXIT.USAGE);
-    const url = httpUrlOption('--endpoint', endpoint);
-    const timeoutMs = positiveInt('--timeout', opts.timeout);
-    const headers = parseHeaders(opts.header, otelEnvHeaders());
-    const { otlpHttpSender, otlpLogsUrl } = await import('@aep/bridges/node');
-    const { captureRank } = await import('@aep/protocol');
-    await runLive('otlp', 'otlp', opts, otlpLogsUrl(url), (capture) => {
-      // One knob by default: the ceiling of the subscription is also the exporter's max_capture.
-      const max: CaptureLevel = maxCapture !== undefined && captureRank(maxCapture) < captureRank(capture) ? maxCapture : capture;
-      const o = { maxCapture: max, ...(opts.serviceName !== undefined ? { serviceName: opts.serviceName } : {}) };
-      return {
-        sender: otlpHttpSender({ endpoint: url, headers, timeoutMs }),
-        map: (e) => {
-          const r = toOtlpLogRecord(e, o);
-          return r.ok ? { item: r.value } : { item: null, problem: `${r.issue.code}: ${r.issue.message}` };
-        },
-      };
-    });
-  }));
+    }),
+  );
 }

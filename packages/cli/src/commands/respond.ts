@@ -37,10 +37,17 @@ export function register(program: Command): void {
     .option('--session <id>', 'target session (default: looked up from the relay by request id)')
     .option('--ack-window <ms>', 'how long to wait for the ack per attempt', '10000')
     .option('--retries <n>', 'extra attempts with the identical command after a silent window', '1')
-    .addOption(new Option('--capture <level>', 'capture of the command (default: metadata without free text; redacted when the text passes the redaction pipeline unchanged; full when the pipeline would change it)').choices(['none', 'metadata', 'redacted', 'full']))
+    .addOption(
+      new Option(
+        '--capture <level>',
+        'capture of the command (default: metadata without free text; redacted when the text passes the redaction pipeline unchanged; full when the pipeline would change it)',
+      ).choices(['none', 'metadata', 'redacted', 'full']),
+    )
     .option('--agent <name>', 'sender identity (agent of the command)', 'aep-cli')
     .option('--json', 'print the result (or, with --show, the request) as one JSON object')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Allowing a permission request: only what you have read in full can be allowed. Run
 "aep respond ID --show": it prints the complete text (every line, invisible characters made
 visible) and its approval digest; then "aep respond ID --option allow --digest DIGEST".
@@ -64,60 +71,86 @@ Examples:
   aep respond 01K0FORMREQ… --values '{"1":"nightly-bk","2":30,"3":true,"4":["1","3"]}'
   aep respond 01K0PERMREQ… --show
   aep respond 01K0PERMREQ… --option allow --digest 3f5c…
-  aep respond 01K0PERMREQ… --option deny --text "use the staging registry"`);
-  addRelayOptions(cmd).action(action(async (requestId: string, opts: RespondOpts) => {
-    const url = relayUrl(opts.relay);
-    const hasAnswer = opts.values !== undefined || opts.option !== undefined || opts.text !== undefined;
-    if (opts.show) {
-      if (hasAnswer) throw new CliError('AEP_CLI_USAGE', '--show prints the request and sends nothing: give it without --values/--option/--text');
-      await show(url, opts.token, requestId, opts.json === true);
-      return;
-    }
-    const given = [opts.values !== undefined, opts.option !== undefined || opts.text !== undefined].filter(Boolean).length;
-    if (given !== 1) throw new CliError('AEP_CLI_USAGE', 'give exactly one answer: --values JSON, or --option ID and/or --text S (or --show to read the request)');
-    let values: Record<string, unknown> | undefined;
-    if (opts.values !== undefined) {
-      let parsed: unknown;
-      try { parsed = JSON.parse(opts.values); } catch (err) {
-        throw new CliError('AEP_CLI_BAD_VALUES', `--values is not valid JSON: ${(err as Error).message}`);
+  aep respond 01K0PERMREQ… --option deny --text "use the staging registry"`,
+    );
+  addRelayOptions(cmd).action(
+    action(async (requestId: string, opts: RespondOpts) => {
+      const url = relayUrl(opts.relay);
+      const hasAnswer = opts.values !== undefined || opts.option !== undefined || opts.text !== undefined;
+      if (opts.show) {
+        if (hasAnswer) throw new CliError('AEP_CLI_USAGE', '--show prints the request and sends nothing: give it without --values/--option/--text');
+        await show(url, opts.token, requestId, opts.json === true);
+        return;
       }
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError('AEP_CLI_BAD_VALUES', '--values must be a JSON object (field id → value, AEP-0006 §3)');
-      values = parsed as Record<string, unknown>;
-    }
-    const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
-    const retries = Number(opts.retries);
-    if (!Number.isSafeInteger(retries) || retries < 0) throw new CliError('AEP_CLI_BAD_OPTION', `--retries must be a non-negative integer, got "${String(opts.retries)}"`);
-    const answer = { ...(values ? { values } : {}), ...(opts.option !== undefined ? { option: opts.option } : {}), ...(opts.text !== undefined ? { text: opts.text } : {}) };
-    const { findRequest, requireRequest, proofFor } = await import('../util/request.js');
-    // The request as this reader receives it: its session, its fields (what each value is) and
-    // its approval text. With --session and no such request held, the agent alone decides.
-    const event = opts.session === undefined ? await requireRequest(url, opts.token, requestId) : await findRequest(url, opts.token, requestId);
-    const session = opts.session ?? String(event?.session);
-    const proof = event ? proofFor(event, answer, opts.digest, selfCommand()) : undefined;
-    const result = await sendAnswer({
-      url, ...(opts.token ? { token: opts.token } : {}), requestId, session, answer, ackWindowMs, retries,
-      agent: opts.agent ?? 'aep-cli', ...(event ? { event } : {}), ...(proof !== undefined ? { proof } : {}),
-      ...(opts.capture ? { capture: opts.capture } : {}),
-    });
-    // The relay refuses an answer to a request whose asker is gone (contract C3 `no-route`): say
-    // so with the code `aep answer` uses, and since when (contract C4 roster `offline`).
-    if (result.status === 'refused' && result.reason === 'no-route') {
-      const facts = await import('../util/request-facts.js');
-      const gone = (await facts.offlineRequests(url, opts.token).catch(() => undefined))?.get(facts.requestKey(session, requestId));
-      if (gone) {
-        const { oneLine } = await import('../util/render.js');
-        throw new CliError('AEP_CLI_AGENT_OFFLINE', `request ${oneLine(requestId)} cannot be answered: its agent (${oneLine(gone.agent)}) has been offline since ${oneLine(gone.since)}; the relay delivered nothing (it is dismissed if the agent comes back without it, or expires)`);
+      const given = [opts.values !== undefined, opts.option !== undefined || opts.text !== undefined].filter(Boolean).length;
+      if (given !== 1)
+        throw new CliError('AEP_CLI_USAGE', 'give exactly one answer: --values JSON, or --option ID and/or --text S (or --show to read the request)');
+      let values: Record<string, unknown> | undefined;
+      if (opts.values !== undefined) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(opts.values);
+        } catch (err) {
+          throw new CliError('AEP_CLI_BAD_VALUES', `--values is not valid JSON: ${(err as Error).message}`);
+        }
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+          throw new CliError('AEP_CLI_BAD_VALUES', '--values must be a JSON object (field id → value, AEP-0006 §3)');
+        values = parsed as Record<string, unknown>;
       }
-    }
-    await printResult(result, opts.json === true);
-    process.exitCode = exitFor(result.status);
-  }));
+      const ackWindowMs = positiveInt('--ack-window', opts.ackWindow);
+      const retries = Number(opts.retries);
+      if (!Number.isSafeInteger(retries) || retries < 0)
+        throw new CliError('AEP_CLI_BAD_OPTION', `--retries must be a non-negative integer, got "${String(opts.retries)}"`);
+      const answer = {
+        ...(values ? { values } : {}),
+        ...(opts.option !== undefined ? { option: opts.option } : {}),
+        ...(opts.text !== undefined ? { text: opts.text } : {}),
+      };
+      const { findRequest, requireRequest, proofFor } = await import('../util/request.js');
+      // The request as this reader receives it: its session, its fields (what each value is) and
+      // its approval text. With --session and no such request held, the agent alone decides.
+      const event = opts.session === undefined ? await requireRequest(url, opts.token, requestId) : await findRequest(url, opts.token, requestId);
+      const session = opts.session ?? String(event?.session);
+      const proof = event ? proofFor(event, answer, opts.digest, selfCommand()) : undefined;
+      const result = await sendAnswer({
+        url,
+        ...(opts.token ? { token: opts.token } : {}),
+        requestId,
+        session,
+        answer,
+        ackWindowMs,
+        retries,
+        agent: opts.agent ?? 'aep-cli',
+        ...(event ? { event } : {}),
+        ...(proof !== undefined ? { proof } : {}),
+        ...(opts.capture ? { capture: opts.capture } : {}),
+      });
+      // The relay refuses an answer to a request whose asker is gone (contract C3 `no-route`): say
+      // so with the code `aep answer` uses, and since when (contract C4 roster `offline`).
+      if (result.status === 'refused' && result.reason === 'no-route') {
+        const facts = await import('../util/request-facts.js');
+        const gone = (await facts.offlineRequests(url, opts.token).catch(() => undefined))?.get(facts.requestKey(session, requestId));
+        if (gone) {
+          const { oneLine } = await import('../util/render.js');
+          throw new CliError(
+            'AEP_CLI_AGENT_OFFLINE',
+            `request ${oneLine(requestId)} cannot be answered: its agent (${oneLine(gone.agent)}) has been offline since ${oneLine(gone.since)}; the relay delivered nothing (it is dismissed if the agent comes back without it, or expires)`,
+          );
+        }
+      }
+      await printResult(result, opts.json === true);
+      process.exitCode = exitFor(result.status);
+    }),
+  );
 }
 
 /** `respond --show`: the request complete, with its approval digest and how to answer it. */
 async function show(url: string, token: string | undefined, requestId: string, json: boolean): Promise<void> {
   const [{ requireRequest }, render, { approvalView }, { listPending }] = await Promise.all([
-    import('../util/request.js'), import('../util/render.js'), import('@aep/protocol'), import('@aep/client/node'),
+    import('../util/request.js'),
+    import('../util/render.js'),
+    import('@aep/protocol'),
+    import('@aep/client/node'),
   ]);
   const event = await requireRequest(url, token, requestId);
   let pending: boolean;
@@ -129,10 +162,20 @@ async function show(url: string, token: string | undefined, requestId: string, j
   const req = render.requestFromEvent(event);
   const view = approvalView(event);
   if (json) {
-    process.stdout.write(JSON.stringify({
-      id: req.id, session: req.session, agent: req.agent, source: event.source, time: req.time, capture: req.capture,
-      kind: req.data['kind'], pending, approval: render.approvalJson(view), event,
-    }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        id: req.id,
+        session: req.session,
+        agent: req.agent,
+        source: event.source,
+        time: req.time,
+        capture: req.capture,
+        kind: req.data['kind'],
+        pending,
+        approval: render.approvalJson(view),
+        event,
+      }) + '\n',
+    );
     return;
   }
   process.stdout.write(render.renderRequest(req, { aep: selfCommand(), hints: pending, fields: true }) + '\n');
@@ -178,16 +221,30 @@ export async function sendAnswer(req: AnswerRequest): Promise<RespondOutcome> {
   const answer = cmd.applyChoice(req.answer, free, choice);
   const agent = req.agent ?? 'aep-cli';
   const envelope = cmd.buildCommand({
-    type: 'control.attention.respond', session: req.session, agent, capture: choice.capture,
-    data: { answer }, subject: req.requestId, cause: req.requestId,
+    type: 'control.attention.respond',
+    session: req.session,
+    agent,
+    capture: choice.capture,
+    data: { answer },
+    subject: req.requestId,
+    cause: req.requestId,
     ...(req.proof !== undefined ? { extensions: { approvalproof: req.proof } } : {}),
   });
-  const r = await cmd.sendCommand({
-    url: req.url, ...(req.token ? { token: req.token } : {}), agent,
-    ...(req.ackWindowMs ? { ackWindowMs: req.ackWindowMs } : {}), ...(req.retries !== undefined ? { retries: req.retries } : {}),
-  }, envelope);
+  const r = await cmd.sendCommand(
+    {
+      url: req.url,
+      ...(req.token ? { token: req.token } : {}),
+      agent,
+      ...(req.ackWindowMs ? { ackWindowMs: req.ackWindowMs } : {}),
+      ...(req.retries !== undefined ? { retries: req.retries } : {}),
+    },
+    envelope,
+  );
   return {
-    status: r.status, session: req.session, command: r.command.id, capture: choice.capture,
+    status: r.status,
+    session: req.session,
+    command: r.command.id,
+    capture: choice.capture,
     ...(r.reason !== undefined ? { reason: r.reason } : {}),
     ...(r.detail !== undefined ? { detail: r.detail } : {}),
     ...(r.issues !== undefined ? { issues: r.issues } : {}),

@@ -2,12 +2,26 @@ import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { addRelayOptions, origin, positiveInt, refusedError, relayUrl } from '../util/relay.js';
 
-interface TokenOpts { relay?: string; token?: string; json?: boolean; timeout: string }
-interface CreateOpts extends TokenOpts { scope: string[]; name?: string; expires?: string }
+interface TokenOpts {
+  relay?: string;
+  token?: string;
+  json?: boolean;
+  timeout: string;
+}
+interface CreateOpts extends TokenOpts {
+  scope: string[];
+  name?: string;
+  expires?: string;
+}
 
 /** Untrusted text on one terminal line (token names come from whoever created them). */
 function clean(text: unknown): string {
-  return [...String(text)].map((c) => { const n = c.codePointAt(0)!; return n < 0x20 || (n >= 0x7f && n < 0xa0) || (n >= 0x202a && n <= 0x202e) || (n >= 0x2066 && n <= 0x2069) ? '?' : c; }).join('');
+  return [...String(text)]
+    .map((c) => {
+      const n = c.codePointAt(0)!;
+      return n < 0x20 || (n >= 0x7f && n < 0xa0) || (n >= 0x202a && n <= 0x202e) || (n >= 0x2066 && n <= 0x2069) ? '?' : c;
+    })
+    .join('');
 }
 
 /**
@@ -23,7 +37,9 @@ async function ownerToken(given: string | undefined): Promise<string | undefined
   try {
     const saved = (await readFile(file, 'utf8')).trim();
     return saved === '' ? undefined : saved;
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }
 
 /** `30d`, `12h`, `15m`, `45s` from now, or an RFC 3339 date-time as is. */
@@ -33,7 +49,8 @@ function expiresAt(v: string): string {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 's' | 'm' | 'h' | 'd'];
     return new Date(Date.now() + Number(m[1]) * unit).toISOString();
   }
-  if (Number.isNaN(Date.parse(v))) throw new CliError('AEP_CLI_BAD_OPTION', `--expires must be a duration (30d, 12h, 15m, 45s) or an RFC 3339 date-time, got "${clean(v)}"`);
+  if (Number.isNaN(Date.parse(v)))
+    throw new CliError('AEP_CLI_BAD_OPTION', `--expires must be a duration (30d, 12h, 15m, 45s) or an RFC 3339 date-time, got "${clean(v)}"`);
   return v;
 }
 
@@ -55,7 +72,11 @@ async function call(opts: TokenOpts, method: string, path: string, body?: unknow
     throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `cannot reach the relay at ${origin(base)}: ${(err as Error).message}`);
   }
   let json: Record<string, unknown> = {};
-  try { json = (await res.json()) as Record<string, unknown>; } catch { /* not JSON */ }
+  try {
+    json = (await res.json()) as Record<string, unknown>;
+  } catch {
+    /* not JSON */
+  }
   if (res.ok) return json;
   const detail = typeof json['detail'] === 'string' ? clean(json['detail']) : undefined;
   if (res.status === 404 && method === 'DELETE') throw new CliError('AEP_CLI_UNKNOWN_TOKEN', `the relay holds no token ${clean(path.split('/').pop())}`);
@@ -67,9 +88,12 @@ async function call(opts: TokenOpts, method: string, path: string, body?: unknow
 
 function withRelay(cmd: Command): Command {
   return addRelayOptions(cmd)
-    .option('--json', 'print the relay\'s JSON answer')
+    .option('--json', "print the relay's JSON answer")
     .option('--timeout <ms>', 'bound on the request', '15000')
-    .addHelpText('after', '\nThe token must be the owner token (or an admin-scoped one); without --token, --token-file, --token-fd\nor AEP_TOKEN, the token `aep up` saved is used.');
+    .addHelpText(
+      'after',
+      '\nThe token must be the owner token (or an admin-scoped one); without --token, --token-file, --token-fd\nor AEP_TOKEN, the token `aep up` saved is used.',
+    );
 }
 
 /** `aep token create|list|revoke`: scoped tokens of a relay (contract C7). */
@@ -77,7 +101,9 @@ export function register(program: Command): void {
   const token = program
     .command('token')
     .description('manage scoped tokens of a relay: create (shown once), list, revoke')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Scopes (repeat --scope; a key repeated = any of its values):
   read[:LEVEL]              read (SSE, WebSocket, roster) at most at LEVEL: none, metadata, redacted, full (bare read = read:metadata)
   emit[:agent=A,session=S]  send Events, optionally only for these agents/sessions
@@ -93,40 +119,70 @@ Examples:
   aep token create --name phone --scope read:redacted --scope answer --expires 30d
   aep token create --name ci --scope emit:agent=ci-bot
   aep token list
-  aep token revoke 0123456789abcdef`);
+  aep token revoke 0123456789abcdef`,
+    );
 
   withRelay(token.command('create').description('create a token; prints it once (the relay keeps only its hash)'))
     .requiredOption('--scope <scope>', 'a scope (repeatable; see `aep token --help`)', (v: string, prev: string[] | undefined) => [...(prev ?? []), v])
     .option('--name <name>', 'a label to recognise it by')
     .option('--expires <when>', 'expiry: a duration (30d, 12h, 15m, 45s) or an RFC 3339 date-time (default: never)')
-    .action(action(async (opts: CreateOpts) => {
-      const body = { ...(opts.name !== undefined ? { name: opts.name } : {}), scopes: opts.scope, ...(opts.expires !== undefined ? { expires: expiresAt(opts.expires) } : {}) };
-      const r = await call(opts, 'POST', 'tokens', body);
-      if (opts.json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
-      process.stdout.write([
-        `${String(r['token'])}`,
-        `  id ${clean(r['id'])}${r['name'] ? ` · name ${clean(r['name'])}` : ''} · scopes ${(r['scopes'] as unknown[]).map(clean).join(' ')}${r['expires'] ? ` · expires ${clean(r['expires'])}` : ''}`,
-        '  shown once: the relay keeps only its hash',
-      ].join('\n') + '\n');
-    }));
+    .action(
+      action(async (opts: CreateOpts) => {
+        const body = {
+          ...(opts.name !== undefined ? { name: opts.name } : {}),
+          scopes: opts.scope,
+          ...(opts.expires !== undefined ? { expires: expiresAt(opts.expires) } : {}),
+        };
+        const r = await call(opts, 'POST', 'tokens', body);
+        if (opts.json) {
+          process.stdout.write(JSON.stringify(r) + '\n');
+          return;
+        }
+        process.stdout.write(
+          [
+            `${String(r['token'])}`,
+            `  id ${clean(r['id'])}${r['name'] ? ` · name ${clean(r['name'])}` : ''} · scopes ${(r['scopes'] as unknown[]).map(clean).join(' ')}${r['expires'] ? ` · expires ${clean(r['expires'])}` : ''}`,
+            '  shown once: the relay keeps only its hash',
+          ].join('\n') + '\n',
+        );
+      }),
+    );
 
-  withRelay(token.command('list').description('list tokens (never their secrets)'))
-    .action(action(async (opts: TokenOpts) => {
+  withRelay(token.command('list').description('list tokens (never their secrets)')).action(
+    action(async (opts: TokenOpts) => {
       const r = await call(opts, 'GET', 'tokens');
-      if (opts.json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
-      const list = Array.isArray(r['tokens']) ? r['tokens'] as Array<Record<string, unknown>> : [];
-      if (list.length === 0) { process.stdout.write('no scoped tokens\n'); return; }
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(r) + '\n');
+        return;
+      }
+      const list = Array.isArray(r['tokens']) ? (r['tokens'] as Array<Record<string, unknown>>) : [];
+      if (list.length === 0) {
+        process.stdout.write('no scoped tokens\n');
+        return;
+      }
       for (const t of list) {
         const state = t['revoked'] ? `revoked ${clean(t['revoked'])}` : t['expires'] ? `expires ${clean(t['expires'])}` : 'no expiry';
-        process.stdout.write(`${clean(t['id'])}  ${clean(t['name'] || '-')}  ${(t['scopes'] as unknown[]).map(clean).join(' ')}  created ${clean(t['created'])}  ${state}\n`);
+        process.stdout.write(
+          `${clean(t['id'])}  ${clean(t['name'] || '-')}  ${(t['scopes'] as unknown[]).map(clean).join(' ')}  created ${clean(t['created'])}  ${state}\n`,
+        );
       }
-    }));
+    }),
+  );
 
-  withRelay(token.command('revoke').description('revoke a token: it stops working at once, its live connections are closed').argument('<id>', 'the token id (from `aep token list`)'))
-    .action(action(async (id: string, opts: TokenOpts) => {
+  withRelay(
+    token
+      .command('revoke')
+      .description('revoke a token: it stops working at once, its live connections are closed')
+      .argument('<id>', 'the token id (from `aep token list`)'),
+  ).action(
+    action(async (id: string, opts: TokenOpts) => {
       if (!/^[0-9a-f]{16}$/.test(id)) throw new CliError('AEP_CLI_BAD_OPTION', `a token id is 16 hex characters (see \`aep token list\`), got "${clean(id)}"`);
       const r = await call(opts, 'DELETE', `tokens/${id}`);
-      if (opts.json) { process.stdout.write(JSON.stringify(r) + '\n'); return; }
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(r) + '\n');
+        return;
+      }
       process.stdout.write(`revoked ${clean(r['id'])}\n`);
-    }));
+    }),
+  );
 }

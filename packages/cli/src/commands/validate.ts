@@ -81,30 +81,37 @@ export function register(program: Command): void {
     .option('--no-stream', 'check each event on its own, skipping the cross-event rules (default: stream rules on)')
     .option('--dedupe-window <n>', 'how many (source, id) fingerprints to remember for dedupe and id conflicts', '1000000')
     .addHelpText('after', HELP)
-    .action(action(async (files: string[], opts: ValidateCliOptions) => {
-      const window = Number(opts.dedupeWindow ?? '1000000');
-      if (!Number.isInteger(window) || window < 1) {
-        throw new CliError('AEP_CLI_BAD_OPTION', `--dedupe-window must be a positive integer, got "${opts.dedupeWindow}"`, EXIT.USAGE);
-      }
-      const inputs = files.length === 0 ? ['-'] : files;
-      const { stat } = await import('node:fs/promises');
-      for (const f of inputs) {
-        if (f === '-') continue;
-        let st;
-        try {
-          st = await stat(f);
-        } catch (err) {
-          throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.USAGE);
+    .action(
+      action(async (files: string[], opts: ValidateCliOptions) => {
+        const window = Number(opts.dedupeWindow ?? '1000000');
+        if (!Number.isInteger(window) || window < 1) {
+          throw new CliError('AEP_CLI_BAD_OPTION', `--dedupe-window must be a positive integer, got "${opts.dedupeWindow}"`, EXIT.USAGE);
         }
-        if (st.isDirectory()) throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: it is a directory`, EXIT.USAGE);
-      }
-      if (inputs.filter((f) => f === '-').length > 1) throw new CliError('AEP_CLI_BAD_OPTION', 'stdin ("-") can be given only once', EXIT.USAGE);
-      const ok = await runValidate(inputs, { json: opts.json === true, emitter: opts.emitter === true, stream: opts.stream !== false, window });
-      process.exitCode = ok ? EXIT.OK : EXIT.INVALID;
-    }));
+        const inputs = files.length === 0 ? ['-'] : files;
+        const { stat } = await import('node:fs/promises');
+        for (const f of inputs) {
+          if (f === '-') continue;
+          let st;
+          try {
+            st = await stat(f);
+          } catch (err) {
+            throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.USAGE);
+          }
+          if (st.isDirectory()) throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: it is a directory`, EXIT.USAGE);
+        }
+        if (inputs.filter((f) => f === '-').length > 1) throw new CliError('AEP_CLI_BAD_OPTION', 'stdin ("-") can be given only once', EXIT.USAGE);
+        const ok = await runValidate(inputs, { json: opts.json === true, emitter: opts.emitter === true, stream: opts.stream !== false, window });
+        process.exitCode = ok ? EXIT.OK : EXIT.INVALID;
+      }),
+    );
 }
 
-interface RunOptions { json: boolean; emitter: boolean; stream: boolean; window: number }
+interface RunOptions {
+  json: boolean;
+  emitter: boolean;
+  stream: boolean;
+  window: number;
+}
 
 type Protocol = typeof ProtocolModule;
 type RuleName = keyof Protocol['RULES'];
@@ -125,7 +132,10 @@ class LineChecker {
   private readonly eventOpts: { emitter: boolean };
   private readonly hints = { envelopeValid: true, raw: '' };
 
-  constructor(private readonly p: Protocol, private readonly o: RunOptions) {
+  constructor(
+    private readonly p: Protocol,
+    private readonly o: RunOptions,
+  ) {
     this.sv = o.stream ? new p.StreamValidator({ dedupeWindow: o.window, rawFingerprints: true }) : null;
     this.eventOpts = { emitter: o.emitter };
     if (o.json) this.buf += '{"issues":[';
@@ -165,7 +175,10 @@ class LineChecker {
     const counts = this.counts;
     counts.lines++;
     const c0 = text.charCodeAt(0);
-    if (text.length === 0 || ((c0 === 32 || c0 === 9 || c0 === 13 || c0 === 0xa0 || c0 === 0x3000 || c0 === 0xfeff || (c0 >= 0x2000 && c0 <= 0x200a)) && text.trim() === '')) {
+    if (
+      text.length === 0 ||
+      ((c0 === 32 || c0 === 9 || c0 === 13 || c0 === 0xa0 || c0 === 0x3000 || c0 === 0xfeff || (c0 >= 0x2000 && c0 <= 0x200a)) && text.trim() === '')
+    ) {
       counts.blank++;
       if (this.o.emitter) {
         this.fail(file, lineNo, 'jsonl.blank-line', 'blank line');
@@ -247,7 +260,9 @@ async function runValidate(inputs: string[], o: RunOptions): Promise<boolean> {
   checker.finish(ok);
   await flush();
   if (!o.json) {
-    process.stderr.write(`aep validate: ${counts.events} events in ${counts.lines} lines: ${ok ? 'all valid' : `${counts.invalid} invalid lines, ${counts.issues} problems`}\n`);
+    process.stderr.write(
+      `aep validate: ${counts.events} events in ${counts.lines} lines: ${ok ? 'all valid' : `${counts.invalid} invalid lines, ${counts.issues} problems`}\n`,
+    );
   }
   return ok;
 }

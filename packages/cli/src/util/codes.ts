@@ -29,17 +29,33 @@ export const CLI_ERRORS = {
   AEP_CLI_UNKNOWN_REQUEST: { exit: EXIT.USAGE, meaning: '`respond`/`answer`: the relay holds no such attention request' },
   AEP_CLI_UNKNOWN_TOKEN: { exit: EXIT.USAGE, meaning: '`aep token revoke`: the relay holds no token with that id' },
   AEP_CLI_OUT_OF_BAND: { exit: EXIT.USAGE, meaning: 'the request declares `respond_via` without `control` (AEP-0008)' },
-  AEP_CLI_AGENT_OFFLINE: { exit: EXIT.REJECTED, meaning: '`aep answer`, `aep respond`: the relay lists the request\'s agent as offline (contract C4 roster `offline`); nothing reached the agent' },
+  AEP_CLI_AGENT_OFFLINE: {
+    exit: EXIT.REJECTED,
+    meaning: "`aep answer`, `aep respond`: the relay lists the request's agent as offline (contract C4 roster `offline`); nothing reached the agent",
+  },
   AEP_CLI_NOT_A_TTY: { exit: EXIT.USAGE, meaning: '`aep answer` without a terminal: use `aep respond`' },
   AEP_CLI_CANCELLED: { exit: EXIT.USAGE, meaning: 'the interactive prompt was cancelled' },
   AEP_CLI_CAPTURE_TOO_LOW: { exit: EXIT.USAGE, meaning: '`--capture` is below what the command carries (free text at `metadata` or `none`)' },
-  AEP_CLI_APPROVAL_UNSEEN: { exit: EXIT.USAGE, meaning: 'allowing a permission request needs `--digest D`, the approval digest printed under the complete text by `respond --show` or `inbox`' },
-  AEP_CLI_APPROVAL_CHANGED: { exit: EXIT.REJECTED, meaning: '`--digest` is not the approval digest of this request: the text you read is not the one this request would run' },
-  AEP_CLI_APPROVAL_INCOMPLETE: { exit: EXIT.REJECTED, meaning: 'the complete approval text does not reach this terminal (capture level, redaction, or no `approvaldigest`): Allow is refused; deny, or answer on the agent\'s machine' },
+  AEP_CLI_APPROVAL_UNSEEN: {
+    exit: EXIT.USAGE,
+    meaning: 'allowing a permission request needs `--digest D`, the approval digest printed under the complete text by `respond --show` or `inbox`',
+  },
+  AEP_CLI_APPROVAL_CHANGED: {
+    exit: EXIT.REJECTED,
+    meaning: '`--digest` is not the approval digest of this request: the text you read is not the one this request would run',
+  },
+  AEP_CLI_APPROVAL_INCOMPLETE: {
+    exit: EXIT.REJECTED,
+    meaning:
+      "the complete approval text does not reach this terminal (capture level, redaction, or no `approvaldigest`): Allow is refused; deny, or answer on the agent's machine",
+  },
   AEP_CLI_RELAY_UNREACHABLE: { exit: EXIT.UNAVAILABLE, meaning: 'the relay cannot be reached' },
   AEP_CLI_RELAY_REFUSED: { exit: EXIT.REJECTED, meaning: 'the relay refused the credentials (wrong token: HTTP 401, missing scope: 403), in every command' },
   AEP_CLI_LISTEN_FAILED: { exit: EXIT.UNAVAILABLE, meaning: '`aep up`/`aep relay` cannot listen on the host/port (in use, not permitted, no such address)' },
-  AEP_CLI_RELAY_START_FAILED: { exit: EXIT.UNAVAILABLE, meaning: 'the relay could not start (e.g. another relay holds the store: the message names its pid and URL)' },
+  AEP_CLI_RELAY_START_FAILED: {
+    exit: EXIT.UNAVAILABLE,
+    meaning: 'the relay could not start (e.g. another relay holds the store: the message names its pid and URL)',
+  },
   AEP_CLI_STATE_DIR: { exit: EXIT.USAGE, meaning: '`aep up` cannot keep its token in the state directory' },
   AEP_CLI_INTERNAL: { exit: EXIT.INTERNAL, meaning: 'an unexpected fault inside aep (a bug, not a usage error); `AEP_DEBUG=1` prints the stack' },
 } as const satisfies Record<string, CliErrorInfo>;

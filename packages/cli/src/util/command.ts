@@ -2,10 +2,7 @@
 // that the capture label is honest (issue 12 item 1) and extension attributes such as
 // `approvalproof` ride on them (contract C1). Loaded lazily (imports @aep/protocol and the SDK).
 import { homedir, hostname } from 'node:os';
-import {
-  captureRank, createEmitter, gateFormValues, redact, redactValue,
-  type CaptureLevel, type ExtensionValue, type FieldSpec,
-} from '@aep/protocol';
+import { captureRank, createEmitter, gateFormValues, redact, redactValue, type CaptureLevel, type ExtensionValue, type FieldSpec } from '@aep/protocol';
 import type { CommandResult, WireEvent } from '@aep/client';
 import { CliError } from './errors.js';
 import { mapClientError } from './relay.js';
@@ -16,7 +13,10 @@ function redaction(): { home: string } {
 }
 
 /** A piece of free text in a command, with where it sits (for messages). */
-interface FreeText { path: string; value: unknown }
+interface FreeText {
+  path: string;
+  value: unknown;
+}
 
 /**
  * Free text of an answer, by what each value is (not by what the sender hopes): `text` always;
@@ -63,17 +63,29 @@ export interface CaptureChoice {
 export function chooseCapture(free: readonly FreeText[], explicit?: CaptureLevel): CaptureChoice {
   const changed = free.filter((f) => JSON.stringify(pipeline(f.value)) !== JSON.stringify(f.value));
   const need: CaptureLevel = free.length === 0 ? 'metadata' : changed.length > 0 ? 'full' : 'redacted';
-  if (explicit === 'none') throw new CliError('AEP_CLI_CAPTURE_TOO_LOW', '--capture none: a command at capture none carries no data, so the answer would be lost (AEP-0001 §8)');
+  if (explicit === 'none')
+    throw new CliError('AEP_CLI_CAPTURE_TOO_LOW', '--capture none: a command at capture none carries no data, so the answer would be lost (AEP-0001 §8)');
   if (explicit === undefined) {
     return need === 'full'
-      ? { capture: 'full', redacted: false, note: `the command carries text the redaction pipeline would change (${changed.map((c) => c.path).join(', ')}): sent at capture full, so readers below full never see it` }
+      ? {
+          capture: 'full',
+          redacted: false,
+          note: `the command carries text the redaction pipeline would change (${changed.map((c) => c.path).join(', ')}): sent at capture full, so readers below full never see it`,
+        }
       : { capture: need, redacted: false };
   }
   if (captureRank(explicit) >= captureRank(need)) return { capture: explicit, redacted: false };
   if (explicit === 'redacted') {
-    return { capture: 'redacted', redacted: true, note: `--capture redacted: the redaction pipeline changed ${changed.map((c) => c.path).join(', ')}; the target receives the redacted text` };
+    return {
+      capture: 'redacted',
+      redacted: true,
+      note: `--capture redacted: the redaction pipeline changed ${changed.map((c) => c.path).join(', ')}; the target receives the redacted text`,
+    };
   }
-  throw new CliError('AEP_CLI_CAPTURE_TOO_LOW', `--capture ${explicit} cannot carry free text (${free.map((f) => f.path).join(', ')}): use --capture redacted or full, or leave --capture out`);
+  throw new CliError(
+    'AEP_CLI_CAPTURE_TOO_LOW',
+    `--capture ${explicit} cannot carry free text (${free.map((f) => f.path).join(', ')}): use --capture redacted or full, or leave --capture out`,
+  );
 }
 
 /** The answer as sent under a choice (free text through the pipeline when `redacted` is set). */
@@ -109,7 +121,9 @@ export interface CommandInput {
 export function buildCommand(c: CommandInput): WireEvent {
   const source = `aep://${hostname() || 'localhost'}/agent/${encodeURIComponent(c.agent)}`;
   return createEmitter({ source, agent: c.agent }).build({
-    type: c.type, session: c.session, capture: c.capture,
+    type: c.type,
+    session: c.session,
+    capture: c.capture,
     ...(c.data !== undefined ? { data: c.data } : {}),
     ...(c.subject !== undefined ? { subject: c.subject } : {}),
     ...(c.cause !== undefined ? { cause: c.cause } : {}),
@@ -133,8 +147,11 @@ export async function sendCommand(o: SendOptions, command: WireEvent): Promise<C
   let sender: InstanceType<typeof client.CommandSender> | undefined;
   try {
     sender = await client.CommandSender.connect({
-      url: o.url, ...(o.token ? { token: o.token } : {}), agent: o.agent,
-      ...(o.ackWindowMs ? { ackWindowMs: o.ackWindowMs } : {}), ...(o.retries !== undefined ? { retries: o.retries } : {}),
+      url: o.url,
+      ...(o.token ? { token: o.token } : {}),
+      agent: o.agent,
+      ...(o.ackWindowMs ? { ackWindowMs: o.ackWindowMs } : {}),
+      ...(o.retries !== undefined ? { retries: o.retries } : {}),
     });
     return await sender.send(command);
   } catch (err) {

@@ -112,8 +112,12 @@ export async function* readLineSpans(inputs: readonly string[], stdin: Readable 
       lineNo++;
       if (lineNo === 1 && e - s >= 3 && buf[s] === 0xef && buf[s + 1] === 0xbb && buf[s + 2] === 0xbf) s += 3;
       if (k === starts.length) {
-        const ns = new Int32Array(k * 2); ns.set(starts); starts = ns;
-        const ne = new Int32Array(k * 2); ne.set(ends); ends = ne;
+        const ns = new Int32Array(k * 2);
+        ns.set(starts);
+        starts = ns;
+        const ne = new Int32Array(k * 2);
+        ne.set(ends);
+        ends = ne;
       }
       starts[k] = s;
       ends[k] = e;

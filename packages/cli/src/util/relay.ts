@@ -18,7 +18,12 @@ export const DEFAULT_RELAY = 'http://127.0.0.1:8787';
 export function addRelayOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--relay <url>', 'relay base URL').env('AEP_RELAY').default(DEFAULT_RELAY))
-    .addOption(new Option('--token <token>', 'bearer token of the relay (required for commands; never printed; visible to other users in ps: prefer --token-file or AEP_TOKEN)').env('AEP_TOKEN'))
+    .addOption(
+      new Option(
+        '--token <token>',
+        'bearer token of the relay (required for commands; never printed; visible to other users in ps: prefer --token-file or AEP_TOKEN)',
+      ).env('AEP_TOKEN'),
+    )
     .addOption(new Option('--token-file <path>', 'read the token from this file (e.g. the one aep up saves, ~/.local/share/aep/token)'))
     .addOption(new Option('--token-fd <n>', 'read the token from this inherited file descriptor (how aep up --demo hands it over)'))
     .hook('preAction', (command) => {
@@ -54,7 +59,11 @@ function tokenFromFd(value: string): string {
   } catch (err) {
     throw new CliError('AEP_CLI_UNREADABLE', `--token-fd ${fd} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  try { closeSync(fd); } catch { /* already closed */ }
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
   return checkToken(text.trim(), `--token-fd ${fd}`);
 }
 
@@ -67,13 +76,18 @@ export function relayUrl(value: unknown): string {
   } catch {
     throw new CliError('AEP_CLI_BAD_RELAY', `--relay must be an http(s) URL, got "${s.replace(/\?.*$/, '')}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CliError('AEP_CLI_BAD_RELAY', `--relay must be an http(s) URL, got protocol "${u.protocol}"`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new CliError('AEP_CLI_BAD_RELAY', `--relay must be an http(s) URL, got protocol "${u.protocol}"`);
   return s;
 }
 
 /** The origin of a relay URL, for messages (never credentials or a query). */
 export function origin(url: string): string {
-  try { return new URL(url).origin; } catch { return '<invalid url>'; }
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '<invalid url>';
+  }
 }
 
 /**
@@ -91,8 +105,16 @@ export function refusalOf(err: unknown): { status: number; detail?: string } | u
 /** The one line a refused credential gives, in every command (issue 14 item 5). */
 export function refusedError(url: string, status: number, detail?: string): CliError {
   const safe = detail?.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
-  if (status === 401) return new CliError('AEP_CLI_RELAY_REFUSED', `the relay at ${origin(url)} refused the token (HTTP 401): check --token, --token-file or AEP_TOKEN (aep up prints the token it uses)`);
-  if (status === 403) return new CliError('AEP_CLI_RELAY_REFUSED', `the relay at ${origin(url)} refused this token (HTTP 403)${safe ? `: ${safe}` : ': it lacks a scope this command needs'}`);
+  if (status === 401)
+    return new CliError(
+      'AEP_CLI_RELAY_REFUSED',
+      `the relay at ${origin(url)} refused the token (HTTP 401): check --token, --token-file or AEP_TOKEN (aep up prints the token it uses)`,
+    );
+  if (status === 403)
+    return new CliError(
+      'AEP_CLI_RELAY_REFUSED',
+      `the relay at ${origin(url)} refused this token (HTTP 403)${safe ? `: ${safe}` : ': it lacks a scope this command needs'}`,
+    );
   return new CliError('AEP_CLI_RELAY_REFUSED', `the relay at ${origin(url)} refused the request (HTTP ${status})${safe ? `: ${safe}` : ''}`);
 }
 
@@ -109,7 +131,8 @@ export function mapClientError(err: unknown, url?: string): never {
   const status = (err as { status?: unknown })?.status;
   if (code === 'AEP_CLIENT_REFUSED') throw refusedError(url ?? '', typeof status === 'number' ? status : 401, refusalOf(err)?.detail);
   const refused = refusalOf(err);
-  if (refused && refused.status >= 400 && refused.status < 500) throw refusedError(url ?? msg.match(/https?:\/\/[^\s/]+/)?.[0] ?? '', refused.status, refused.detail);
+  if (refused && refused.status >= 400 && refused.status < 500)
+    throw refusedError(url ?? msg.match(/https?:\/\/[^\s/]+/)?.[0] ?? '', refused.status, refused.detail);
   if (code === 'AEP_CLIENT_UNREACHABLE' || code === 'AEP_CLIENT_CLOSED') throw new CliError('AEP_CLI_RELAY_UNREACHABLE', msg);
   if (code === 'AEP_CLIENT_HTTP') throw new CliError('AEP_CLI_RELAY_UNREACHABLE', `the relay answered with an error: ${msg}`);
   if (/timed out|did not finish/.test(msg)) throw new CliError('AEP_CLI_RELAY_UNREACHABLE', msg);

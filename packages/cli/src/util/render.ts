@@ -12,7 +12,9 @@ export function oneLine(text: unknown): string {
 
 /** Multi-line rendering of untrusted text: every line kept, each behind `prefix`. */
 export function block(text: string, prefix = '  │ '): string[] {
-  return visibleText(text).split('\n').map((l) => prefix + l);
+  return visibleText(text)
+    .split('\n')
+    .map((l) => prefix + l);
 }
 
 /** Lines and characters of a text, for "complete: N lines, M characters". */
@@ -74,9 +76,10 @@ function fieldsOf(data: Record<string, unknown>): FieldSpec[] | undefined {
 export function fieldLines(fields: readonly FieldSpec[], indent = '    '): string[] {
   return fields.map((f) => {
     const range = f.type === 'number' && (f.min !== undefined || f.max !== undefined) ? ` ${f.min ?? '…'}–${f.max ?? '…'}` : '';
-    const choices = f.type === 'select' && Array.isArray(f.choices)
-      ? `: ${f.choices.map((c) => `${oneLine(c.id)} "${oneLine(c.label)}"`).join(', ')}${f.other ? ', or other text' : ''}`
-      : '';
+    const choices =
+      f.type === 'select' && Array.isArray(f.choices)
+        ? `: ${f.choices.map((c) => `${oneLine(c.id)} "${oneLine(c.label)}"`).join(', ')}${f.other ? ', or other text' : ''}`
+        : '';
     return `${indent}${oneLine(f.id)} ${f.required ? '*' : ' '} ${f.type}${f.type === 'select' && f.multi ? ' multi' : ''}  "${oneLine(f.label)}"${range}${choices}`;
   });
 }
@@ -85,7 +88,9 @@ export function fieldLines(fields: readonly FieldSpec[], indent = '    '): strin
 export function optionLines(view: ApprovalView, indent = '    '): string[] {
   const width = Math.min(24, Math.max(...view.options.map((o) => oneLine(o.id).length)));
   return view.options.map((o) => {
-    const warn = o.contradicts ? `  ⚠ the label says "${oneLine(o.label)}" but choosing it ${o.effect === 'allow' ? 'ALLOWS' : o.effect === 'deny' ? 'DENIES' : 'does something else'}` : '';
+    const warn = o.contradicts
+      ? `  ⚠ the label says "${oneLine(o.label)}" but choosing it ${o.effect === 'allow' ? 'ALLOWS' : o.effect === 'deny' ? 'DENIES' : 'does something else'}`
+      : '';
     const offer = o.offer ? '' : '  (not offered here: the complete input is not shown)';
     return `${indent}[${oneLine(o.id).padEnd(width)}] "${oneLine(o.label)}" → ${effectWord(o.effect)}${warn}${offer}`;
   });
@@ -136,9 +141,9 @@ export function renderRequest(p: RequestLike, o: RenderOptions): string {
     lines.push(...block(prompt));
   }
   if (view.options.length > 0) {
-    lines.push('  Options (id, the agent\'s label, what choosing it does):');
+    lines.push("  Options (id, the agent's label, what choosing it does):");
     lines.push(...optionLines(view));
-    if (view.flagged) lines.push('  ⚠ WARNING: an option\'s label contradicts what it does. Choose by the effect shown, not by the label.');
+    if (view.flagged) lines.push("  ⚠ WARNING: an option's label contradicts what it does. Choose by the effect shown, not by the label.");
   }
   if (fields && o.fields) {
     lines.push('  Fields (* required):');
@@ -171,12 +176,26 @@ export function answeredLines(p: RequestLike, a: WireEvent, cmd: WireEvent | und
   const answer = isObj(d['answer']) ? d['answer'] : {};
   const out: string[] = [];
   const by = typeof d['by'] === 'string' ? d['by'] : cmd?.agent;
-  const via = d['via'] === 'control' ? 'via control (a command through the relay)' : d['via'] === 'oob' ? 'in the agent\'s own interface (out of band)' : 'on a channel the agent did not name';
-  out.push(`  Answered ${oneLine(a.time)} by ${by !== undefined ? oneLine(by) : 'an unnamed responder'} ${via}${cmd ? `, sent from ${oneLine(cmd.source)}` : ''} (the sender's identity is as it states it):`);
+  const via =
+    d['via'] === 'control'
+      ? 'via control (a command through the relay)'
+      : d['via'] === 'oob'
+        ? "in the agent's own interface (out of band)"
+        : 'on a channel the agent did not name';
+  out.push(
+    `  Answered ${oneLine(a.time)} by ${by !== undefined ? oneLine(by) : 'an unnamed responder'} ${via}${cmd ? `, sent from ${oneLine(cmd.source)}` : ''} (the sender's identity is as it states it):`,
+  );
   if (typeof answer['option'] === 'string') {
     const opts = Array.isArray(p.data['options']) ? (p.data['options'] as unknown[]).filter(isObj) : [];
     const o = opts.find((x) => x['id'] === answer['option']);
-    const label = o && typeof o['label'] === 'string' ? ` "${oneLine(o['label'])}"` : answer['option'] === 'decline' ? ' (declined)' : answer['option'] === 'cancel' ? ' (cancelled)' : '';
+    const label =
+      o && typeof o['label'] === 'string'
+        ? ` "${oneLine(o['label'])}"`
+        : answer['option'] === 'decline'
+          ? ' (declined)'
+          : answer['option'] === 'cancel'
+            ? ' (cancelled)'
+            : '';
     out.push(`    option ${oneLine(answer['option'])}${label} → ${effectWord(optionEffect(answer['option']))}`);
   }
   if (typeof answer['text'] === 'string') out.push('    text:', ...block(answer['text'], '    │ '));
@@ -203,7 +222,7 @@ export function answerHints(p: RequestLike, view: ApprovalView, aep: string): st
     const allow = view.options.find((x) => x.effect === 'allow' && x.offer && !x.contradicts) ?? view.options.find((x) => x.effect === 'allow' && x.offer);
     const deny = view.options.find((x) => x.effect === 'deny');
     if (allow && view.digest !== undefined) out.push(`  Allow:   ${aep} respond ${id} --option ${oneLine(allow.id)} --digest ${view.digest}`);
-    if (deny) out.push(`  Deny:    ${aep} respond ${id} --option ${oneLine(deny.id)} [--text "why"]${allow ? '' : '   (or answer on the agent\'s machine)'}`);
+    if (deny) out.push(`  Deny:    ${aep} respond ${id} --option ${oneLine(deny.id)} [--text "why"]${allow ? '' : "   (or answer on the agent's machine)"}`);
     return out;
   }
   if (fieldsOf(p.data)) {
@@ -219,7 +238,10 @@ export function answerHints(p: RequestLike, view: ApprovalView, aep: string): st
 /** JSON view of the approval facts (inbox --json, respond --show --json). */
 export function approvalJson(view: ApprovalView): Record<string, unknown> {
   return {
-    required: view.required, complete: view.complete, ...(view.digest !== undefined ? { digest: view.digest } : {}), flagged: view.flagged,
+    required: view.required,
+    complete: view.complete,
+    ...(view.digest !== undefined ? { digest: view.digest } : {}),
+    flagged: view.flagged,
     options: view.options.map((o) => ({ id: o.id, label: o.label, effect: o.effect, contradicts: o.contradicts, offer: o.offer })),
   };
 }
@@ -252,19 +274,32 @@ function summary(e: WireEvent): string {
   };
   switch (e.type) {
     case 'attention.requested': {
-      const n = Array.isArray(d['fields']) ? ` (${d['fields'].length} fields)` : Array.isArray(d['options']) ? ` [${(d['options'] as { id?: unknown }[]).map((o) => oneLine(o.id)).join('/')}]` : '';
+      const n = Array.isArray(d['fields'])
+        ? ` (${d['fields'].length} fields)`
+        : Array.isArray(d['options'])
+          ? ` [${(d['options'] as { id?: unknown }[]).map((o) => oneLine(o.id)).join('/')}]`
+          : '';
       return `${str(d['kind'])}${n}: ${str(d['prompt'])}`;
     }
     case 'attention.answered': {
       const a = (d['answer'] ?? {}) as Record<string, unknown>;
-      const parts = [a['option'] !== undefined ? `option=${str(a['option'])}` : '', a['values'] !== undefined ? `values=${str(JSON.stringify(a['values']))}` : '', a['text'] !== undefined ? `text=${JSON.stringify(str(a['text']))}` : ''];
+      const parts = [
+        a['option'] !== undefined ? `option=${str(a['option'])}` : '',
+        a['values'] !== undefined ? `values=${str(JSON.stringify(a['values']))}` : '',
+        a['text'] !== undefined ? `text=${JSON.stringify(str(a['text']))}` : '',
+      ];
       return `${parts.filter(Boolean).join(' ')} via ${str(d['via'])}`;
     }
-    case 'attention.resolved': return str(d['resolution']);
-    case 'control.rejected': return `${str(d['reason'])}${e.cause ? ` (cause ${oneLine(e.cause)})` : ''}`;
-    case 'control.accepted': return e.cause ? `(cause ${oneLine(e.cause)})` : '';
-    case 'session.ended': return str(d['reason']);
-    case 'progress.status': return str(d['phase'] ?? d['message']);
+    case 'attention.resolved':
+      return str(d['resolution']);
+    case 'control.rejected':
+      return `${str(d['reason'])}${e.cause ? ` (cause ${oneLine(e.cause)})` : ''}`;
+    case 'control.accepted':
+      return e.cause ? `(cause ${oneLine(e.cause)})` : '';
+    case 'session.ended':
+      return str(d['reason']);
+    case 'progress.status':
+      return str(d['phase'] ?? d['message']);
     default: {
       const tool = d['tool'] as { name?: unknown } | undefined;
       if (tool && typeof tool.name === 'string') return oneLine(tool.name);

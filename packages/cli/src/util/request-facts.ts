@@ -39,10 +39,20 @@ export async function answerCommands(url: string, token: string | undefined, pen
   if (causes.length === 0) return out;
   const { subscribe } = await import('@aep/client/node');
   try {
-    const sub = subscribe({
-      url, ...(token ? { token } : {}), filter: { type: 'control.attention.respond', id: causes.slice(0, 500) },
-      from: 'all', live: false, transport: 'sse', reconnect: { maxAttempts: 0 },
-    }, (e) => { if (!out.has(e.id)) out.set(e.id, e); });
+    const sub = subscribe(
+      {
+        url,
+        ...(token ? { token } : {}),
+        filter: { type: 'control.attention.respond', id: causes.slice(0, 500) },
+        from: 'all',
+        live: false,
+        transport: 'sse',
+        reconnect: { maxAttempts: 0 },
+      },
+      (e) => {
+        if (!out.has(e.id)) out.set(e.id, e);
+      },
+    );
     await sub.done;
   } catch (err) {
     mapClientError(err, url);

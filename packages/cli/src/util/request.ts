@@ -14,10 +14,20 @@ export async function findRequest(url: string, token: string | undefined, reques
   const client = await import('@aep/client/node');
   let found: WireEvent | undefined;
   try {
-    const sub = client.subscribe({
-      url, ...(token ? { token } : {}), filter: { type: 'attention.requested', id: requestId },
-      from: 'all', live: false, transport: 'sse', reconnect: { maxAttempts: 0 },
-    }, (e) => { if (e.id === requestId && typeof e.session === 'string') found ??= e; });
+    const sub = client.subscribe(
+      {
+        url,
+        ...(token ? { token } : {}),
+        filter: { type: 'attention.requested', id: requestId },
+        from: 'all',
+        live: false,
+        transport: 'sse',
+        reconnect: { maxAttempts: 0 },
+      },
+      (e) => {
+        if (e.id === requestId && typeof e.session === 'string') found ??= e;
+      },
+    );
     await sub.done;
   } catch (err) {
     mapClientError(err, url);
@@ -28,7 +38,11 @@ export async function findRequest(url: string, token: string | undefined, reques
 /** Like {@link findRequest}, but a missing request is `AEP_CLI_UNKNOWN_REQUEST`. */
 export async function requireRequest(url: string, token: string | undefined, requestId: string): Promise<WireEvent> {
   const e = await findRequest(url, token, requestId);
-  if (!e) throw new CliError('AEP_CLI_UNKNOWN_REQUEST', `no attention request ${oneLine(requestId)} is held by the relay (check the id with aep inbox, or pass --session)`);
+  if (!e)
+    throw new CliError(
+      'AEP_CLI_UNKNOWN_REQUEST',
+      `no attention request ${oneLine(requestId)} is held by the relay (check the id with aep inbox, or pass --session)`,
+    );
   return e;
 }
 
@@ -60,13 +74,22 @@ export function proofFor(event: WireEvent, answer: { option?: string; text?: str
   if (!isPermissive(event, view, answer)) return undefined;
   const id = oneLine(event.id);
   if (!view.complete || view.text === undefined) {
-    throw new CliError('AEP_CLI_APPROVAL_INCOMPLETE', `request ${id} cannot be allowed from here: ${incompleteReason(event, view)}. Deny it (--option deny), or answer on the agent's machine`);
+    throw new CliError(
+      'AEP_CLI_APPROVAL_INCOMPLETE',
+      `request ${id} cannot be allowed from here: ${incompleteReason(event, view)}. Deny it (--option deny), or answer on the agent's machine`,
+    );
   }
   if (digest === undefined) {
-    throw new CliError('AEP_CLI_APPROVAL_UNSEEN', `allowing request ${id} needs --digest: read the complete text with "${aep} respond ${id} --show" and pass the approval digest printed under it`);
+    throw new CliError(
+      'AEP_CLI_APPROVAL_UNSEEN',
+      `allowing request ${id} needs --digest: read the complete text with "${aep} respond ${id} --show" and pass the approval digest printed under it`,
+    );
   }
   if (digest.trim().toLowerCase() !== view.digest) {
-    throw new CliError('AEP_CLI_APPROVAL_CHANGED', `--digest ${oneLine(digest)} is not the approval digest of request ${id}: the text you read is not what this request would run; read it again with "${aep} respond ${id} --show"`);
+    throw new CliError(
+      'AEP_CLI_APPROVAL_CHANGED',
+      `--digest ${oneLine(digest)} is not the approval digest of request ${id}: the text you read is not what this request would run; read it again with "${aep} respond ${id} --show"`,
+    );
   }
   return approvalProof(event.id, view.text);
 }

@@ -9,7 +9,11 @@ import { fileURLToPath } from 'node:url';
 const SHIM = fileURLToPath(new URL('../../bin/aep.js', import.meta.url));
 
 function real(p: string): string | undefined {
-  try { return realpathSync(p); } catch { return undefined; }
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
 }
 
 function isInside(dir: string, p: string): boolean {
@@ -36,7 +40,11 @@ export function selfCommand(env: NodeJS.ProcessEnv = process.env): string {
   for (const dir of (env['PATH'] ?? '').split(delimiter)) {
     if (!dir || /[\\/]node_modules[\\/]\.bin[\\/]?$/.test(dir)) continue;
     const candidate = join(dir, 'aep');
-    try { accessSync(candidate, constants.X_OK); } catch { continue; }
+    try {
+      accessSync(candidate, constants.X_OK);
+    } catch {
+      continue;
+    }
     if (mine !== undefined && real(candidate) === mine) out = 'aep';
     break; // the first aep on PATH is the one the shell runs: ours or not
   }

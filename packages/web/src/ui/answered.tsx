@@ -57,12 +57,18 @@ export function AnswerSummary(props: { entry: RequestEntry; store: InboxStore; m
     fieldsOf(e).forEach((f, i) => {
       const label = withheldLabels ? `Question ${i + 1}` : visibleText(f.label);
       if (Object.prototype.hasOwnProperty.call(values, f.id)) rows.push({ label, value: valueText(f, values[f.id], withheldLabels), withheld: false });
-      else if (!textShown && (f.type === 'string' || (f.type === 'select' && f.other === true))) rows.push({ label, value: `not shown at capture level ${cap}`, withheld: true });
+      else if (!textShown && (f.type === 'string' || (f.type === 'select' && f.other === true)))
+        rows.push({ label, value: `not shown at capture level ${cap}`, withheld: true });
       else rows.push({ label, value: 'not answered', withheld: false });
     });
     body = (
       <dl class="answer-values">
-        {rows.map((r, i) => <div key={i} data-answer-row={i}><dt>{r.label}</dt><dd class={r.withheld ? 'hint' : undefined}>{r.value}</dd></div>)}
+        {rows.map((r, i) => (
+          <div key={i} data-answer-row={i}>
+            <dt>{r.label}</dt>
+            <dd class={r.withheld ? 'hint' : undefined}>{r.value}</dd>
+          </div>
+        ))}
       </dl>
     );
   }
@@ -72,8 +78,19 @@ export function AnswerSummary(props: { entry: RequestEntry; store: InboxStore; m
   if (option !== undefined) {
     const opts = Array.isArray(e.data?.['options']) ? (e.data['options'] as unknown[]).filter(isObject) : [];
     const o = opts.find((x) => x['id'] === option);
-    const label = option === 'decline' && !o ? 'Declined' : option === 'cancel' && !o ? 'Cancelled' : o && typeof o['label'] === 'string' && !withheldLabels ? visibleText(o['label']) : visibleText(option);
-    optionLine = <p data-testid="answer-option">Chose <strong>{label}</strong> (id <code>{visibleText(option)}</code>, effect: {optionEffect(option)})</p>;
+    const label =
+      option === 'decline' && !o
+        ? 'Declined'
+        : option === 'cancel' && !o
+          ? 'Cancelled'
+          : o && typeof o['label'] === 'string' && !withheldLabels
+            ? visibleText(o['label'])
+            : visibleText(option);
+    optionLine = (
+      <p data-testid="answer-option">
+        Chose <strong>{label}</strong> (id <code>{visibleText(option)}</code>, effect: {optionEffect(option)})
+      </p>
+    );
   }
   return (
     <section class="answered" aria-label="The recorded answer" data-testid="answer-summary">
@@ -81,9 +98,21 @@ export function AnswerSummary(props: { entry: RequestEntry; store: InboxStore; m
       <p data-testid="answered-by">{who(a, cmd, cause !== undefined && mine.includes(cause))}</p>
       {optionLine}
       {body}
-      {text !== undefined ? <p data-testid="answer-text">Text: <q dir="auto">{visibleText(text)}</q></p> : null}
-      {!textShown ? <p class="hint">Free text in the answer (if any) is not shown at capture level <code>{cap}</code>.</p> : null}
-      {!answer ? <p class="hint">The answer itself is not shown at capture level <code>{cap}</code>.</p> : null}
+      {text !== undefined ? (
+        <p data-testid="answer-text">
+          Text: <q dir="auto">{visibleText(text)}</q>
+        </p>
+      ) : null}
+      {!textShown ? (
+        <p class="hint">
+          Free text in the answer (if any) is not shown at capture level <code>{cap}</code>.
+        </p>
+      ) : null}
+      {!answer ? (
+        <p class="hint">
+          The answer itself is not shown at capture level <code>{cap}</code>.
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -39,7 +39,11 @@ export function formatTime(iso: string | undefined): string {
 
 /** A small pill (kind, capture level, status). */
 export function Badge(props: { kind?: string; children: ComponentChildren; title?: string }) {
-  return <span class={`badge${props.kind ? ` badge-${props.kind}` : ''}`} title={props.title}>{props.children}</span>;
+  return (
+    <span class={`badge${props.kind ? ` badge-${props.kind}` : ''}`} title={props.title}>
+      {props.children}
+    </span>
+  );
 }
 
 /**
@@ -52,13 +56,30 @@ export function Provenance(props: { e: WireEvent; linkSession?: boolean }) {
   const cap = captureOf(e);
   return (
     <dl class="prov">
-      <div><dt>Agent</dt><dd class="mono">{visibleText(e.agent ?? 'unknown')}</dd></div>
+      <div>
+        <dt>Agent</dt>
+        <dd class="mono">{visibleText(e.agent ?? 'unknown')}</dd>
+      </div>
       <div>
         <dt>Session</dt>
-        <dd class="mono">{props.linkSession !== false && e.session ? <a href={sessionHref(e.session)}>{visibleText(e.session)}</a> : visibleText(e.session ?? '—')}</dd>
+        <dd class="mono">
+          {props.linkSession !== false && e.session ? <a href={sessionHref(e.session)}>{visibleText(e.session)}</a> : visibleText(e.session ?? '—')}
+        </dd>
       </div>
-      <div><dt>Time</dt><dd><time dateTime={e.time}>{formatTime(e.time)}</time></dd></div>
-      <div><dt>Capture</dt><dd><Badge kind={`cap-${cap}`} title="capture level of this event (AEP-0001 §8)">{cap}</Badge></dd></div>
+      <div>
+        <dt>Time</dt>
+        <dd>
+          <time dateTime={e.time}>{formatTime(e.time)}</time>
+        </dd>
+      </div>
+      <div>
+        <dt>Capture</dt>
+        <dd>
+          <Badge kind={`cap-${cap}`} title="capture level of this event (AEP-0001 §8)">
+            {cap}
+          </Badge>
+        </dd>
+      </div>
     </dl>
   );
 }

@@ -40,7 +40,10 @@ export function offlineEntry(snap: RosterSnapshot | null, e: WireEvent): Offline
   return snap?.offline.find((o) => o.request === e.id && o.session === (e.session ?? ''));
 }
 
-interface Option { id: string; label: string }
+interface Option {
+  id: string;
+  label: string;
+}
 
 export function optionsOf(e: WireEvent): Option[] {
   const raw = e.data?.['options'];
@@ -64,7 +67,8 @@ export function answerableByControl(e: WireEvent): boolean {
 /** Apply a send outcome to the request's UI phase. */
 function phaseFrom(o: SendOutcome, commandId: string, fields: readonly FieldSpec[], localIssues: ShownIssue[]): Phase {
   switch (o.status) {
-    case 'accepted': return { kind: 'accepted', commandId };
+    case 'accepted':
+      return { kind: 'accepted', commandId };
     case 'rejected': {
       let issues = rejectionIssues(o.ack, fields);
       // The emitter's nack names the reason (and maybe a detail text); where it carries no
@@ -79,8 +83,10 @@ function phaseFrom(o: SendOutcome, commandId: string, fields: readonly FieldSpec
       if (o.detail !== undefined) p.detail = o.detail;
       return p;
     }
-    case 'timeout': return { kind: 'timeout', commandId };
-    case 'error': return { kind: 'error', detail: o.detail };
+    case 'timeout':
+      return { kind: 'timeout', commandId };
+    case 'error':
+      return { kind: 'error', detail: o.detail };
   }
 }
 
@@ -93,13 +99,14 @@ function PhaseBox(props: { phase: Phase; entry: RequestEntry }) {
   let body = null;
   let cls = 'phase';
   switch (phase.kind) {
-    case 'idle': return <div role="status" aria-live="polite" class="phase-empty" />;
-    case 'sending': body = 'Sending your answer…'; break;
+    case 'idle':
+      return <div role="status" aria-live="polite" class="phase-empty" />;
+    case 'sending':
+      body = 'Sending your answer…';
+      break;
     case 'accepted':
       cls += ' ok';
-      body = entry.status === 'pending'
-        ? 'Accepted by the agent. Waiting for it to record the answer…'
-        : 'Accepted by the agent.';
+      body = entry.status === 'pending' ? 'Accepted by the agent. Waiting for it to record the answer…' : 'Accepted by the agent.';
       break;
     case 'rejected': {
       cls += ' bad';
@@ -107,8 +114,26 @@ function PhaseBox(props: { phase: Phase; entry: RequestEntry }) {
       body = (
         <>
           <strong>Rejected by the agent</strong> (reason <code>{phase.reason}</code>). The request is still open: correct the answer and send it again.
-          {phase.detail ? <p class="detail" data-testid="rejection-detail">Agent's detail: <q dir="auto">{visibleText(phase.detail)}</q></p> : null}
-          {general.length > 0 ? <ul>{general.map((i, n) => <li key={n}>{i.message}{i.rule ? <> <code class="rule">{i.rule}</code></> : null}</li>)}</ul> : null}
+          {phase.detail ? (
+            <p class="detail" data-testid="rejection-detail">
+              Agent's detail: <q dir="auto">{visibleText(phase.detail)}</q>
+            </p>
+          ) : null}
+          {general.length > 0 ? (
+            <ul>
+              {general.map((i, n) => (
+                <li key={n}>
+                  {i.message}
+                  {i.rule ? (
+                    <>
+                      {' '}
+                      <code class="rule">{i.rule}</code>
+                    </>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          ) : null}
           {phase.issues.some((i) => i.field !== undefined) ? <p>The problems are marked next to the questions above.</p> : null}
         </>
       );
@@ -116,7 +141,12 @@ function PhaseBox(props: { phase: Phase; entry: RequestEntry }) {
     }
     case 'refused':
       cls += ' bad';
-      body = (<><strong>The relay refused the answer</strong> (<code>{phase.code}</code>){phase.detail ? `: ${visibleText(phase.detail)}` : ''}. It never reached the agent; you can try again.</>);
+      body = (
+        <>
+          <strong>The relay refused the answer</strong> (<code>{phase.code}</code>){phase.detail ? `: ${visibleText(phase.detail)}` : ''}. It never reached the
+          agent; you can try again.
+        </>
+      );
       break;
     case 'timeout':
       cls += ' bad';
@@ -127,24 +157,52 @@ function PhaseBox(props: { phase: Phase; entry: RequestEntry }) {
       body = <>Could not send: {phase.detail}</>;
       break;
   }
-  return <div ref={ref} tabIndex={-1} role="status" aria-live="polite" class={cls} data-phase={phase.kind}>{body}</div>;
+  return (
+    <div ref={ref} tabIndex={-1} role="status" aria-live="polite" class={cls} data-phase={phase.kind}>
+      {body}
+    </div>
+  );
 }
 
 function FieldIssues(props: { id: string; issues: ShownIssue[] }) {
   if (props.issues.length === 0) return null;
   return (
     <ul class="field-issues" id={`${props.id}-issues`}>
-      {props.issues.map((i, n) => <li key={n}>{i.message}{i.rule ? <> <code class="rule">{i.rule}</code></> : null}</li>)}
+      {props.issues.map((i, n) => (
+        <li key={n}>
+          {i.message}
+          {i.rule ? (
+            <>
+              {' '}
+              <code class="rule">{i.rule}</code>
+            </>
+          ) : null}
+        </li>
+      ))}
     </ul>
   );
 }
 
 function Req(props: { on: boolean | undefined }) {
-  return props.on ? <span class="req" aria-hidden="true"> *</span> : null;
+  return props.on ? (
+    <span class="req" aria-hidden="true">
+      {' '}
+      *
+    </span>
+  ) : null;
 }
 
 /** One field of a form, with its label (or an honest placeholder) and its issues. */
-function FieldView(props: { f: FieldSpec; index: number; withheld: boolean; draft: FieldDraft; disabled: boolean; issues: ShownIssue[]; onChange: (d: FieldDraft) => void; uid: string }) {
+function FieldView(props: {
+  f: FieldSpec;
+  index: number;
+  withheld: boolean;
+  draft: FieldDraft;
+  disabled: boolean;
+  issues: ShownIssue[];
+  onChange: (d: FieldDraft) => void;
+  uid: string;
+}) {
   const { f, index, withheld, draft, disabled, issues, onChange, uid } = props;
   const id = `${uid}-f${index}`;
   const label = withheld ? `Question ${index + 1}` : visibleText(f.label);
@@ -159,14 +217,24 @@ function FieldView(props: { f: FieldSpec; index: number; withheld: boolean; draf
     const name = `${id}-choice`;
     return (
       <fieldset class={`field${invalid ? ' invalid' : ''}`} aria-describedby={describedBy} data-field={f.id}>
-        <legend>{label}<Req on={f.required} />{reqText}{multi ? <span class="hint"> (pick any)</span> : null}</legend>
+        <legend>
+          {label}
+          <Req on={f.required} />
+          {reqText}
+          {multi ? <span class="hint"> (pick any)</span> : null}
+        </legend>
         {choices.map((c, j) => {
           const cid = `${id}-c${j}`;
           const checked = picked.includes(c.id) && !(draft.otherOn && !multi);
           return (
             <div class="choice" key={c.id}>
               <input
-                type={multi ? 'checkbox' : 'radio'} id={cid} name={name} value={c.id} disabled={disabled} checked={checked}
+                type={multi ? 'checkbox' : 'radio'}
+                id={cid}
+                name={name}
+                value={c.id}
+                disabled={disabled}
+                checked={checked}
                 aria-invalid={invalid || undefined}
                 onChange={(ev) => {
                   const on = ev.currentTarget.checked;
@@ -181,7 +249,12 @@ function FieldView(props: { f: FieldSpec; index: number; withheld: boolean; draf
         {f.other ? (
           <div class="choice other">
             <input
-              type={multi ? 'checkbox' : 'radio'} id={`${id}-other`} name={name} value="" disabled={disabled} checked={draft.otherOn === true}
+              type={multi ? 'checkbox' : 'radio'}
+              id={`${id}-other`}
+              name={name}
+              value=""
+              disabled={disabled}
+              checked={draft.otherOn === true}
               onChange={(ev) => {
                 const on = ev.currentTarget.checked;
                 onChange(multi ? { ...draft, otherOn: on } : { ...draft, otherOn: on, picked: [] });
@@ -189,8 +262,13 @@ function FieldView(props: { f: FieldSpec; index: number; withheld: boolean; draf
             />
             <label for={`${id}-other`}>Other…</label>
             <input
-              type="text" class="other-text" id={`${id}-other-text`} aria-label={`${label}: other answer`} disabled={disabled}
-              value={draft.otherText ?? ''} placeholder="Type your own answer"
+              type="text"
+              class="other-text"
+              id={`${id}-other-text`}
+              aria-label={`${label}: other answer`}
+              disabled={disabled}
+              value={draft.otherText ?? ''}
+              placeholder="Type your own answer"
               onInput={(ev) => onChange({ ...draft, otherText: ev.currentTarget.value, otherOn: true, picked: multi ? picked : [] })}
             />
           </div>
@@ -203,31 +281,62 @@ function FieldView(props: { f: FieldSpec; index: number; withheld: boolean; draf
   if (f.type === 'boolean') {
     return (
       <div class={`field field-bool${invalid ? ' invalid' : ''}`} data-field={f.id}>
-        <input type="checkbox" id={id} disabled={disabled} checked={draft.checked === true} aria-invalid={invalid || undefined} aria-describedby={describedBy}
-          onChange={(ev) => onChange({ ...draft, checked: ev.currentTarget.checked })} />
-        <label for={id}>{label}<Req on={f.required} />{reqText}</label>
+        <input
+          type="checkbox"
+          id={id}
+          disabled={disabled}
+          checked={draft.checked === true}
+          aria-invalid={invalid || undefined}
+          aria-describedby={describedBy}
+          onChange={(ev) => onChange({ ...draft, checked: ev.currentTarget.checked })}
+        />
+        <label for={id}>
+          {label}
+          <Req on={f.required} />
+          {reqText}
+        </label>
         <FieldIssues id={id} issues={issues} />
       </div>
     );
   }
 
   const isNumber = f.type === 'number';
-  const range = isNumber && (f.min !== undefined || f.max !== undefined)
-    ? `${f.min !== undefined ? `min ${f.min}` : ''}${f.min !== undefined && f.max !== undefined ? ', ' : ''}${f.max !== undefined ? `max ${f.max}` : ''}`
-    : null;
+  const range =
+    isNumber && (f.min !== undefined || f.max !== undefined)
+      ? `${f.min !== undefined ? `min ${f.min}` : ''}${f.min !== undefined && f.max !== undefined ? ', ' : ''}${f.max !== undefined ? `max ${f.max}` : ''}`
+      : null;
   return (
     <div class={`field${invalid ? ' invalid' : ''}`} data-field={f.id}>
-      <label for={id}>{label}<Req on={f.required} />{reqText}{range ? <span class="hint"> ({range})</span> : null}</label>
+      <label for={id}>
+        {label}
+        <Req on={f.required} />
+        {reqText}
+        {range ? <span class="hint"> ({range})</span> : null}
+      </label>
       {isNumber ? (
         <input
-          type="number" id={id} disabled={disabled} value={draft.text ?? ''} min={f.min} max={f.max} step="any" inputMode="decimal"
-          aria-required={f.required || undefined} aria-invalid={invalid || undefined} aria-describedby={describedBy}
+          type="number"
+          id={id}
+          disabled={disabled}
+          value={draft.text ?? ''}
+          min={f.min}
+          max={f.max}
+          step="any"
+          inputMode="decimal"
+          aria-required={f.required || undefined}
+          aria-invalid={invalid || undefined}
+          aria-describedby={describedBy}
           onInput={(ev) => onChange({ ...draft, text: ev.currentTarget.value })}
         />
       ) : (
         <input
-          type="text" id={id} disabled={disabled} value={draft.text ?? ''}
-          aria-required={f.required || undefined} aria-invalid={invalid || undefined} aria-describedby={describedBy}
+          type="text"
+          id={id}
+          disabled={disabled}
+          value={draft.text ?? ''}
+          aria-required={f.required || undefined}
+          aria-invalid={invalid || undefined}
+          aria-describedby={describedBy}
           onInput={(ev) => onChange({ ...draft, text: ev.currentTarget.value })}
         />
       )}
@@ -243,7 +352,17 @@ function useUi(key: string): [RequestUi, (patch: Partial<RequestUi>) => void] {
   return [ui, (patch) => updateUi(key, patch)];
 }
 
-async function submit(ctx: AnswerContext, entry: RequestEntry, ui: RequestUi, update: (p: Partial<RequestUi>) => void, answer: Record<string, unknown>, freeText: boolean, fields: FieldSpec[], localIssues: ShownIssue[], decorate: (cmd: Command) => Command = (c) => c) {
+async function submit(
+  ctx: AnswerContext,
+  entry: RequestEntry,
+  ui: RequestUi,
+  update: (p: Partial<RequestUi>) => void,
+  answer: Record<string, unknown>,
+  freeText: boolean,
+  fields: FieldSpec[],
+  localIssues: ShownIssue[],
+  decorate: (cmd: Command) => Command = (c) => c,
+) {
   // Every submission is a NEW command with a new id: a corrected answer is a new command
   // (AEP-0006 §4), only an unchanged retry reuses an id (the sender does that internally).
   const cmd = decorate(buildRespond(entry.event, answer, commandCapture(answer, freeText), ctx.host));
@@ -276,7 +395,8 @@ function FormAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked: b
   const agentOptions = optionsOf(entry.event).filter((o) => !FORM_REFUSAL_OPTIONS.includes(o.id));
   return (
     <form
-      class="answer-form" noValidate
+      class="answer-form"
+      noValidate
       aria-label="Answer form"
       onSubmit={(ev) => {
         ev.preventDefault();
@@ -288,25 +408,61 @@ function FormAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked: b
       }}
     >
       {fields.map((f, i) => (
-        <FieldView key={f.id} f={f} index={i} uid={uid} withheld={withheld} draft={ui.draft[f.id] ?? {}} disabled={disabled} issues={issuesFor(f.id)}
-          onChange={(d) => update({ draft: { ...ui.draft, [f.id]: d } })} />
+        <FieldView
+          key={f.id}
+          f={f}
+          index={i}
+          uid={uid}
+          withheld={withheld}
+          draft={ui.draft[f.id] ?? {}}
+          disabled={disabled}
+          issues={issuesFor(f.id)}
+          onChange={(d) => update({ draft: { ...ui.draft, [f.id]: d } })}
+        />
       ))}
-      {fields.some((f) => f.required) ? <p class="hint"><span class="req" aria-hidden="true">*</span> required</p> : null}
+      {fields.some((f) => f.required) ? (
+        <p class="hint">
+          <span class="req" aria-hidden="true">
+            *
+          </span>{' '}
+          required
+        </p>
+      ) : null}
       {ui.tried && local.length > 0 && ui.phase.kind !== 'rejected' ? (
-        <p class="hint warn" data-testid="local-check">This browser's check (the same rules the agent applies) found {local.length} problem{local.length === 1 ? '' : 's'}; the agent will decide.</p>
+        <p class="hint warn" data-testid="local-check">
+          This browser's check (the same rules the agent applies) found {local.length} problem{local.length === 1 ? '' : 's'}; the agent will decide.
+        </p>
       ) : null}
       {informational ? null : (
         <div class="actions">
-          <button type="submit" class="primary" disabled={disabled}>{sending ? 'Sending…' : 'Submit answer'}</button>
+          <button type="submit" class="primary" disabled={disabled}>
+            {sending ? 'Sending…' : 'Submit answer'}
+          </button>
           {agentOptions.map((o, j) => (
-            <button type="button" key={o.id} class="choice-btn" data-testid={`form-option-${o.id}`} disabled={disabled}
-              onClick={() => { void submit(ctx, entry, ui, update, { option: o.id }, false, [], []); }}>
+            <button
+              type="button"
+              key={o.id}
+              class="choice-btn"
+              data-testid={`form-option-${o.id}`}
+              disabled={disabled}
+              onClick={() => {
+                void submit(ctx, entry, ui, update, { option: o.id }, false, [], []);
+              }}
+            >
               {withheld ? `Option ${j + 1}` : visibleText(o.label)}
             </button>
           ))}
           {FORM_REFUSAL_OPTIONS.map((id) => (
-            <button type="button" key={id} class="choice-btn refusal" data-testid={`form-option-${id}`} disabled={disabled}
-              onClick={() => { void submit(ctx, entry, ui, update, { option: id }, false, [], []); }}>
+            <button
+              type="button"
+              key={id}
+              class="choice-btn refusal"
+              data-testid={`form-option-${id}`}
+              disabled={disabled}
+              onClick={() => {
+                void submit(ctx, entry, ui, update, { option: id }, false, [], []);
+              }}
+            >
               {REFUSAL_LABEL[id] ?? id}
             </button>
           ))}
@@ -319,7 +475,9 @@ function FormAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked: b
 /** What a person reads next to each agent-supplied label: the effect of its id (C1). */
 const EFFECT_TEXT: Record<OptionView['effect'], string> = { allow: 'effect: allow', deny: 'effect: deny', other: 'effect: other' };
 const EFFECT_SENTENCE: Record<OptionView['effect'], string> = {
-  allow: 'ALLOWS the action', deny: 'DENIES the action', other: 'has an effect this inbox does not know',
+  allow: 'ALLOWS the action',
+  deny: 'DENIES the action',
+  other: 'has an effect this inbox does not know',
 };
 
 /**
@@ -335,15 +493,33 @@ function ApprovalText(props: { card: ApprovalCard; e: WireEvent; expanded: boole
   return (
     <figure class={`approval ${complete ? 'complete' : 'incomplete'}`} data-testid="approval" data-complete={complete ? 'true' : 'false'}>
       <figcaption>
-        {complete
-          ? <>What will run: the complete input, checked against the agent's digest ({card.lines} line{card.lines === 1 ? '' : 's'}, {chars} characters)</>
-          : card.why === 'withheld' ? <>Synthesized from structure: the input itself is withheld</> : <>Not the complete input</>}
+        {complete ? (
+          <>
+            What will run: the complete input, checked against the agent's digest ({card.lines} line{card.lines === 1 ? '' : 's'}, {chars} characters)
+          </>
+        ) : card.why === 'withheld' ? (
+          <>Synthesized from structure: the input itself is withheld</>
+        ) : (
+          <>Not the complete input</>
+        )}
       </figcaption>
-      <pre class={`approval-text${collapsed ? ' collapsed' : ''}`} dir="ltr" data-testid="approval-text"
-        style={collapsed ? { maxHeight: `calc(${COLLAPSE_LINES} * 1.45em)` } : undefined}>{card.shown}</pre>
-      {collapsed ? <button type="button" class="show-all" data-testid="show-all" onClick={onExpand}>Show all {card.lines} lines</button> : null}
+      <pre
+        class={`approval-text${collapsed ? ' collapsed' : ''}`}
+        dir="ltr"
+        data-testid="approval-text"
+        style={collapsed ? { maxHeight: `calc(${COLLAPSE_LINES} * 1.45em)` } : undefined}
+      >
+        {card.shown}
+      </pre>
+      {collapsed ? (
+        <button type="button" class="show-all" data-testid="show-all" onClick={onExpand}>
+          Show all {card.lines} lines
+        </button>
+      ) : null}
       {card.rewritten ? (
-        <p class="hint" data-testid="invisible-note">Invisible, control or direction-changing characters are shown as visible marks (␛, ␉, ⟨U+202E⟩…), never applied.</p>
+        <p class="hint" data-testid="invisible-note">
+          Invisible, control or direction-changing characters are shown as visible marks (␛, ␉, ⟨U+202E⟩…), never applied.
+        </p>
       ) : null}
     </figure>
   );
@@ -373,19 +549,28 @@ function ChoiceAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked:
   const pending = confirm === null ? undefined : card.options.find((o) => o.id === confirm);
   // Keyboard users land on the question the confirmation asks (focus moved to what changed).
   const confirmRef = useRef<HTMLDivElement>(null);
-  useEffect(() => { if (confirm !== null) confirmRef.current?.focus(); }, [confirm]);
+  useEffect(() => {
+    if (confirm !== null) confirmRef.current?.focus();
+  }, [confirm]);
   return (
     <div class="answer-choice">
       {card.view.flagged ? (
         <p class="note flag" role="alert" data-testid="approval-flagged">
           <strong>Warning: the agent's labels contradict what these buttons do.</strong>{' '}
-          {card.options.filter((o) => o.contradicts).map((o, j) => (
-            <span key={o.id}>{j > 0 ? '; ' : ''}“{visibleText(o.label)}” {EFFECT_SENTENCE[o.effect]} (id <code>{o.id}</code>)</span>
-          ))}. Read the effect on each button, not its label; a contradicting button asks again before sending.
+          {card.options
+            .filter((o) => o.contradicts)
+            .map((o, j) => (
+              <span key={o.id}>
+                {j > 0 ? '; ' : ''}“{visibleText(o.label)}” {EFFECT_SENTENCE[o.effect]} (id <code>{o.id}</code>)
+              </span>
+            ))}
+          . Read the effect on each button, not its label; a contradicting button asks again before sending.
         </p>
       ) : null}
       <div class="field">
-        <label for={reasonId}>Reason <span class="hint">(optional, sent to the agent)</span></label>
+        <label for={reasonId}>
+          Reason <span class="hint">(optional, sent to the agent)</span>
+        </label>
         <textarea id={reasonId} rows={2} disabled={disabled} value={ui.reason} onInput={(ev) => update({ reason: ev.currentTarget.value })} />
       </div>
       <div class="actions" role="group" aria-label="Decision">
@@ -393,24 +578,45 @@ function ChoiceAnswer(props: { entry: RequestEntry; ctx: AnswerContext; blocked:
           const j = card.options.indexOf(o);
           const gated = o.effect !== 'deny' && mustExpand;
           return (
-            <button type="button" key={o.id} class={`choice-btn effect-${o.effect}${o.contradicts ? ' contradicts' : ''}`} data-option={o.id} data-effect={o.effect}
-              disabled={disabled || gated} onClick={() => (o.contradicts ? setConfirm(o.id) : send(o))}>
+            <button
+              type="button"
+              key={o.id}
+              class={`choice-btn effect-${o.effect}${o.contradicts ? ' contradicts' : ''}`}
+              data-option={o.id}
+              data-effect={o.effect}
+              disabled={disabled || gated}
+              onClick={() => (o.contradicts ? setConfirm(o.id) : send(o))}
+            >
               <span class="opt-label">{labelOf(o, j)}</span> <span class="effect">{EFFECT_TEXT[o.effect]}</span>
             </button>
           );
         })}
       </div>
       {mustExpand && offered.some((o) => o.effect !== 'deny') ? (
-        <p class="hint" data-testid="expand-first">Show all {card.lines} lines of the input above before allowing.</p>
+        <p class="hint" data-testid="expand-first">
+          Show all {card.lines} lines of the input above before allowing.
+        </p>
       ) : null}
       {pending ? (
-        <div class="note confirm" role="alertdialog" tabIndex={-1} ref={confirmRef} aria-labelledby={`confirm-${entry.order}`} data-testid="confirm-contradiction">
+        <div
+          class="note confirm"
+          role="alertdialog"
+          tabIndex={-1}
+          ref={confirmRef}
+          aria-labelledby={`confirm-${entry.order}`}
+          data-testid="confirm-contradiction"
+        >
           <p id={`confirm-${entry.order}`}>
-            The agent labelled this button “{labelOf(pending, card.options.indexOf(pending))}”, but its id is <code>{pending.id}</code>: choosing it <strong>{EFFECT_SENTENCE[pending.effect]}</strong>.
+            The agent labelled this button “{labelOf(pending, card.options.indexOf(pending))}”, but its id is <code>{pending.id}</code>: choosing it{' '}
+            <strong>{EFFECT_SENTENCE[pending.effect]}</strong>.
           </p>
           <div class="actions">
-            <button type="button" class={`choice-btn effect-${pending.effect}`} disabled={disabled} onClick={() => send(pending)}>Send {pending.effect === 'other' ? pending.id : pending.effect} anyway</button>
-            <button type="button" onClick={() => setConfirm(null)}>Back</button>
+            <button type="button" class={`choice-btn effect-${pending.effect}`} disabled={disabled} onClick={() => send(pending)}>
+              Send {pending.effect === 'other' ? pending.id : pending.effect} anyway
+            </button>
+            <button type="button" onClick={() => setConfirm(null)}>
+              Back
+            </button>
           </div>
         </div>
       ) : null}
@@ -430,17 +636,26 @@ function TextAnswer(props: { entry: RequestEntry; ctx: AnswerContext; informatio
   const disabled = blocked || ui.phase.kind === 'sending';
   const id = `reply-${entry.order}`;
   return (
-    <form class="answer-text" onSubmit={(ev) => {
-      ev.preventDefault();
-      const text = ui.text.trim();
-      if (!text || disabled) return;
-      void submit(ctx, entry, ui, update, { text }, true, [], []);
-    }}>
+    <form
+      class="answer-text"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        const text = ui.text.trim();
+        if (!text || disabled) return;
+        void submit(ctx, entry, ui, update, { text }, true, [], []);
+      }}
+    >
       <div class="field">
         <label for={id}>Your reply</label>
         <textarea id={id} rows={3} disabled={disabled} value={ui.text} onInput={(ev) => update({ text: ev.currentTarget.value })} />
       </div>
-      {informational ? null : <div class="actions"><button type="submit" class="primary" disabled={disabled}>Send reply</button></div>}
+      {informational ? null : (
+        <div class="actions">
+          <button type="submit" class="primary" disabled={disabled}>
+            Send reply
+          </button>
+        </div>
+      )}
     </form>
   );
 }
@@ -448,10 +663,14 @@ function TextAnswer(props: { entry: RequestEntry; ctx: AnswerContext; informatio
 /** How the request ended, and who ended it when the command that did it is known. */
 function Outcome(props: { entry: RequestEntry; store: InboxStore }) {
   const { entry, store } = props;
-  if (entry.status === 'pending' || entry.status === 'answered' && !entry.terminal) {
-    return entry.status === 'answered'
-      ? <section class="outcome" aria-label="Outcome" data-status="answered"><p><Badge kind="st-answered">answered</Badge> Answered {formatTime(entry.answered?.time)}; waiting for the agent to resolve it.</p></section>
-      : null;
+  if (entry.status === 'pending' || (entry.status === 'answered' && !entry.terminal)) {
+    return entry.status === 'answered' ? (
+      <section class="outcome" aria-label="Outcome" data-status="answered">
+        <p>
+          <Badge kind="st-answered">answered</Badge> Answered {formatTime(entry.answered?.time)}; waiting for the agent to resolve it.
+        </p>
+      </section>
+    ) : null;
   }
   let text = '';
   if (entry.status === 'timeout') text = `Timed out ${formatTime(entry.terminal?.time)}.`;
@@ -466,7 +685,12 @@ function Outcome(props: { entry: RequestEntry; store: InboxStore }) {
     <section class="outcome" aria-label="Outcome" data-status={entry.status}>
       <p>
         <Badge kind={`st-${entry.status}`}>{entry.status}</Badge> {text}
-        {cmd ? <span class="hint" data-testid="ended-by"> by <span class="mono">{visibleText(cmd.agent ?? 'unknown')}</span> (<span class="mono">{visibleText(cmd.source)}</span>)</span> : null}
+        {cmd ? (
+          <span class="hint" data-testid="ended-by">
+            {' '}
+            by <span class="mono">{visibleText(cmd.agent ?? 'unknown')}</span> (<span class="mono">{visibleText(cmd.source)}</span>)
+          </span>
+        ) : null}
       </p>
     </section>
   );
@@ -482,12 +706,16 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
   const informational = !answerableByControl(e);
   const [ui, update] = useUi(entry.key);
   const headingRef = useRef<HTMLHeadingElement>(null);
-  useEffect(() => { headingRef.current?.focus(); }, [entry.key]);
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, [entry.key]);
   const expires = e.data?.['expires_at'];
   // Is anyone holding this session right now, and is the asker still there (C4)? A snapshot
   // (AEP-0003 §4.1), refreshed when the request view opens and after each outcome; the
   // command-time check stays authoritative.
-  useEffect(() => { void ctx.roster(); }, [entry.key, ui.phase.kind]);
+  useEffect(() => {
+    void ctx.roster();
+  }, [entry.key, ui.phase.kind]);
   const open = entry.status === 'pending';
   const offline = open ? offlineEntry(ctx.snapshot, e) : undefined;
   const route = ctx.snapshot && open && !offline && !informational ? routeState(ctx.snapshot.entries, e.session ?? '') : null;
@@ -504,51 +732,85 @@ export function RequestDetail(props: { entry: RequestEntry; ctx: AnswerContext }
     <article class="detail" aria-labelledby={`h-${entry.order}`} data-request={e.id} data-status={entry.status} data-offline={offline ? 'true' : undefined}>
       <header>
         <h2 id={`h-${entry.order}`} tabIndex={-1} ref={headingRef}>
-          <Badge kind={`kind-${kind}`}>{kind}</Badge> request{typeof e.subject === 'string' ? <> about <code>{visibleText(e.subject)}</code></> : null}
+          <Badge kind={`kind-${kind}`}>{kind}</Badge> request
+          {typeof e.subject === 'string' ? (
+            <>
+              {' '}
+              about <code>{visibleText(e.subject)}</code>
+            </>
+          ) : null}
         </h2>
         <Provenance e={e} />
         {entry.routed.length ? (
           <p class="hint" data-testid="routed">
-            Sent to {entry.routed.slice(-5).map((r, i) => (
-              <span key={i}>{i ? ', ' : ''}<span class="mono">{visibleText(String(r.data?.['to'] ?? r.agent ?? '?'))}</span>{typeof r.data?.['via'] === 'string' ? ` (${visibleText(r.data['via'])})` : ''} at {formatTime(r.time)}</span>
-            ))} (attention.routed, as the router states it)
+            Sent to{' '}
+            {entry.routed.slice(-5).map((r, i) => (
+              <span key={i}>
+                {i ? ', ' : ''}
+                <span class="mono">{visibleText(String(r.data?.['to'] ?? r.agent ?? '?'))}</span>
+                {typeof r.data?.['via'] === 'string' ? ` (${visibleText(r.data['via'])})` : ''} at {formatTime(r.time)}
+              </span>
+            ))}{' '}
+            (attention.routed, as the router states it)
           </p>
         ) : null}
         {typeof expires === 'string' ? (
           <p class="hint" data-expires>
-            {Date.parse(expires) <= Date.now() && open
-              ? <>Expired at {formatTime(expires)}: the agent may time it out at any moment.</>
-              : <>Expires {formatTime(expires)}</>}
+            {Date.parse(expires) <= Date.now() && open ? (
+              <>Expired at {formatTime(expires)}: the agent may time it out at any moment.</>
+            ) : (
+              <>Expires {formatTime(expires)}</>
+            )}
           </p>
         ) : null}
       </header>
-      {approval
-        ? <ApprovalText card={card} e={e} expanded={ui.expanded} onExpand={() => update({ expanded: true })} />
-        : <AgentText text={promptOf(e)} synthesized={withheld} />}
+      {approval ? (
+        <ApprovalText card={card} e={e} expanded={ui.expanded} onExpand={() => update({ expanded: true })} />
+      ) : (
+        <AgentText text={promptOf(e)} synthesized={withheld} />
+      )}
       {withheld && !approval ? (
         <p class="note withheld" role="note">
-          Content is withheld at capture level <code>metadata</code>: the question and choice labels below are placeholders
-          ("Question 1", "Choice 2"), not the agent's words. Answers still reach the agent by their structural ids.
+          Content is withheld at capture level <code>metadata</code>: the question and choice labels below are placeholders ("Question 1", "Choice 2"), not the
+          agent's words. Answers still reach the agent by their structural ids.
         </p>
       ) : null}
       {informational ? (
-        <p class="note" role="note">This request is answered elsewhere ({(e.data?.['respond_via'] as string[]).join(', ')}): shown for information only.</p>
+        <p class="note" role="note">
+          This request is answered elsewhere ({(e.data?.['respond_via'] as string[]).join(', ')}): shown for information only.
+        </p>
       ) : null}
-      {!ctx.canAnswer && !informational && open ? <p class="note" role="note">Read-only: enter the relay token to answer.</p> : null}
+      {!ctx.canAnswer && !informational && open ? (
+        <p class="note" role="note">
+          Read-only: enter the relay token to answer.
+        </p>
+      ) : null}
       {offline ? (
         <p class="note offline" role="note" data-testid="offline">
           <strong>Agent offline since {offline.since ? formatTime(offline.since) : 'an unknown time'}.</strong> The agent that asked this
-          {offline.agent ? <> (<span class="mono">{visibleText(offline.agent)}</span>)</> : null} is no longer connected, so no answer can reach it:
-          it cannot be answered from here. It is dismissed if the agent comes back without it, or ends when it expires.
+          {offline.agent ? (
+            <>
+              {' '}
+              (<span class="mono">{visibleText(offline.agent)}</span>)
+            </>
+          ) : null}{' '}
+          is no longer connected, so no answer can reach it: it cannot be answered from here. It is dismissed if the agent comes back without it, or ends when
+          it expires.
         </p>
       ) : null}
       {route && route !== 'live' ? (
         <p class="note" role="note" data-route={route}>
-          {route === 'no-route' ? 'No agent is connected for this session right now: an answer would be refused (no-route) until it reconnects.'
-            : route === 'ambiguous' ? 'Several connections claim this session: the relay will refuse answers (ambiguous) until only one does.'
+          {route === 'no-route'
+            ? 'No agent is connected for this session right now: an answer would be refused (no-route) until it reconnects.'
+            : route === 'ambiguous'
+              ? 'Several connections claim this session: the relay will refuse answers (ambiguous) until only one does.'
               : 'The connected agent does not accept answers over the bus (control.attention.respond not declared).'}
         </p>
-      ) : route === 'live' ? <p class="hint" data-route="live">The agent is connected.</p> : null}
+      ) : route === 'live' ? (
+        <p class="hint" data-route="live">
+          The agent is connected.
+        </p>
+      ) : null}
       {answer}
       {kind === 'permission' ? <AlwaysAllow entry={entry} ctx={ctx} card={card} blocked={blocked} /> : null}
       <PhaseBox phase={ui.phase} entry={entry} />

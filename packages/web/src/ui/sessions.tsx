@@ -28,19 +28,44 @@ function Summary(props: { e: WireEvent }) {
   if (typeof tool === 'object' && tool !== null && typeof (tool as Record<string, unknown>)['name'] === 'string') {
     parts.push(<code key="t">{(tool as Record<string, unknown>)['name'] as string}</code>);
   }
-  if (typeof e.run === 'string') parts.push(<span key="r" class="hint"> run <code>{e.run}</code></span>);
+  if (typeof e.run === 'string')
+    parts.push(
+      <span key="r" class="hint">
+        {' '}
+        run <code>{e.run}</code>
+      </span>,
+    );
   if (e.type === 'attention.requested') {
     const p = d['prompt'];
     parts.push(<span key="k"> {String(d['kind'] ?? '')} </span>);
     // A one-line preview (the request view shows it all): visible marks, never interpreted.
-    if (typeof p === 'string') { const v = visibleText(p); parts.push(<q key="p" class="agent-inline" dir="auto">{v.length > 140 ? `${v.slice(0, 140)}…` : v}</q>); }
+    if (typeof p === 'string') {
+      const v = visibleText(p);
+      parts.push(
+        <q key="p" class="agent-inline" dir="auto">
+          {v.length > 140 ? `${v.slice(0, 140)}…` : v}
+        </q>,
+      );
+    }
   } else if (e.type.startsWith('attention.') || e.type === 'control.attention.respond') {
-    if (typeof e.subject === 'string') parts.push(<span key="s" class="hint"> request <code>{e.subject.slice(-10)}</code></span>);
+    if (typeof e.subject === 'string')
+      parts.push(
+        <span key="s" class="hint">
+          {' '}
+          request <code>{e.subject.slice(-10)}</code>
+        </span>,
+      );
     const res = d['resolution'];
     if (typeof res === 'string') parts.push(<span key="res"> {res}</span>);
   } else if (e.type === 'control.rejected' || e.type === 'control.accepted') {
     if (typeof d['reason'] === 'string') parts.push(<span key="re"> {d['reason']}</span>);
-    if (typeof e.cause === 'string') parts.push(<span key="c" class="hint"> for <code>{e.cause.slice(-10)}</code></span>);
+    if (typeof e.cause === 'string')
+      parts.push(
+        <span key="c" class="hint">
+          {' '}
+          for <code>{e.cause.slice(-10)}</code>
+        </span>,
+      );
   }
   const status = d['status'];
   if (typeof status === 'string') parts.push(<span key="st"> {status}</span>);
@@ -64,21 +89,31 @@ export function SessionList(props: { store: InboxStore; offline?: ReadonlySet<st
     if (!Number.isNaN(r.at)) w.since = Math.min(w.since, r.at);
     waiting.set(k, w);
   }
-  const rows = [...props.store.sessions.values()].map((s) => ({ s, st: sessionStatus(s, waiting.get(s.session)?.n ?? 0), since: waiting.get(s.session)?.since ?? Infinity }));
+  const rows = [...props.store.sessions.values()].map((s) => ({
+    s,
+    st: sessionStatus(s, waiting.get(s.session)?.n ?? 0),
+    since: waiting.get(s.session)?.since ?? Infinity,
+  }));
   rows.sort((a, b) => STATUS_ORDER[a.st.status] - STATUS_ORDER[b.st.status] || (a.st.status === 'waiting' ? a.since - b.since : b.s.lastAt - a.s.lastAt));
   if (rows.length === 0) return <p class="empty">No sessions yet. Events appear here as agents emit them.</p>;
   const counts = { waiting: 0, working: 0, finished: 0 };
   for (const r of rows) counts[r.st.status]++;
   return (
     <>
-      <p class="hint" data-testid="session-counts">{counts.waiting} waiting for you · {counts.working} working · {counts.finished} finished</p>
+      <p class="hint" data-testid="session-counts">
+        {counts.waiting} waiting for you · {counts.working} working · {counts.finished} finished
+      </p>
       <ul class="sessions" aria-label="Sessions by status">
         {rows.map(({ s, st }) => (
           <li key={s.session} data-session={s.session} data-status={st.status}>
             <a href={sessionHref(s.session)}>
               <span class={`status status-${st.status}`}>{STATUS_LABEL[st.status]}</span>
               <span class="mono">{visibleText(s.session)}</span>
-              <span class="hint"> {visibleText([...s.agents].join(', '))}{st.detail ? ` · ${st.detail}` : ''} · {s.events.length} events</span>
+              <span class="hint">
+                {' '}
+                {visibleText([...s.agents].join(', '))}
+                {st.detail ? ` · ${st.detail}` : ''} · {s.events.length} events
+              </span>
             </a>
           </li>
         ))}
@@ -98,33 +133,59 @@ export function SessionTimeline(props: { session: SessionEntry | undefined; name
     const text = attr.trim();
     if (!text) return null;
     let parsed: unknown;
-    try { parsed = JSON.parse(text); } catch { return { error: 'not JSON' }; }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { error: 'not JSON' };
+    }
     const c = compileFilter(parsed);
     return c.ok ? { match: c.match } : { error: c.issues.map((i) => i.message).join('; ') };
   }, [attr]);
   const s = props.session;
   const events = s ? s.events : [];
   const needle = q.trim().toLowerCase();
-  const shown = events.filter((e) => !off.has(categoryOf(e.type))
-    && (!needle || e.type.toLowerCase().includes(needle) || (e.agent ?? '').toLowerCase().includes(needle) || (e.subject ?? '').toLowerCase().includes(needle))
-    && (compiled === null || ('match' in compiled ? compiled.match(e) : false)));
+  const shown = events.filter(
+    (e) =>
+      !off.has(categoryOf(e.type)) &&
+      (!needle ||
+        e.type.toLowerCase().includes(needle) ||
+        (e.agent ?? '').toLowerCase().includes(needle) ||
+        (e.subject ?? '').toLowerCase().includes(needle)) &&
+      (compiled === null || ('match' in compiled ? compiled.match(e) : false)),
+  );
   const counts = new Map<Category, number>();
   for (const e of events) counts.set(categoryOf(e.type), (counts.get(categoryOf(e.type)) ?? 0) + 1);
   return (
     <section class="timeline" aria-labelledby="tl-h">
-      <p class="back-inline"><a href="#/sessions">← All sessions</a></p>
-      <h2 id="tl-h" tabIndex={-1}>Session <span class="mono">{props.name}</span></h2>
-      {s ? <p class="hint">Agents: {[...s.agents].join(', ') || 'unknown'} · {events.length} events</p> : <p class="empty">No events for this session yet.</p>}
+      <p class="back-inline">
+        <a href="#/sessions">← All sessions</a>
+      </p>
+      <h2 id="tl-h" tabIndex={-1}>
+        Session <span class="mono">{props.name}</span>
+      </h2>
+      {s ? (
+        <p class="hint">
+          Agents: {[...s.agents].join(', ') || 'unknown'} · {events.length} events
+        </p>
+      ) : (
+        <p class="empty">No events for this session yet.</p>
+      )}
       <SteerPanel session={props.name} ctx={props.ctx} />
       <fieldset class="filters">
         <legend>Show</legend>
         {CATEGORIES.map((c) => (
           <label key={c} class="chip">
-            <input type="checkbox" checked={!off.has(c)} onChange={(ev) => {
-              const next = new Set(off);
-              if (ev.currentTarget.checked) next.delete(c); else next.add(c);
-              setOff(next);
-            }} /> {c} <span class="hint">({counts.get(c) ?? 0})</span>
+            <input
+              type="checkbox"
+              checked={!off.has(c)}
+              onChange={(ev) => {
+                const next = new Set(off);
+                if (ev.currentTarget.checked) next.delete(c);
+                else next.add(c);
+                setOff(next);
+              }}
+            />{' '}
+            {c} <span class="hint">({counts.get(c) ?? 0})</span>
           </label>
         ))}
         <label class="search">
@@ -133,20 +194,45 @@ export function SessionTimeline(props: { session: SessionEntry | undefined; name
         </label>
         <label class="search">
           <span>attr-match filter (JSON)</span>
-          <input type="text" class="mono" value={attr} spellcheck={false} aria-invalid={compiled !== null && 'error' in compiled ? true : undefined}
-            aria-describedby="attr-err" onInput={(ev) => setAttr(ev.currentTarget.value)} placeholder='{"type":"tool.*","severity":{"gte":"notice"}}' />
+          <input
+            type="text"
+            class="mono"
+            value={attr}
+            spellcheck={false}
+            aria-invalid={compiled !== null && 'error' in compiled ? true : undefined}
+            aria-describedby="attr-err"
+            onInput={(ev) => setAttr(ev.currentTarget.value)}
+            placeholder='{"type":"tool.*","severity":{"gte":"notice"}}'
+          />
         </label>
-        {compiled !== null && 'error' in compiled ? <p id="attr-err" class="bad hint" role="status">Filter not applied, nothing matches: {compiled.error}</p> : <span id="attr-err" />}
+        {compiled !== null && 'error' in compiled ? (
+          <p id="attr-err" class="bad hint" role="status">
+            Filter not applied, nothing matches: {compiled.error}
+          </p>
+        ) : (
+          <span id="attr-err" />
+        )}
       </fieldset>
       <ol class="events" aria-live="polite" aria-relevant="additions">
         {shown.map((e) => (
           <li key={`${e.source}\u0000${e.id}`} class={`ev cat-${categoryOf(e.type)}`}>
             <time dateTime={e.time}>{formatTime(e.time)}</time>
-            <span class="type">
-              {e.type === 'attention.requested' ? <a href={requestHref(e)}>{e.type}</a> : e.type}
+            <span class="type">{e.type === 'attention.requested' ? <a href={requestHref(e)}>{e.type}</a> : e.type}</span>
+            <span class="who">
+              <span class="mono">
+                {e.agent ?? ''}
+                {typeof e.seq === 'number' ? ` #${e.seq}` : ''}
+              </span>
+              {captureOf(e) !== 'metadata' ? (
+                <>
+                  {' '}
+                  <Badge kind={`cap-${captureOf(e)}`}>{captureOf(e)}</Badge>
+                </>
+              ) : null}
             </span>
-            <span class="who"><span class="mono">{e.agent ?? ''}{typeof e.seq === 'number' ? ` #${e.seq}` : ''}</span>{captureOf(e) !== 'metadata' ? <> <Badge kind={`cap-${captureOf(e)}`}>{captureOf(e)}</Badge></> : null}</span>
-            <span class="sum"><Summary e={e} /></span>
+            <span class="sum">
+              <Summary e={e} />
+            </span>
           </li>
         ))}
       </ol>

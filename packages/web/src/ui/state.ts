@@ -42,9 +42,14 @@ const listeners = new Map<string, Set<() => void>>();
 /** Listen to changes of one request's UI state; returns the unsubscribe function. */
 export function watchUi(key: string, fn: () => void): () => void {
   let set = listeners.get(key);
-  if (!set) { set = new Set(); listeners.set(key, set); }
+  if (!set) {
+    set = new Set();
+    listeners.set(key, set);
+  }
   set.add(fn);
-  return () => { set.delete(fn); };
+  return () => {
+    set.delete(fn);
+  };
 }
 
 /** Change a request's UI state and re-render every view showing it. */

@@ -22,15 +22,18 @@ function message(s: SteerState): string {
   const o = s.outcome;
   if (!o) return `Sending ${verb}…`;
   switch (o.status) {
-    case 'accepted': return `The agent accepted: it will try to ${verb}.`;
+    case 'accepted':
+      return `The agent accepted: it will try to ${verb}.`;
     case 'rejected':
       if (o.reason === 'unsupported') return `This agent cannot ${verb} (it answered unsupported).`;
       return `The agent refused to ${verb} (reason ${o.reason})${o.detail ? `: “${visibleText(o.detail)}”` : ''}.`;
     case 'refused':
       if (o.code === 'unsupported') return `This agent cannot ${verb}: the relay says it does not accept ${s.type}.`;
       return `The relay refused the command (${o.code})${o.detail ? `: ${visibleText(o.detail)}` : ''}. It never reached the agent.`;
-    case 'timeout': return `No acknowledgement arrived in time: the agent may be offline.`;
-    case 'error': return `Could not send: ${o.detail}`;
+    case 'timeout':
+      return `No acknowledgement arrived in time: the agent may be offline.`;
+    case 'error':
+      return `Could not send: ${o.detail}`;
   }
 }
 
@@ -50,7 +53,9 @@ export function SteerPanel(props: { session: string; ctx: AnswerContext }) {
   const [run, setRun] = useState('');
   const [reason, setReason] = useState('');
   const [last, setLast] = useState<SteerState | null>(null);
-  useEffect(() => { void ctx.roster(); }, [session, last?.outcome]);
+  useEffect(() => {
+    void ctx.roster();
+  }, [session, last?.outcome]);
   const accepts = ctx.snapshot ? acceptsOf(ctx.snapshot.entries, session) : new Set<string>();
   const offered = STEER_TYPES.filter((t) => accepts.has(t));
   if (offered.length === 0 || !ctx.canAnswer) return null;
@@ -58,9 +63,7 @@ export function SteerPanel(props: { session: string; ctx: AnswerContext }) {
   const effScope = scope === 'run' && chosenRun !== undefined ? 'run' : 'session';
   const sending = last !== null && !last.outcome;
   const send = (type: SteerType) => {
-    const input = type === 'control.cancel'
-      ? { scope: effScope, ...(chosenRun !== undefined ? { run: chosenRun } : {}), reason } as const
-      : {};
+    const input = type === 'control.cancel' ? ({ scope: effScope, ...(chosenRun !== undefined ? { run: chosenRun } : {}), reason } as const) : {};
     const cmd = buildSteer(type, session, ctx.host, input);
     const state: SteerState = { type, commandId: cmd.id };
     setLast(state);
@@ -73,8 +76,16 @@ export function SteerPanel(props: { session: string; ctx: AnswerContext }) {
     <section class="steer" aria-labelledby={`${uid}-h`} data-testid="steer" data-session={session}>
       <h3 id={`${uid}-h`}>Steer this session</h3>
       <div class="actions">
-        {offered.includes('control.pause') ? <button type="button" disabled={sending} onClick={() => send('control.pause')}>Pause session</button> : null}
-        {offered.includes('control.resume') ? <button type="button" disabled={sending} onClick={() => send('control.resume')}>Resume session</button> : null}
+        {offered.includes('control.pause') ? (
+          <button type="button" disabled={sending} onClick={() => send('control.pause')}>
+            Pause session
+          </button>
+        ) : null}
+        {offered.includes('control.resume') ? (
+          <button type="button" disabled={sending} onClick={() => send('control.resume')}>
+            Resume session
+          </button>
+        ) : null}
       </div>
       {offered.includes('control.cancel') ? (
         <fieldset class="cancel">
@@ -85,16 +96,24 @@ export function SteerPanel(props: { session: string; ctx: AnswerContext }) {
               <label for={`${uid}-run`}>This run</label>
               {runs.length > 1 ? (
                 <select aria-label="Run to cancel" value={chosenRun} onChange={(ev) => setRun(ev.currentTarget.value)}>
-                  {runs.map((r) => <option key={r} value={r}>{visibleText(r)}</option>)}
+                  {runs.map((r) => (
+                    <option key={r} value={r}>
+                      {visibleText(r)}
+                    </option>
+                  ))}
                 </select>
-              ) : <code>{visibleText(chosenRun)}</code>}
+              ) : (
+                <code>{visibleText(chosenRun)}</code>
+              )}
             </div>
           ) : null}
           <div class="choice">
             <input type="radio" id={`${uid}-session`} name={`${uid}-scope`} checked={effScope === 'session'} onChange={() => setScope('session')} />
             <label for={`${uid}-session`}>The whole session</label>
           </div>
-          <label for={`${uid}-reason`}>Reason <span class="hint">(optional, sent to the agent)</span></label>
+          <label for={`${uid}-reason`}>
+            Reason <span class="hint">(optional, sent to the agent)</span>
+          </label>
           <input type="text" id={`${uid}-reason`} value={reason} onInput={(ev) => setReason(ev.currentTarget.value)} />
           <div class="actions">
             <button type="button" class="choice-btn effect-deny" disabled={sending} onClick={() => send('control.cancel')}>
@@ -105,7 +124,12 @@ export function SteerPanel(props: { session: string; ctx: AnswerContext }) {
       ) : null}
       <p role="status" aria-live="polite" class="steer-result" data-steer-status={last ? status(last) : undefined} data-steer-type={last?.type}>
         {last ? message(last) : null}
-        {result ? <> Outcome: <code data-testid="steer-outcome">{result.type}</code>.</> : null}
+        {result ? (
+          <>
+            {' '}
+            Outcome: <code data-testid="steer-outcome">{result.type}</code>.
+          </>
+        ) : null}
       </p>
     </section>
   );

@@ -27,7 +27,11 @@ export async function startAgent(url: string, token: string, agent: string, acce
   for (const type of accepts) {
     conn.onCommand(type, (cmd) => {
       commands.push(cmd);
-      for (const w of [...waiters]) if (w.pred(cmd)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(cmd); }
+      for (const w of [...waiters])
+        if (w.pred(cmd)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(cmd);
+        }
       return (deciders.get(type) ?? (() => ({ status: 'accepted' })))(cmd);
     });
   }
@@ -39,10 +43,18 @@ export async function startAgent(url: string, token: string, agent: string, acce
       if (have) return Promise.resolve(have);
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(commands.map((c) => c.event))}`)), timeoutMs);
-        waiters.push({ pred, resolve: (c) => { clearTimeout(t); resolve(c); } });
+        waiters.push({
+          pred,
+          resolve: (c) => {
+            clearTimeout(t);
+            resolve(c);
+          },
+        });
       });
     },
-    decide(type, fn) { deciders.set(type, fn); },
+    decide(type, fn) {
+      deciders.set(type, fn);
+    },
     close: () => conn.close(500),
   };
 }

@@ -28,8 +28,15 @@ export async function postEvents(relayUrl: string, token: string, events: readon
 let counter = 0;
 /** A ULID-shaped unique id for test events (26 Crockford chars). */
 export function testId(prefix = '01TEST'): string {
-  const n = (counter++).toString(32).toUpperCase().replace(/[ILOU]/g, 'X');
-  const rand = Math.random().toString(32).slice(2).toUpperCase().replace(/[ILOU]/g, 'Z');
+  const n = (counter++)
+    .toString(32)
+    .toUpperCase()
+    .replace(/[ILOU]/g, 'X');
+  const rand = Math.random()
+    .toString(32)
+    .slice(2)
+    .toUpperCase()
+    .replace(/[ILOU]/g, 'Z');
   return (prefix + rand + n + '00000000000000000000000000').slice(0, 26);
 }
 

@@ -10,7 +10,11 @@ import { repoRoot, spawnAep } from '../../../../test/support/cli.js';
 /** Build the inbox bundle when it is missing (CI builds first; a fresh checkout may not have). */
 export function ensureWebBuilt(): void {
   if (existsSync(join(webRoot, 'index.html'))) return;
-  const r = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: join(repoRoot, 'packages', 'web'), stdio: 'inherit', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: join(repoRoot, 'packages', 'web'),
+    stdio: 'inherit',
+    timeout: 120_000,
+  });
   if (r.status !== 0) throw new Error('could not build the web inbox');
 }
 
@@ -36,7 +40,13 @@ export class Lines {
         const line = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 1);
         this.all.push(line);
-        this.waiters = this.waiters.filter((w) => { if (w.pred(line)) { w.resolve(line); return false; } return true; });
+        this.waiters = this.waiters.filter((w) => {
+          if (w.pred(line)) {
+            w.resolve(line);
+            return false;
+          }
+          return true;
+        });
       }
     });
   }
@@ -47,12 +57,32 @@ export class Lines {
     if (this.ended !== null) return Promise.reject(new Error(`${this.ended} before ${what}; saw:\n${this.all.join('\n')}`));
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw:\n${this.all.join('\n')}`)), timeoutMs);
-      this.waiters.push({ pred, resolve: (l) => { clearTimeout(t); resolve(l); }, reject: (e) => { clearTimeout(t); reject(e); } });
+      this.waiters.push({
+        pred,
+        resolve: (l) => {
+          clearTimeout(t);
+          resolve(l);
+        },
+        reject: (e) => {
+          clearTimeout(t);
+          reject(e);
+        },
+      });
     });
   }
   /** Wait for a JSON line whose `event` member equals `event` (the demo agent's contract). */
   async json(event: string, timeoutMs?: number): Promise<Record<string, unknown>> {
-    const line = await this.wait((l) => { try { return (JSON.parse(l) as { event?: string }).event === event; } catch { return false; } }, `{"event":"${event}"}`, timeoutMs);
+    const line = await this.wait(
+      (l) => {
+        try {
+          return (JSON.parse(l) as { event?: string }).event === event;
+        } catch {
+          return false;
+        }
+      },
+      `{"event":"${event}"}`,
+      timeoutMs,
+    );
     return JSON.parse(line) as Record<string, unknown>;
   }
 }
@@ -60,9 +90,15 @@ export class Lines {
 /** Stop a child politely, then firmly; resolves with its exit code. */
 export function stopChild(child: ChildProcess, timeoutMs = 5_000): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) { resolve(child.exitCode); return; }
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve(child.exitCode);
+      return;
+    }
     const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => { clearTimeout(t); resolve(code); });
+    child.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
     child.kill('SIGTERM');
   });
 }
@@ -70,14 +106,23 @@ export function stopChild(child: ChildProcess, timeoutMs = 5_000): Promise<numbe
 /** Wait (bounded) for a child to exit by itself. */
 export function exited(child: ChildProcess, timeoutMs = 30_000): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    if (child.exitCode !== null) { resolve(child.exitCode); return; }
+    if (child.exitCode !== null) {
+      resolve(child.exitCode);
+      return;
+    }
     const t = setTimeout(() => reject(new Error('child did not exit in time')), timeoutMs);
-    child.once('exit', (code) => { clearTimeout(t); resolve(code); });
+    child.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
   });
 }
 
 /** Start `aep up` on a free port (memory store unless `args` replaces it) with a throwaway state dir. */
-export async function startUp(args: string[] = ['--memory'], stateHome: string = mkdtempSync(join(tmpdir(), 'aep-up-'))): Promise<{ url: string; child: ChildProcess; out: Lines; err: Lines; stateHome: string }> {
+export async function startUp(
+  args: string[] = ['--memory'],
+  stateHome: string = mkdtempSync(join(tmpdir(), 'aep-up-')),
+): Promise<{ url: string; child: ChildProcess; out: Lines; err: Lines; stateHome: string }> {
   const child = spawnAep(['up', '--port', '0', '--no-open', ...args], { env: { ...process.env, XDG_DATA_HOME: stateHome, AEP_TOKEN: '' } });
   const out = new Lines(child.stdout, child);
   const err = new Lines(child.stderr);
