@@ -3,33 +3,9 @@
 // > 1 means faster than parsing the line). Tests never assert timings; results go to docs/benchmarks.md.
 import { downlevel, gateFormValues, compileFilter, redact } from '@aep/protocol';
 import type { FieldSpec } from '@aep/protocol';
+import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
-const fields: FieldSpec[] = [
-  { id: '1', type: 'string', label: 'Bucket name', required: true },
-  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
-  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  {
-    id: '4',
-    type: 'select',
-    label: 'Weekdays',
-    multi: true,
-    choices: [
-      { id: '1', label: 'Mon' },
-      { id: '2', label: 'Wed' },
-      { id: '3', label: 'Fri' },
-    ],
-  },
-  {
-    id: '5',
-    type: 'select',
-    label: 'Storage class',
-    other: true,
-    choices: [
-      { id: '1', label: 'standard' },
-      { id: '2', label: 'archive' },
-    ],
-  },
-];
+const fields: readonly FieldSpec[] = BACKUP_FORM_FIELDS;
 const env = (i: number, type: string, capture: string, data: unknown) =>
   JSON.stringify({
     aep: '0.1',

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type * as Protocol from '@aep/protocol';
+import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
 // Measure what users run: the compiled package when built (CI builds first), else the sources.
 const distIndex = fileURLToPath(new URL('../dist/index.js', import.meta.url));
@@ -24,32 +25,7 @@ function makeLines(n: number): string[] {
   const sessions = 50;
   const seq = new Array<number>(sessions).fill(0);
   let id = 0;
-  const fields = [
-    { id: '1', type: 'string', label: 'Bucket name', required: true },
-    { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
-    { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-    {
-      id: '4',
-      type: 'select',
-      label: 'Weekdays',
-      multi: true,
-      choices: [
-        { id: '1', label: 'Mon' },
-        { id: '2', label: 'Wed' },
-        { id: '3', label: 'Fri' },
-      ],
-    },
-    {
-      id: '5',
-      type: 'select',
-      label: 'Storage class',
-      other: true,
-      choices: [
-        { id: '1', label: 'standard' },
-        { id: '2', label: 'archive' },
-      ],
-    },
-  ];
+  const fields = BACKUP_FORM_FIELDS;
   while (lines.length < n) {
     const s = lines.length % sessions;
     const session = `sess-${s}`;

@@ -33,6 +33,12 @@ export interface RedactOptions {
 // `(?<![A-Za-z0-9])` boundary would let it through (found by the adapter's redaction property
 // test). Redacting more is always legal (AEP-0003 §9.4).
 const AFTER_ESCAPE = '(?<=\\\\(?:[nrtbfv0]|u[0-9A-Fa-f]{4}))';
+// The escape-aware boundary can only match where the text holds a backslash, and the alternation
+// keeps V8 from scanning for each pattern's literal start (six times slower on ordinary text). So
+// every pattern exists twice: `plain` (the boundary alone, used for text without a backslash,
+// where it is exactly equivalent) and `esc` (boundary or escape). The pipeline never adds a
+// backslash, so the choice made on a step's input holds for the whole step.
+const bound = (esc: boolean, plain: string): string => (esc ? `(?:${plain}|${AFTER_ESCAPE})` : plain);
 
 function ci(word: string): string {
   return word.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
@@ -59,28 +65,32 @@ const AUTH_SCHEME = `(?:${ci('bearer')}|${ci('basic')}|${ci('token')}|${ci('dige
 // key, optional closing quote of a quoted key, `\s*[=:]\s*`, then either a quoted value (kept
 // quotes, up to the closing quote or end of line) or an unquoted `\S+` value (an auth scheme word
 // such as `Basic` takes the following token with it).
-const CREDENTIAL_RE = new RegExp(
-  `((?:(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})(?:${KEY_WORDS_CI})|(?<=[a-z0-9])(?:${KEY_WORDS_CAMEL}))(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)` +
-    `(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|((?:${AUTH_SCHEME})?\\S+))`,
-  'g',
-);
+const credentialRe = (esc: boolean): RegExp =>
+  new RegExp(
+    `((?:${bound(esc, '(?<![A-Za-z0-9])')}(?:${KEY_WORDS_CI})|(?<=[a-z0-9])(?:${KEY_WORDS_CAMEL}))(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)` +
+      `(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|((?:${AUTH_SCHEME})?\\S+))`,
+    'g',
+  );
 
 const AWS_KEY_RE = /(?:AKIA|ASIA)[0-9A-Z]{16}/g;
-const BEARER_RE = new RegExp(`(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})[bB][eE][aA][rR][eE][rR][ \\t]+[A-Za-z0-9\\-._~+/]{8,}=*`, 'g');
+const bearerRe = (esc: boolean): RegExp => new RegExp(`${bound(esc, '(?<![A-Za-z0-9])')}[bB][eE][aA][rR][eE][rR][ \\t]+[A-Za-z0-9\\-._~+/]{8,}=*`, 'g');
 // Starts only where no base64url character precedes, so a long run of `eyJeyJ…` stays linear.
-const JWT_RE = new RegExp(`(?:(?<![A-Za-z0-9_-])|${AFTER_ESCAPE})eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*`, 'g');
+const jwtRe = (esc: boolean): RegExp => new RegExp(`${bound(esc, '(?<![A-Za-z0-9_-])')}eyJ[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*`, 'g');
 // Bare vendor tokens (hardening): each prefix anchored at a word boundary (`disk-usage` ≠ `sk-`).
-const VENDOR_TOKEN_RE = new RegExp(
-  [
-    '(?:\\b|' + AFTER_ESCAPE + ')gh[pousr]_[A-Za-z0-9]{20,}',
-    '(?:\\b|' + AFTER_ESCAPE + ')github_pat_[A-Za-z0-9_]{20,}',
-    '(?:\\b|' + AFTER_ESCAPE + ')glpat-[A-Za-z0-9_-]{20,}',
-    '(?:\\b|' + AFTER_ESCAPE + ')xox[baprs]-[A-Za-z0-9-]{10,}',
-    '(?:\\b|' + AFTER_ESCAPE + ')sk-[A-Za-z0-9_-]{20,}',
-    '(?:\\b|' + AFTER_ESCAPE + ')AIza[A-Za-z0-9_-]{35}',
-  ].join('|'),
-  'g',
-);
+const vendorTokenRe = (esc: boolean): RegExp =>
+  new RegExp(
+    [
+      'gh[pousr]_[A-Za-z0-9]{20,}',
+      'github_pat_[A-Za-z0-9_]{20,}',
+      'glpat-[A-Za-z0-9_-]{20,}',
+      'xox[baprs]-[A-Za-z0-9-]{10,}',
+      'sk-[A-Za-z0-9_-]{20,}',
+      'AIza[A-Za-z0-9_-]{35}',
+    ]
+      .map((p) => bound(esc, '\\b') + p)
+      .join('|'),
+    'g',
+  );
 
 /** PEM blocks, multi-line, any label; an unterminated block is redacted to the end (hardening). */
 function redactPem(text: string): string {
@@ -106,14 +116,15 @@ function redactPem(text: string): string {
   return out + text.slice(from);
 }
 
-function redactSecrets(text: string): string {
+function redactSecrets(text: string, esc: boolean): string {
+  const P = esc ? ESC : PLAIN;
   let t = redactPem(text);
-  t = t.replace(JWT_RE, REDACTED_SECRET);
-  t = t.replace(VENDOR_TOKEN_RE, REDACTED_SECRET);
+  t = t.replace(P.jwt, REDACTED_SECRET);
+  t = t.replace(P.vendor, REDACTED_SECRET);
   t = t.replace(AWS_KEY_RE, REDACTED_SECRET);
   // Bearer before credential assignments, so `Authorization: Bearer x` loses the token, not the word.
-  t = t.replace(BEARER_RE, REDACTED_SECRET);
-  t = t.replace(CREDENTIAL_RE, (_m, prefix: string, q: string | undefined, _qv: string | undefined, qEnd: string | undefined) =>
+  t = t.replace(P.bearer, REDACTED_SECRET);
+  t = t.replace(P.credential, (_m, prefix: string, q: string | undefined, _qv: string | undefined, qEnd: string | undefined) =>
     q !== undefined ? `${prefix}${q}${REDACTED_SECRET}${qEnd ?? ''}` : `${prefix}${REDACTED_SECRET}`,
   );
   return t;
@@ -138,14 +149,14 @@ function redactSecretValues(text: string, secrets: readonly string[]): string {
 }
 
 const namesReCache = new Map<string, RegExp>();
-function secretNamesRe(names: readonly string[]): RegExp | undefined {
+function secretNamesRe(names: readonly string[], esc: boolean): RegExp | undefined {
   const list = names.filter((n) => typeof n === 'string' && n.length > 0);
   if (list.length === 0) return undefined;
-  const key = list.join('\u0000');
+  const key = (esc ? 'e\u0000' : 'p\u0000') + list.join('\u0000');
   let re = namesReCache.get(key);
   if (!re) {
     re = new RegExp(
-      `((?:(?<![A-Za-z0-9_])|${AFTER_ESCAPE})(?:${list.map(escapeRe).join('|')})(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|(\\S+))`,
+      `(${bound(esc, '(?<![A-Za-z0-9_])')}(?:${list.map(escapeRe).join('|')})(?![A-Za-z0-9_])["']?\\s*[=:]\\s*)(?:(["'])((?:\\\\.|(?!\\2)[^\\\\\\n])*)(\\2?)|(\\S+))`,
       'g',
     );
     if (namesReCache.size > 64) namesReCache.clear();
@@ -157,18 +168,16 @@ function secretNamesRe(names: readonly string[]): RegExp | undefined {
 // ---------------------------------------------------------------------------------------------
 // (c) home directories
 
-const GENERIC_HOME_RE = new RegExp(
-  `(?:(?<![A-Za-z0-9._~-])|${AFTER_ESCAPE})(?:/home/|/Users/|[A-Za-z]:\\\\Users\\\\|[A-Za-z]:/Users/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])`,
-  'g',
-);
+const genericHomeRe = (esc: boolean): RegExp =>
+  new RegExp(`${bound(esc, '(?<![A-Za-z0-9._~-])')}(?:/home/|/Users/|[A-Za-z]:\\\\Users\\\\|[A-Za-z]:/Users/)[A-Za-z0-9._-]+(?![A-Za-z0-9._-])`, 'g');
 
-function redactHome(text: string, home: string | undefined): string {
+function redactHome(text: string, home: string | undefined, esc: boolean): string {
   let t = text;
   if (home) {
     const h = home.replace(/[\\/]+$/, '');
-    if (h.length > 1) t = t.replace(new RegExp(`(?:(?<![A-Za-z0-9._~-])|${AFTER_ESCAPE})${escapeRe(h)}(?![A-Za-z0-9._-])`, 'g'), '~');
+    if (h.length > 1) t = t.replace(new RegExp(`${bound(esc, '(?<![A-Za-z0-9._~-])')}${escapeRe(h)}(?![A-Za-z0-9._-])`, 'g'), '~');
   }
-  return t.replace(GENERIC_HOME_RE, '~');
+  return t.replace((esc ? ESC : PLAIN).home, '~');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,13 +187,34 @@ function redactHome(text: string, home: string | undefined): string {
 const EMAIL_RE = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
 // Phone numbers: international (`+CC …`, 8–15 digits) or NANP with separators/parens
 // (`(555) 123-4567`, `555-123-4567`). Never a dotted version (`22.11.0`), a date or a bare count.
-const PHONE_RE = new RegExp(
-  `(?:(?<![\\w.+/-])|${AFTER_ESCAPE})(?:\\+\\d{1,3}(?:[ .-]?(?:\\(\\d{1,4}\\)|\\d{1,4})){2,6}|(?:1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4})(?![\\w]|[.-]\\d)`,
-  'g',
-);
+const phoneRe = (esc: boolean): RegExp =>
+  new RegExp(
+    `${bound(esc, '(?<![\\w.+/-])')}(?:\\+\\d{1,3}(?:[ .-]?(?:\\(\\d{1,4}\\)|\\d{1,4})){2,6}|(?:1[ .-]?)?(?:\\(\\d{3}\\)[ .-]?|\\d{3}[ .-])\\d{3}[ .-]\\d{4})(?![\\w]|[.-]\\d)`,
+    'g',
+  );
 
-function redactPii(text: string): string {
-  return text.replace(EMAIL_RE, REDACTED_PII).replace(PHONE_RE, (m) => {
+/** Every boundary-anchored pattern, built once per variant (see `bound`). */
+interface Patterns {
+  credential: RegExp;
+  bearer: RegExp;
+  jwt: RegExp;
+  vendor: RegExp;
+  home: RegExp;
+  phone: RegExp;
+}
+const patterns = (esc: boolean): Patterns => ({
+  credential: credentialRe(esc),
+  bearer: bearerRe(esc),
+  jwt: jwtRe(esc),
+  vendor: vendorTokenRe(esc),
+  home: genericHomeRe(esc),
+  phone: phoneRe(esc),
+});
+const PLAIN = patterns(false);
+const ESC = patterns(true);
+
+function redactPii(text: string, esc: boolean): string {
+  return text.replace(EMAIL_RE, REDACTED_PII).replace((esc ? ESC : PLAIN).phone, (m) => {
     const digits = m.replace(/\D/g, '').length;
     return digits >= (m.startsWith('+') ? 8 : 10) && digits <= 15 ? REDACTED_PII : m;
   });
@@ -206,24 +236,29 @@ export function redact(text: string, opts: RedactOptions = {}): string {
   // an e-mail address): repeat until nothing changes, so the result is a fixpoint (idempotent).
   let t = text;
   for (let i = 0; i < 4; i++) {
-    const next = redactOnce(t, opts, secrets);
+    const next = redactOnce(t, opts, secrets, t.includes('\\'));
     if (next === t) break;
     t = next;
   }
   return t;
 }
 
-function redactOnce(text: string, opts: RedactOptions, secrets: readonly string[]): string {
-  let t = redactSecrets(text);
-  const namesRe = opts.secretNames ? secretNamesRe(opts.secretNames) : undefined;
+/**
+ * One pass with the pattern variant chosen by the caller (`redact` passes "the text holds a
+ * backslash"). Exported for the test that pins the two variants equal on text without one
+ * (packages/protocol/test/redact-variants.test.ts); not part of the package's API.
+ */
+export function redactOnce(text: string, opts: RedactOptions, secrets: readonly string[], esc: boolean): string {
+  let t = redactSecrets(text, esc);
+  const namesRe = opts.secretNames ? secretNamesRe(opts.secretNames, esc) : undefined;
   if (namesRe) {
     t = t.replace(namesRe, (_m, prefix: string, q: string | undefined, _qv: string | undefined, qEnd: string | undefined) =>
       q !== undefined ? `${prefix}${q}${REDACTED_SECRET}${qEnd ?? ''}` : `${prefix}${REDACTED_SECRET}`,
     );
   }
   t = redactSecretValues(t, secrets);
-  t = redactHome(t, opts.home);
-  if (opts.pii !== false) t = redactPii(t);
+  t = redactHome(t, opts.home, esc);
+  if (opts.pii !== false) t = redactPii(t, esc);
   return secrets.length ? redactSecretValues(t, secrets) : t;
 }
 

@@ -8,6 +8,7 @@ import { validateEvent } from '@aep/protocol';
 import { InboxStore } from '../src/store.js';
 import { buildRespond, carriesFreeText, checkValues, commandCapture, contentWithheld, draftToValues, fieldsOf, rejectionIssues } from '../src/form.js';
 import { ulid } from '@aep/protocol';
+import { BACKUP_FORM_FIELDS } from '../../../test/support/forms.js';
 
 const SRC = 'aep://h/agent/a/session/s1';
 let n = 0;
@@ -101,32 +102,7 @@ test('pending requests are ordered oldest first; acks are indexed by the command
   assert.equal(s.sessions.get('s1')?.events.length, 3);
 });
 
-const FIELDS = [
-  { id: '1', type: 'string', label: 'Bucket name', required: true },
-  { id: '2', type: 'number', label: 'Retention (days)', min: 1, max: 365 },
-  { id: '3', type: 'boolean', label: 'Encrypt at rest?' },
-  {
-    id: '4',
-    type: 'select',
-    label: 'Weekdays',
-    multi: true,
-    choices: [
-      { id: '1', label: 'Mon' },
-      { id: '2', label: 'Wed' },
-      { id: '3', label: 'Fri' },
-    ],
-  },
-  {
-    id: '5',
-    type: 'select',
-    label: 'Storage class',
-    other: true,
-    choices: [
-      { id: '1', label: 'standard' },
-      { id: '2', label: 'archive' },
-    ],
-  },
-];
+const FIELDS = BACKUP_FORM_FIELDS;
 
 test('a draft becomes answer.values exactly as in the AEP-0006 worked example', () => {
   const fields = fieldsOf(ev('attention.requested', { data: { kind: 'form', prompt: 'x', fields: FIELDS } }) as never);
