@@ -5,73 +5,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { validateEvent, envelopeFastValid, scopeClass, CAPTURE_TREES, TYPE_REGISTRY, CORE_ATTRIBUTES, captureRank, type CaptureTree } from '@aep/protocol';
+import { validateEvent, envelopeFastValid, scopeClass, CAPTURE_TREES, TYPE_REGISTRY, CORE_ATTRIBUTES, captureRank } from '@aep/protocol';
 import { envelope as schemaEnvelope } from '../src/generated/validators.js';
+import { pruneToCapture, schemaArbitrary, type Schema } from '../../../test/support/schema-arbitraries.js';
 
 const RUNS = Number(process.env['AEP_FUZZ_RUNS'] ?? 1000);
 const schemaDir = new URL('../../../schemas/', import.meta.url);
-type Schema = Record<string, unknown>;
 
 // --- arbitraries from our schema subset --------------------------------------------------------
-const word = fc.stringMatching(/^[a-z0-9_-]{1,12}$/);
 const text = fc.string({ minLength: 1, maxLength: 20 });
 const dateTime = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
-
-function arb(s: Schema): fc.Arbitrary<unknown> {
-  if (Array.isArray(s['enum'])) return fc.constantFrom(...(s['enum'] as unknown[]));
-  const t = s['type'];
-  if (Array.isArray(t)) return fc.oneof(...t.map((one) => arb({ ...s, type: one })));
-  switch (t) {
-    case 'string':
-      return s['format'] === 'date-time' ? dateTime : text;
-    case 'integer':
-      return fc.integer({ min: typeof s['minimum'] === 'number' ? s['minimum'] : -1000, max: 100000 });
-    case 'number':
-      return fc.double({
-        min: typeof s['minimum'] === 'number' ? s['minimum'] : -1e6,
-        max: typeof s['maximum'] === 'number' ? s['maximum'] : 1e6,
-        noNaN: true,
-        noDefaultInfinity: true,
-      });
-    case 'boolean':
-      return fc.boolean();
-    case 'array':
-      return fc.array(arb(s['items'] as Schema), { maxLength: 3 });
-    case 'object': {
-      const props = (s['properties'] ?? {}) as Record<string, Schema>;
-      if (Object.keys(props).length === 0) return fc.dictionary(word, fc.oneof(text, fc.integer()), { maxKeys: 2 });
-      const req = new Set([...((s['required'] ?? []) as string[]), ...((((s['then'] ?? {}) as Schema)['required'] ?? []) as string[])]);
-      const model: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, sub] of Object.entries(props)) model[k] = arb(sub);
-      return fc.record(model, { requiredKeys: [...req].filter((k) => k in props) });
-    }
-  }
-  throw new Error(`no arbitrary for ${JSON.stringify(s)}`);
-}
-
-/** Drops members above `capture` (AEP-0001 §8.2(a)), as an honest emitter would. */
-function prune(v: unknown, tree: CaptureTree, rank: number): unknown {
-  if (Array.isArray(v)) return tree.items ? v.map((x) => prune(x, tree.items!, rank)) : v;
-  if (typeof v !== 'object' || v === null || !tree.properties) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) {
-    const sub = tree.properties[k];
-    if (sub === undefined) {
-      out[k] = x;
-      continue;
-    }
-    if (captureRank(sub.level) > rank) continue;
-    out[k] = prune(x, sub, rank);
-  }
-  return out;
-}
 
 const payloadArb = new Map<string, fc.Arbitrary<unknown>>();
 const REQUIRED = new Map<string, string[]>();
 for (const r of TYPE_REGISTRY) {
   if (!r.schema) continue;
   const schema = JSON.parse(readFileSync(new URL(`types/${r.schema}`, schemaDir), 'utf8')) as Schema;
-  payloadArb.set(r.type, arb(schema));
+  payloadArb.set(r.type, schemaArbitrary(schema, dateTime));
   REQUIRED.set(r.type, (schema['required'] ?? []) as string[]);
 }
 const TYPES = [...TYPE_REGISTRY.map((r) => r.type), 'x.acme.deploy.started', 'x.claude-code.control.restart', 'x.acme.agent.ping'];
@@ -131,7 +81,7 @@ const validEvent: fc.Arbitrary<Record<string, unknown>> = fc
     if (capture !== 'none' && (r.withData || r.payload !== undefined)) {
       const tree = CAPTURE_TREES[r.type];
       const p = r.payload ?? {};
-      e['data'] = tree ? prune(p, tree, captureRank(capture)) : p;
+      e['data'] = tree ? pruneToCapture(p, tree, captureRank(capture)) : p;
     }
     return e;
   });
