@@ -636,6 +636,12 @@ export class SqliteStore implements BufferSink {
       return;
     }
     const w = this.worker;
+    if (this.dead) {
+      // The thread is gone (its exit made the store dead): nothing can commit and nobody would
+      // answer the close message.
+      await w.terminate();
+      return;
+    }
     const idle = () =>
       new Promise<void>((resolve) => {
         if (!this.inflight && this.ops.count === 0) return resolve();

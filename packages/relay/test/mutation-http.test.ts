@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as netConnect } from 'node:net';
+import { once } from 'node:events';
 import { startRelay, type RelayHandle } from '@aep/relay';
 import { ev, http, post, ulid } from './helpers.js';
 
@@ -149,6 +151,53 @@ describe('oversize bodies', () => {
       assert.equal(streamed.headers['connection'], 'close');
       // And the relay keeps serving.
       assert.equal((await post(r.url, ev('session.started', `ok-${ulid()}`, 0))).status, 202);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('a client that keeps streaming is read up to the drain limit (64 MiB), then answered 413 and cut off', { timeout: 120_000 }, async () => {
+    const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
+    try {
+      const MiB = 1024 * 1024;
+      const chunk = Buffer.alloc(MiB, 0x20);
+      const url = new URL(r.url);
+      const socket = netConnect({ host: url.hostname, port: Number(url.port) });
+      await once(socket, 'connect');
+      socket.write(`POST /events HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAEP-Version: 0.1\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      let answer = '';
+      let sentAtAnswer = -1;
+      let sent = 0;
+      socket.on('data', (b: Buffer) => {
+        if (sentAtAnswer < 0) sentAtAnswer = sent;
+        answer += b.toString('latin1');
+      });
+      socket.on('error', () => {}); // EPIPE / ECONNRESET once the relay cuts the connection
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve())); // not events.once: it rejects on the reset
+      // Stream chunks, honouring backpressure, until the relay answers or closes (at most 200 MiB).
+      while (sentAtAnswer < 0 && !socket.destroyed && sent < 200 * MiB) {
+        socket.write(`${chunk.length.toString(16)}\r\n`);
+        socket.write(chunk);
+        const ok = socket.write('\r\n');
+        sent += chunk.length;
+        if (!ok)
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              socket.off('drain', done);
+              socket.off('close', done);
+              resolve();
+            };
+            socket.on('drain', done);
+            socket.on('close', done);
+          });
+      }
+      await closed; // the relay ends the connection itself; the client never finished its body
+      assert.match(answer, /^HTTP\/1\.1 413 /, answer.slice(0, 200));
+      assert.match(answer, /\r\nconnection: close\r\n/i);
+      assert.match(answer, /"detail":"body exceeds maxBodyBytes=1024"/);
+      assert.ok(sentAtAnswer >= 64 * MiB, `read to the drain limit before answering (answered after ${sentAtAnswer} bytes)`);
+      assert.ok(sentAtAnswer < 150 * MiB, `cut off at the limit, not read to the end (answered after ${sentAtAnswer} bytes)`);
+      assert.equal((await post(r.url, ev('session.started', `ok-${ulid()}`, 0))).status, 202, 'and the relay keeps serving');
     } finally {
       await r.close();
     }
