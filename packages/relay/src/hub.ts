@@ -330,7 +330,7 @@ export class Hub {
       if (gone()) return;
       if (part.exhausted && part.session !== null) sink.marker(sub, part.session, part.exhausted);
       let cursor: Pos | null = null;
-      next: for (;;) {
+      for (;;) {
         const r = read(part, cursor, 64);
         if (r.gap) {
           this.slow(sink);
@@ -351,7 +351,7 @@ export class Hub {
           }
           if (sink.buffered() > this.limits.slowConsumerBytes) {
             await drained();
-            continue next; // re-read from the cursor: what follows may have been evicted meanwhile
+            break; // re-read from the cursor (the outer loop): what follows may have been evicted meanwhile
           }
           cursor = e.pos;
           const o = Outgoing.fromEntry(e, raw);
