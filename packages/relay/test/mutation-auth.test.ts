@@ -64,6 +64,9 @@ describe('scopes: parsing, normalization, constraints', () => {
       ['emit:agent=a=b', 'emit: agent needs a value without spaces, commas or "="'],
       [`emit:agent=${'v'.repeat(201)}`, 'emit: agent needs a value without spaces, commas or "="'],
       ['emit:agent=a,', 'emit: unknown constraint key "" (allowed: agent, session)'],
+      // A separator in first position: the name (or key) before it is empty, never the whole text.
+      [':read', 'unknown scope "": expected one of read, emit, answer, permit, steer, admin'],
+      ['emit:=agent', 'emit: unknown constraint key "" (allowed: agent, session)'],
       ['read:full,x', 'read:full,x: the level must be one of none, metadata, redacted, full'],
     ];
     for (const [text, message] of bad)
