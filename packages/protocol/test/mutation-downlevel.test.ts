@@ -2,8 +2,9 @@
 // mechanical hop writes in place of a [metadata*] member below `redacted` (AEP-0001 §8.2 step 7)
 // when the sender left the facts out: the synthesized prompt's default agent and kind, the
 // label of an item without a usable id (its 1-based position, the first item included; a label
-// outside any list is removed, never given a made-up position), and the message of an unknown
-// ceiling.
+// outside any list is removed, never given a made-up position), the message of an unknown
+// ceiling, and that unchanged arrays and answer values are shared, not copied (as unchanged
+// objects are, downlevel.test.ts: a relay down-levels every event once per consumer).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { downlevel, createDownleveler, AepError } from '@aep/protocol';
@@ -84,4 +85,17 @@ test('a label outside any list without an id is removed below redacted, at the t
   for (const ceiling of ['metadata', 'redacted'] as const) {
     assert.deepEqual(dl(e, ceiling), { ...e, capture: 'metadata', data: { nested: {}, named: { id: 'n1', label: 'n1' } } }, ceiling);
   }
+});
+
+test('unchanged arrays and all-structural answer values are shared with the input, like unchanged objects', () => {
+  const respondVia = ['web', 'terminal'];
+  const req = { ...base, agent: 'bot', type: 'attention.requested', capture: 'full', data: { kind: 'input', prompt: 'p', respond_via: respondVia } };
+  const outReq = downlevel(req, 'metadata') as { data: { respond_via: unknown; prompt: string } };
+  assert.equal(outReq.data.prompt, 'bot requests input');
+  assert.equal(outReq.data.respond_via, respondVia, 'an array with nothing to remove is not copied');
+  const values = { n: 3, ok: true };
+  const ans = { ...base, agent: 'bot', type: 'attention.answered', capture: 'full', subject: 'r', data: { answer: { text: 'secret words', values } } };
+  const outAns = downlevel(ans, 'metadata') as { data: { answer: Record<string, unknown> } };
+  assert.deepEqual(outAns.data.answer, { values: { n: 3, ok: true } });
+  assert.equal(outAns.data.answer['values'], values, 'values that are all numbers and booleans are not copied');
 });
