@@ -308,7 +308,8 @@ export function setOwn(obj: Record<string, unknown>, key: string, value: unknown
  * `null` elsewhere are untouched; object keys are kept. Returns a new value; never mutates.
  */
 export function redactValue(value: unknown, opts: RedactOptions = {}): unknown {
-  const names = new Set((opts.secretNames ?? []).map((n) => n.toLowerCase()));
+  // Non-string entries are ignored, as `redact` ignores them (a bad option never throws).
+  const names = new Set((opts.secretNames ?? []).filter((n) => typeof n === 'string' && n.length > 0).map((n) => n.toLowerCase()));
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redact(v, opts);
     if (v === null || typeof v !== 'object') return v;

@@ -122,6 +122,8 @@ test('configured names and values: non-string and empty entries are ignored, nev
   assert.equal(redact('ratio = 3 DB_PASS=x1 pw hunter22 n 1234', opts), `ratio = 3 DB_PASS=${S} pw ${S} n 1234`);
   assert.equal(redact('ratio = 3', { secretNames: [] }), 'ratio = 3');
   assert.equal(redact('ratio = 3', { secretNames: [''] }), 'ratio = 3');
+  // The structured walk the same way: the junk is skipped, the real name still redacts its key.
+  assert.deepEqual(redactValue({ db_pass: 'x1', ratio: 3, '': 'kept' }, opts), { db_pass: S, ratio: 3, '': 'kept' });
 });
 
 test('configured names: each name of a list is matched on its own, and a list never reuses the pattern of another', () => {
