@@ -41,8 +41,22 @@ test('an Event whose members cannot be read gets one issue, never an exception (
   // Read by the envelope fast path: validateEnvelope itself must catch it (the relay calls it directly).
   assert.deepEqual(validateEnvelope(boom(ev('progress.status'), 'agent')), [UNREADABLE]);
   assert.deepEqual(validateEvent(boom(ev('progress.status'), 'agent')), [UNREADABLE]);
-  // The fast path stops at the bad `aep` first; the schema validator then reads the getter.
-  assert.deepEqual(validateEnvelope(boom({ aep: '0.2', ...ev('progress.status') }, 'agent')), [UNREADABLE]);
+  // The fast path stops at the bad `aep` (the first key) before the getter; the schema
+  // validator then reads it.
+  assert.deepEqual(validateEnvelope(boom({ ...ev('progress.status'), aep: '0.2' }, 'agent')), [UNREADABLE]);
+  // A getter that throws once: the fast path's read fails, the schema's succeeds. Still unreadable.
+  let first = true;
+  const once = Object.defineProperty(ev('progress.status'), 'agent', {
+    enumerable: true,
+    get() {
+      if (first) {
+        first = false;
+        throw new Error('hostile getter');
+      }
+      return 'a';
+    },
+  });
+  assert.deepEqual(validateEnvelope(once), [UNREADABLE]);
   // Read after the envelope checks (payload validation): validateEvent's own catch answers.
   assert.deepEqual(validateEvent(boom(ev('progress.status'), 'data')), [UNREADABLE]);
   const proxy = new Proxy(ev('progress.status'), {
