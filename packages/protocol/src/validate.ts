@@ -109,7 +109,14 @@ function mapErrors(
  * Returns `[]` for a valid envelope.
  */
 export function validateEnvelope(e: unknown): Issue[] {
-  if (envelopeFastValid(e)) return [];
+  // The fast path reads every member too: a getter or Proxy that throws is reported like any
+  // other unreadable input instead of escaping (the relay and the bridges call this directly,
+  // without validateEvent's catch).
+  try {
+    if (envelopeFastValid(e)) return [];
+  } catch {
+    return [issue('envelope.not-object', '', 'event could not be read as a JSON object')];
+  }
   const out: Issue[] = [];
   try {
     ENVELOPE(e);
