@@ -6,7 +6,8 @@
 // path. The relay-level promises (no 202 before the commit, 503) are in promises.test.ts.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Entry } from '../src/buffer.js';
@@ -255,7 +256,89 @@ describe('SqliteStore', () => {
   });
 });
 
+describe('SqliteStore start-up and load edges', () => {
+  it('a writer that cannot take the write lock (another connection holds it) is refused, naming the store and the cause', async () => {
+    const path = join(tmp(), 'held.sqlite');
+    const s = await SqliteStore.open(path);
+    const other = new Database(path);
+    other.exec('BEGIN EXCLUSIVE');
+    try {
+      await assert.rejects(
+        s.startWriter(),
+        (e: unknown) => (e as Error).message === `store ${path} cannot be opened for writing (is another relay using it?): database is locked`,
+      );
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+
+  it('a token row whose scopes are not JSON is skipped on load (a store written by hand or by another version)', async () => {
+    const path = join(tmp(), 'tokjson.sqlite');
+    const s = await SqliteStore.open(path);
+    await s.close();
+    const db = new Database(path);
+    const ins = db.prepare('INSERT INTO tokens (id, name, hash, scopes, created) VALUES (?, ?, ?, ?, ?)');
+    ins.run('1'.repeat(16), 'bad', 'a'.repeat(64), 'read, emit', '2026-01-01T00:00:00.000Z');
+    ins.run('2'.repeat(16), 'good', 'b'.repeat(64), '["read"]', '2026-01-02T00:00:00.000Z');
+    db.close();
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(r.tokens(), [{ id: '2'.repeat(16), name: 'good', hash: 'b'.repeat(64), scopes: ['read'], created: '2026-01-02T00:00:00.000Z' }]);
+    await r.close();
+  });
+
+  it('a queued string far longer than the hand-off buffer first sized for it (3-byte UTF-8) is stored whole', async () => {
+    const path = join(tmp(), 'grow.sqlite');
+    const s = await SqliteStore.open(path, 'normal');
+    await s.startWriter();
+    const name = '✓'.repeat(200_000); // 200,000 UTF-16 units, 600,000 bytes: more than twice the first buffer
+    s.evicted(name, [0, 1, 0]);
+    await s.durable();
+    await s.close();
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(r.evictedMarks(), [{ session: name, pos: [0, 1, 0] }]);
+    await r.close();
+  });
+});
+
 describe('prepareStorePath', () => {
+  it('an existing store and its side files written 0644 are made 0600; an existing directory is left alone unless it is the default one', () => {
+    const d = tmp();
+    const dir = join(d, 'mine');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const file = join(dir, 'relay.sqlite');
+    for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+      writeFileSync(f, '');
+      chmodSync(f, 0o644);
+    }
+    prepareStorePath(file, false);
+    for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) assert.equal(statSync(f).mode & 0o777, 0o600, f);
+    assert.equal(statSync(dir).mode & 0o777, 0o755, "not the default store directory: its mode is the operator's");
+    prepareStorePath(file, true);
+    assert.equal(statSync(dir).mode & 0o777, 0o700, 'the default store directory is tightened even when it exists');
+    const fresh = join(d, 'new', 'relay.sqlite');
+    prepareStorePath(fresh, true);
+    assert.equal(statSync(join(d, 'new')).mode & 0o777, 0o700);
+  });
+
+  it('a directory that cannot be created, or a dangling link where one should be, fails naming the path and the cause', () => {
+    assert.throws(
+      () => prepareStorePath('/proc/aep-no-such-dir/x.sqlite', false),
+      (e: unknown) =>
+        e instanceof RelayStartError && e.message === 'store /proc/aep-no-such-dir/x.sqlite: cannot create directory /proc/aep-no-such-dir: ENOENT',
+    );
+    // A dangling symlink: stat says ENOENT, mkdir says EEXIST (not an error there: someone made it);
+    // the store file then cannot be created through it.
+    const d = tmp();
+    symlinkSync(join(d, 'nowhere'), join(d, 'link'));
+    const path = join(d, 'link', 'x.sqlite');
+    assert.throws(
+      () => prepareStorePath(path, false),
+      (e: unknown) => e instanceof RelayStartError && e.message === `store ${path}: cannot create the store file: ENOENT`,
+    );
+  });
+
   it('creates missing directories 0700 and the file 0600; names the path and the cause when it cannot', () => {
     const d = tmp();
     const file = join(d, 'x', 'y', 'z.sqlite');
