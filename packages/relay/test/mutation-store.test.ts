@@ -37,6 +37,13 @@ function entry(rowid: number, raw: string): Entry {
     rawRank: 0,
   };
 }
+async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 async function reopen(path: string): Promise<SqliteStore> {
   return SqliteStore.open(path);
 }
@@ -273,7 +280,7 @@ describe('SqliteStore start-up and load edges', () => {
     }
   });
 
-  it('a token row whose scopes are not JSON is skipped on load (a store written by hand or by another version)', async () => {
+  it('a token row whose scopes are not JSON, or not all strings, is skipped on load (a store written by hand or by another version)', async () => {
     const path = join(tmp(), 'tokjson.sqlite');
     const s = await SqliteStore.open(path);
     await s.close();
@@ -281,10 +288,69 @@ describe('SqliteStore start-up and load edges', () => {
     const ins = db.prepare('INSERT INTO tokens (id, name, hash, scopes, created) VALUES (?, ?, ?, ?, ?)');
     ins.run('1'.repeat(16), 'bad', 'a'.repeat(64), 'read, emit', '2026-01-01T00:00:00.000Z');
     ins.run('2'.repeat(16), 'good', 'b'.repeat(64), '["read"]', '2026-01-02T00:00:00.000Z');
+    ins.run('3'.repeat(16), 'mixed', 'c'.repeat(64), '["read", 5]', '2026-01-03T00:00:00.000Z');
     db.close();
     const r = await SqliteStore.open(path);
     assert.deepEqual(r.tokens(), [{ id: '2'.repeat(16), name: 'good', hash: 'b'.repeat(64), scopes: ['read'], created: '2026-01-02T00:00:00.000Z' }]);
     await r.close();
+  });
+
+  it('operations queued before the writer started are committed by it without anyone waiting; a failed commit is retried on its own', async () => {
+    const path = join(tmp(), 'early.sqlite');
+    let fail = false;
+    const s = await SqliteStore.open(path, 'normal', { commitHook: () => (fail ? Promise.reject(new Error('disk full (test)')) : undefined) });
+    s.insert(entry(1, '{"early":1}'));
+    s.evicted('sess', [0, 1, 0]);
+    await s.startWriter();
+    await until('the early operations to commit', () => s.stats.commits === 1);
+    assert.equal(s.stats.rows, 2);
+    fail = true;
+    s.insert(entry(2, '{"later":2}'));
+    await until('a failed commit', () => s.stats.failures === 1);
+    fail = false; // nobody calls durable(): the store retries the kept operations itself
+    await until('the retried commit', () => s.stats.commits === 2);
+    assert.equal(s.stats.rows, 3);
+    await s.close();
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(
+      [...r.rows()].map((x) => x.raw),
+      ['{"early":1}', '{"later":2}'],
+    );
+    await r.close();
+  });
+
+  it('bindings, unbindings and tokens longer than the spare room of the hand-off buffer (4 KiB) are stored whole', async () => {
+    const path = join(tmp(), 'longops.sqlite');
+    const s = await SqliteStore.open(path, 'normal');
+    await s.startWriter();
+    const long = (c: string) => c.repeat(5000);
+    s.bind(long('s'), long('r'), long('c'), 7);
+    s.bind(long('t'), long('q'), long('d'), null);
+    await s.durable();
+    s.unbind(long('t'), long('q')); // alone in its batch
+    await s.durable();
+    s.token({ id: long('i'), name: long('n'), hash: long('h'), scopes: [long('x')], created: '2026-01-01T00:00:00.000Z', expires: long('e') });
+    await s.durable();
+    await s.close();
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(r.bindings(), [{ session: long('s'), request: long('r'), claim: long('c'), offline: 7 }]);
+    assert.deepEqual(r.tokens(), [
+      { id: long('i'), name: long('n'), hash: long('h'), scopes: [long('x')], created: '2026-01-01T00:00:00.000Z', expires: long('e') },
+    ]);
+    await r.close();
+  });
+
+  it('open({ ours: true }) tightens an existing default store directory; without it the directory is left alone', async () => {
+    const d = tmp();
+    const dir = join(d, 'store');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const a = await SqliteStore.open(join(dir, 'a.sqlite'));
+    await a.close();
+    assert.equal(statSync(dir).mode & 0o777, 0o755);
+    const b = await SqliteStore.open(join(dir, 'a.sqlite'), 'full', { ours: true });
+    await b.close();
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
   });
 
   it('a queued string far longer than the hand-off buffer first sized for it (3-byte UTF-8) is stored whole', async () => {
