@@ -319,6 +319,94 @@ describe('SqliteStore start-up and load edges', () => {
     await r.close();
   });
 
+  it('durable() called while a commit is in flight waits for the commit of what it queued, not the one in flight', async () => {
+    const path = join(tmp(), 'order.sqlite');
+    const held: Array<{ release: () => void; fail: (e: Error) => void }> = [];
+    let hold = false;
+    const s = await SqliteStore.open(path, 'normal', {
+      commitHook: () => (hold ? new Promise<void>((release, fail) => held.push({ release, fail })) : undefined),
+    });
+    await s.startWriter();
+    hold = true;
+    s.insert(entry(1, '{"n":1}'));
+    const first = s.durable();
+    await until('the first commit to be held', () => held.length === 1);
+    s.insert(entry(2, '{"n":2}'));
+    let secondDone = false;
+    const second = s.durable().then(() => {
+      secondDone = true;
+    });
+    held[0]!.release();
+    await first;
+    await until('the second commit to be held', () => held.length === 2);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(secondDone, false, 'not durable while its own commit is held');
+    assert.equal(s.stats.rows, 1);
+    held[1]!.release();
+    await second;
+    assert.equal(s.stats.rows, 2);
+    await s.close();
+  });
+
+  it('a held commit that fails keeps its operations ahead of those queued behind it; their waiter resolves only once all are committed', async () => {
+    const path = join(tmp(), 'failheld.sqlite');
+    const held: Array<{ release: () => void; fail: (e: Error) => void }> = [];
+    let hold = true;
+    const s = await SqliteStore.open(path, 'normal', {
+      commitHook: () => (hold ? new Promise<void>((release, fail) => held.push({ release, fail })) : undefined),
+    });
+    await s.startWriter();
+    s.insert(entry(1, '{"n":1}'));
+    const first = s.durable();
+    await until('the commit to be held', () => held.length === 1);
+    s.insert(entry(2, '{"n":2}'));
+    const second = s.durable();
+    hold = false;
+    held[0]!.fail(new Error('disk full (test)'));
+    await assert.rejects(first, /disk full/);
+    await second;
+    assert.equal(s.stats.rows, 2, 'both rows committed before the second waiter was answered');
+    await s.close();
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(
+      [...r.rows()].map((x) => x.raw),
+      ['{"n":1}', '{"n":2}'],
+    );
+    await r.close();
+  });
+
+  it('close() commits what is queued without anyone waiting, and gives a failing last batch one more try', async () => {
+    const path = join(tmp(), 'closecommit.sqlite');
+    const s = await SqliteStore.open(path, 'normal');
+    await s.startWriter();
+    s.insert(entry(1, '{"queued":1}'));
+    s.bind('s', 'r', 'c'.repeat(64), null);
+    await s.close(); // nobody called durable()
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(
+      [...r.rows()].map((x) => x.raw),
+      ['{"queued":1}'],
+    );
+    assert.equal(r.bindings().length, 1);
+    await r.close();
+
+    const path2 = join(tmp(), 'closeretry.sqlite');
+    let failures = 0;
+    const t = await SqliteStore.open(path2, 'normal', {
+      commitHook: () => (failures-- > 0 ? Promise.reject(new Error('disk full (test)')) : undefined),
+    });
+    await t.startWriter();
+    failures = 1;
+    t.insert(entry(1, '{"retried":1}'));
+    await t.close(); // the first try fails, the second commits
+    const u = await SqliteStore.open(path2);
+    assert.deepEqual(
+      [...u.rows()].map((x) => x.raw),
+      ['{"retried":1}'],
+    );
+    await u.close();
+  });
+
   it('bindings, unbindings and tokens longer than the spare room of the hand-off buffer (4 KiB) are stored whole', async () => {
     const path = join(tmp(), 'longops.sqlite');
     const s = await SqliteStore.open(path, 'normal');
