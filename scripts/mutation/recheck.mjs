@@ -47,7 +47,9 @@ for (const m of undetected) {
       cwd: sandbox,
       env: { ...process.env, __STRYKER_ACTIVE_MUTANT__: m.id, AEP_FUZZ_RUNS: process.env.AEP_FUZZ_RUNS ?? '100' },
       encoding: 'utf8',
-      timeout: 120_000,
+      // A mutant that hangs the files counts as detected (Stryker's Timeout); AEP_RECHECK_TIMEOUT_MS
+      // shortens the wait for files that normally take seconds.
+      timeout: Number(process.env.AEP_RECHECK_TIMEOUT_MS ?? 120_000),
     },
   );
   const status = r.status === 0 ? m.status : 'Killed';
