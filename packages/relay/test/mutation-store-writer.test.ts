@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import type { Entry } from '../src/buffer.js';
 import { SqliteStore } from '../src/store.js';
+import { storeEntry, until } from './support/store.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -22,28 +22,8 @@ function storePath(name: string): string {
   dirs.push(d);
   return join(d, name);
 }
-function entry(rowid: number, raw: string): Entry {
-  return {
-    rowid,
-    source: 's',
-    id: `i${rowid}`,
-    session: 's',
-    pos: [0, rowid, 0],
-    positioned: true,
-    type: 'progress.status',
-    raw,
-    bytes: Buffer.byteLength(raw),
-    rawRank: 0,
-  };
-}
+const entry = storeEntry;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 /** The writer thread (private): the tests inject faults into it the way a real failure would. */
 const writerOf = (s: SqliteStore): Worker => (s as unknown as { worker: Worker }).worker;
 const settled = <T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: Error }> =>

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Entry } from '../src/buffer.js';
 import { RelayStartError } from '../src/options.js';
 import { prepareStorePath, SqliteStore } from '../src/store.js';
+import { storeEntry, until } from './support/store.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -23,27 +24,7 @@ function tmp(): string {
   dirs.push(d);
   return d;
 }
-function entry(rowid: number, raw: string): Entry {
-  return {
-    rowid,
-    source: 's',
-    id: `i${rowid}`,
-    session: 's',
-    pos: [0, rowid, 0],
-    positioned: true,
-    type: 'progress.status',
-    raw,
-    bytes: Buffer.byteLength(raw),
-    rawRank: 0,
-  };
-}
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const entry = storeEntry;
 async function reopen(path: string): Promise<SqliteStore> {
   return SqliteStore.open(path);
 }
