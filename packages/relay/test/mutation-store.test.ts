@@ -25,6 +25,15 @@ function tmp(): string {
   return d;
 }
 const entry = storeEntry;
+/** The raw bytes of every row a store holds, read by reopening it. */
+async function storedRaws(path: string): Promise<string[]> {
+  const r = await SqliteStore.open(path);
+  try {
+    return [...r.rows()].map((x) => x.raw);
+  } finally {
+    await r.close();
+  }
+}
 async function reopen(path: string): Promise<SqliteStore> {
   return SqliteStore.open(path);
 }
@@ -292,12 +301,7 @@ describe('SqliteStore start-up and load edges', () => {
     await until('the retried commit', () => s.stats.commits === 2);
     assert.equal(s.stats.rows, 3);
     await s.close();
-    const r = await SqliteStore.open(path);
-    assert.deepEqual(
-      [...r.rows()].map((x) => x.raw),
-      ['{"early":1}', '{"later":2}'],
-    );
-    await r.close();
+    assert.deepEqual(await storedRaws(path), ['{"early":1}', '{"later":2}']);
   });
 
   it('durable() called while a commit is in flight waits for the commit of what it queued, not the one in flight', async () => {
@@ -348,12 +352,7 @@ describe('SqliteStore start-up and load edges', () => {
     await second;
     assert.equal(s.stats.rows, 2, 'both rows committed before the second waiter was answered');
     await s.close();
-    const r = await SqliteStore.open(path);
-    assert.deepEqual(
-      [...r.rows()].map((x) => x.raw),
-      ['{"n":1}', '{"n":2}'],
-    );
-    await r.close();
+    assert.deepEqual(await storedRaws(path), ['{"n":1}', '{"n":2}']);
   });
 
   it('close() commits what is queued without anyone waiting, and gives a failing last batch one more try', async () => {
@@ -380,12 +379,7 @@ describe('SqliteStore start-up and load edges', () => {
     failures = 1;
     t.insert(entry(1, '{"retried":1}'));
     await t.close(); // the first try fails, the second commits
-    const u = await SqliteStore.open(path2);
-    assert.deepEqual(
-      [...u.rows()].map((x) => x.raw),
-      ['{"retried":1}'],
-    );
-    await u.close();
+    assert.deepEqual(await storedRaws(path2), ['{"retried":1}']);
   });
 
   it('bindings, unbindings and tokens longer than the spare room of the hand-off buffer (4 KiB) are stored whole', async () => {
