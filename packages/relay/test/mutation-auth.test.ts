@@ -104,7 +104,9 @@ describe('scoped tokens: create, verify, revoke, expire', () => {
     const t = new Tokens({ token: (x) => sunk.push({ ...x }) });
     const made = t.create({ name: 'ci', scopes: ['read', 'emit:agent=a'] }, NOW);
     assert.match(made.token, /^aep_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-    const [, id, secret] = made.token.split('_') as [string, string, string];
+    // aep_<16 hex>_<secret>; the secret is base64url and may itself hold '_'.
+    const id = made.token.slice(4, 20);
+    const secret = made.token.slice(21);
     assert.deepEqual(made.view, { id, name: 'ci', scopes: ['read:metadata', 'emit:agent=a'], created: NOW.toISOString() });
     assert.equal(sunk.length, 1);
     assert.deepEqual(Object.keys(sunk[0]!).sort(), ['created', 'hash', 'id', 'name', 'scopes']);
