@@ -9,19 +9,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RULES, isCommandType, scopeClass, validateEnvelope, validateEvent, type Issue, type RuleId } from '@aep/protocol';
+import { MINIMAL_EVENT } from '../../../test/support/envelope.js';
 
 const iss = (rule: RuleId, path: string, head: string): Issue => ({ rule, path, message: `${head}: ${RULES[rule].meaning}`, section: RULES[rule].section });
 
-const base = {
-  aep: '0.1',
-  id: '01A',
-  type: 'progress.status',
-  time: '2026-08-01T09:00:00Z',
-  source: 'aep://h/agent/a/session/s',
-  agent: 'a',
-  session: 's',
-  seq: 1,
-};
+const base = MINIMAL_EVENT;
 const TRACEPARENT = `00-${'4bf92f3577b34da6a3ce929d0e0e4736'}-${'00f067aa0ba902b7'}-01`;
 
 test('a valid traceparent with anything before or after it is refused (envelope.traceparent)', () => {

@@ -14,18 +14,10 @@ import {
   FORM_RULES,
   FILTER_RULES,
 } from '@aep/protocol';
+import { MINIMAL_EVENT } from '../../../test/support/envelope.js';
 
 const root = new URL('../../../', import.meta.url);
-const ok = {
-  aep: '0.1',
-  id: '01A',
-  type: 'progress.status',
-  time: '2026-08-01T09:00:00Z',
-  source: 'aep://h/agent/a/session/s',
-  agent: 'a',
-  session: 's',
-  seq: 1,
-};
+const ok = MINIMAL_EVENT;
 const rules = (x: unknown, emitter = false) => [...new Set(validateEvent(x, { emitter }).map((i) => i.rule))].sort();
 
 test('docs/rules.md lists every rule of RULES with its section, and nothing else', () => {
