@@ -69,9 +69,9 @@ export class RelayCore {
       { depth: opts.bufferDepth, maxSessions: opts.maxSessions, totalBytes: opts.totalBytes },
       backend ? backend.bufferSink : store,
     );
-    // A durable relay keeps committed Events' bytes in the store only (issue 19 memory goal):
-    // the index stays in RAM, replay reads the bytes back (`fetchRaw`). A backend keeps them.
-    if (store && !backend) store.onCommitted = (e) => this.buffer.spill(e);
+    // A durable relay keeps Events' bytes in the store only (issue 19 memory goal: the store
+    // queues them, then commits them; `keepsBytes`): the index stays in RAM, replay reads the
+    // bytes back (`fetchRaw`). A backend's sink does not keep them: the buffer holds them.
     this.hub = new Hub({ slowConsumerBytes: opts.slowConsumerBytes, maxConsumerBytes: opts.maxConsumerBytes }, opts.log);
     // Bounded with the buffer: ten requests per session the buffer may hold (at least 1 000).
     this.requests = new RequestIndex(Math.max(1000, opts.maxSessions * 10), store, (c) => this.claims.liveClaim(c));
@@ -114,9 +114,7 @@ export class RelayCore {
       }
       // The stored row is what replay reads back, unless it had to be made honest here: then the
       // honest bytes stay in memory (the stored ones must never be served).
-      const held = this.buffer.lastAdmitted!;
-      if (ev === parsed) this.buffer.spill(held);
-      else this.buffer.pin(held);
+      if (ev !== parsed) this.buffer.pin(this.buffer.lastAdmitted!, raw);
       // A request without a stored binding (raised over HTTP, or stored before bindings existed)
       // stays unbound: its answers follow the session claim.
       if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, null, now, false);

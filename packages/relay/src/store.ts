@@ -78,8 +78,8 @@ function restrictFiles(file: string): void {
 
 /**
  * Queued operations, encoded for one cheap hand-off to the writer thread: numbers in `nums`
- * (sent as one transferred Float64Array) and strings in `strs` (sent as ONE transferred UTF-8
- * buffer plus their byte lengths, consumed in order). Per operation:
+ * (sent as one Float64Array) and strings and raw Events as UTF-8 bytes back to back in `buf`
+ * (their byte lengths in `lens`, consumed in order). Per operation:
  *   insert  0, rowid                + raw
  *   remove  1, rowid
  *   evicted 2, epoch, seq, sub       + session
@@ -87,42 +87,83 @@ function restrictFiles(file: string): void {
  *   bind    4, offline (-1 = none)   + session, request, claim   (contract C3: survives a restart)
  *   unbind  5                        + session, request
  *   token   6                        + id, name, hash, scopes (JSON), created, expires, revoked ('' = none)
- * This replaces a structured clone of an array of arrays of strings per commit, and lets the
- * writer bind each raw Event as UTF-8 bytes (`CAST(? AS TEXT)`, stored as TEXT as before)
- * instead of converting a JS string per row.
+ * An inserted Event's bytes are copied into `buf` when it is queued (issue 19: from the request
+ * body, no string per Event), and `rows`/`at` index them by row id, so the queue also answers
+ * replay reads of rows not committed yet. The writer binds each raw Event as UTF-8 bytes
+ * (`CAST(? AS TEXT)`, stored as TEXT).
  */
-interface OpQueue {
-  nums: number[];
-  strs: Array<string | Entry>;
-  chars: number;
-  count: number;
-}
-const emptyQueue = (): OpQueue => ({ nums: [], strs: [], chars: 0, count: 0 });
-
-/**
- * UTF-8 encode `strs` back to back into one buffer; returns it with each string's byte length.
- * A held Entry's raw bytes are copied from the buffer's arena as they are (issue 19: no decode
- * to a string and re-encode per row).
- */
-function encodeStrings(strs: ReadonlyArray<string | Entry>, chars: number): { buf: Buffer; lens: Uint32Array } {
-  const lens = new Uint32Array(strs.length);
-  // Usually ASCII (bytes = chars); grown when a string would not fit (UTF-8 <= 3 bytes per unit).
-  let buf = Buffer.allocUnsafeSlow(chars + 4096);
-  let off = 0;
-  for (let i = 0; i < strs.length; i++) {
-    let s = strs[i]!;
-    if (typeof s !== 'string' && s.copyRaw === undefined) s = s.raw;
-    const need = typeof s === 'string' ? s.length * 3 : s.bytes;
-    if (off + need > buf.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + need + 4096));
-      buf.copy(bigger, 0, 0, off);
-      buf = bigger;
-    }
-    const n = typeof s === 'string' ? buf.write(s, off, 'utf8') : s.copyRaw!(buf, off);
-    lens[i] = n;
-    off += n;
+class OpQueue {
+  nums: number[] = [];
+  buf: Buffer;
+  used = 0;
+  lens: number[] = [];
+  count = 0;
+  /** Row ids of the queued inserts, in queue order, and where their bytes start in `buf`. */
+  rows: number[] = [];
+  at: number[] = [];
+  len: number[] = [];
+  /** True while `rows` is ascending (the relay's row ids are): lookups by binary search. */
+  ascending = true;
+  constructor(size = 64 * 1024, buf?: Buffer) {
+    this.buf = buf !== undefined && buf.length >= size ? buf : Buffer.allocUnsafeSlow(size);
   }
-  return { buf: buf.subarray(0, off), lens };
+  /** Room for `n` more bytes. */
+  private room(n: number): void {
+    if (this.used + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.used + n + 4096));
+    this.buf.copy(bigger, 0, 0, this.used);
+    this.buf = bigger;
+  }
+  str(x: string): void {
+    this.room(x.length * 3);
+    const n = this.buf.write(x, this.used, 'utf8');
+    this.lens.push(n);
+    this.used += n;
+  }
+  raw(rowid: number, e: Entry): void {
+    const need = e.copyRaw ? e.bytes : e.raw.length * 3;
+    this.room(need);
+    const n = e.copyRaw ? e.copyRaw(this.buf, this.used) : this.buf.write(e.raw, this.used, 'utf8');
+    const k = this.rows.length;
+    if (k > 0 && this.rows[k - 1]! >= rowid) this.ascending = false;
+    this.rows.push(rowid);
+    this.at.push(this.used);
+    this.len.push(n);
+    this.lens.push(n);
+    this.used += n;
+  }
+  /** The queued bytes of row `rowid` (the newest insert of it), or undefined. */
+  find(rowid: number): Buffer | undefined {
+    const rows = this.rows;
+    let k = -1;
+    if (this.ascending) {
+      let lo = 0;
+      let hi = rows.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (rows[mid]! < rowid) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < rows.length && rows[lo] === rowid) k = lo;
+    } else for (let i = rows.length - 1; i >= 0 && k < 0; i--) if (rows[i] === rowid) k = i;
+    if (k < 0) return undefined;
+    return this.buf.subarray(this.at[k]!, this.at[k]! + this.len[k]!);
+  }
+  /** `this` followed by `next` (a failed batch is retried before what was queued since). */
+  concat(next: OpQueue): OpQueue {
+    const q = new OpQueue(this.used + next.used + 4096);
+    this.buf.copy(q.buf, 0, 0, this.used);
+    next.buf.copy(q.buf, this.used, 0, next.used);
+    q.used = this.used + next.used;
+    q.nums = this.nums.concat(next.nums);
+    q.lens = this.lens.concat(next.lens);
+    q.count = this.count + next.count;
+    q.rows = this.rows.concat(next.rows);
+    q.at = this.at.concat(next.at.map((x) => x + this.used));
+    q.len = this.len.concat(next.len);
+    q.ascending = this.ascending && next.ascending && (this.rows.length === 0 || next.rows.length === 0 || this.rows[this.rows.length - 1]! < next.rows[0]!);
+    return q;
+  }
 }
 
 /** A persisted row, as loaded at start. */
@@ -234,8 +275,9 @@ parentPort.on('message', (m) => {
     } catch (e) { parentPort.postMessage({ read: m.read, error: String(e && e.message || e) }); }
     return;
   }
-  try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens)); parentPort.postMessage({ batch: m.batch, ok: true }); }
-  catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e) }); }
+  // The bytes go back (transferred) for reuse: SQLite copied what it keeps.
+  try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens)); parentPort.postMessage({ batch: m.batch, ok: true, bytes: m.bytes }, [m.bytes]); }
+  catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e), bytes: m.bytes }, [m.bytes]); }
 });
 })();
 `;
@@ -247,7 +289,13 @@ interface Waiter {
 
 /** Group-committing SQLite mirror of the replay buffer (writes on a worker thread). */
 export class SqliteStore implements BufferSink {
-  private ops: OpQueue = emptyQueue();
+  private ops = new OpQueue();
+  /**
+   * Buffers kept for reuse (issue 19: a fresh one costs a page fault per 4 KiB written): queue
+   * buffers whose batch committed, and the hand-off buffers the writer gives back.
+   */
+  private readonly queueBufs: Buffer[] = [];
+  private readonly handoffBufs: ArrayBuffer[] = [];
   private waiters: Waiter[] = [];
   private inflight: { batch: number; ops: OpQueue; waiters: Waiter[] } | null = null;
   private batchNo = 0;
@@ -258,8 +306,8 @@ export class SqliteStore implements BufferSink {
   private dead: Error | null = null;
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
-  /** Called for every inserted Entry once its commit succeeded (the buffer drops its bytes from memory). */
-  onCommitted: ((e: Entry) => void) | null = null;
+  /** The buffer holds no bytes of what it inserts here: they are queued here, then stored (`fetch` reads both). */
+  readonly keepsBytes = true;
   private reads = new Map<number, { resolve: (r: Array<Buffer | null>) => void; reject: (e: Error) => void }>();
   private readNo = 0;
 
@@ -359,10 +407,7 @@ export class SqliteStore implements BufferSink {
     const q = this.ops;
     const strs = [t.id, t.name, t.hash, JSON.stringify(t.scopes), t.created, t.expires ?? '', t.revoked ?? ''];
     q.nums.push(6);
-    for (const x of strs) {
-      q.strs.push(x);
-      q.chars += x.length;
-    }
+    for (const x of strs) q.str(x);
     q.count++;
     this.schedule();
   }
@@ -401,7 +446,7 @@ export class SqliteStore implements BufferSink {
       if (this.closed) return;
       this.dead = new Error('the store writer thread stopped');
       this.failInflight(this.dead);
-      this.ops = emptyQueue();
+      this.ops = new OpQueue();
     });
     this.worker = w;
     if (this.ops.count > 0 || this.waiters.length > 0) this.schedule();
@@ -410,18 +455,21 @@ export class SqliteStore implements BufferSink {
   insert(e: Entry): void {
     if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
     const q = this.ops;
-    // The entry itself is queued: its bytes are copied when the batch is posted.
+    // The bytes are copied now, from where they are (the request body): `e` is not kept.
     q.nums.push(0, e.rowid);
-    q.strs.push(e);
-    q.chars += e.bytes;
+    q.raw(e.rowid, e);
     q.count++;
     this.schedule();
   }
 
   remove(e: Entry): void {
+    this.removeRow(e.rowid);
+  }
+
+  removeRow(rowid: number): void {
     if (this.dead) return;
     const q = this.ops;
-    q.nums.push(1, e.rowid);
+    q.nums.push(1, rowid);
     q.count++;
     this.schedule();
   }
@@ -431,8 +479,7 @@ export class SqliteStore implements BufferSink {
     const q = this.ops;
     if (pos) q.nums.push(2, pos[0], pos[1], pos[2]);
     else q.nums.push(3);
-    q.strs.push(session);
-    q.chars += session.length;
+    q.str(session);
     q.count++;
     this.schedule();
   }
@@ -442,8 +489,9 @@ export class SqliteStore implements BufferSink {
     if (this.dead) return;
     const q = this.ops;
     q.nums.push(4, offline ?? -1);
-    q.strs.push(session, request, claim);
-    q.chars += session.length + request.length + claim.length;
+    q.str(session);
+    q.str(request);
+    q.str(claim);
     q.count++;
     this.schedule();
   }
@@ -453,8 +501,8 @@ export class SqliteStore implements BufferSink {
     if (this.dead) return;
     const q = this.ops;
     q.nums.push(5);
-    q.strs.push(session, request);
-    q.chars += session.length + request.length;
+    q.str(session);
+    q.str(request);
     q.count++;
     this.schedule();
   }
@@ -483,7 +531,7 @@ export class SqliteStore implements BufferSink {
     }
     const ops = this.ops;
     const waiters = this.waiters;
-    this.ops = emptyQueue();
+    this.ops = this.newQueue();
     this.waiters = [];
     const f = { batch: ++this.batchNo, ops, waiters };
     this.inflight = f;
@@ -508,37 +556,66 @@ export class SqliteStore implements BufferSink {
     this.post(f);
   }
 
+  /** An empty queue, on a reused buffer when there is one. */
+  private newQueue(): OpQueue {
+    return new OpQueue(64 * 1024, this.queueBufs.pop());
+  }
+
   /** Hand one batch to the writer thread. */
   private post(f: { batch: number; ops: OpQueue }): void {
     if (!this.worker || this.inflight?.batch !== f.batch) return;
     const ops = f.ops;
     const nums = new Float64Array(ops.nums);
-    const { buf, lens } = encodeStrings(ops.strs, ops.chars);
-    // Transferred, not copied (allocUnsafeSlow: the buffer owns its ArrayBuffer, no shared pool).
-    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: buf.buffer, offset: buf.byteOffset, length: buf.length, lens: lens.buffer }, [
+    const lens = new Uint32Array(ops.lens);
+    // The queue keeps its bytes until the commit is answered (reads of rows not committed yet, a
+    // retry after a failure): the writer gets a copy, transferred.
+    let ab: ArrayBuffer | undefined;
+    while ((ab = this.handoffBufs.pop()) !== undefined && ab.byteLength < ops.used);
+    const bytes = new Uint8Array(ab ?? new ArrayBuffer(Math.max(ops.used, 256 * 1024)));
+    bytes.set(ops.buf.subarray(0, ops.used));
+    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: bytes.buffer, offset: 0, length: ops.used, lens: lens.buffer }, [
       nums.buffer,
-      buf.buffer as ArrayBuffer,
-      lens.buffer as ArrayBuffer,
+      bytes.buffer,
+      lens.buffer,
     ]);
   }
 
   /**
    * The stored bytes of these rows (null for a row that is not there any more: evicted since).
-   * Before the writer starts (load) they are read here; then by the writer thread, in order with
-   * the commits.
+   * Rows queued or in the commit in flight are answered from memory; before the writer starts
+   * (load) the rest is read here, then by the writer thread, in order with the commits.
    */
   fetch(rowids: readonly number[]): Promise<Array<Buffer | null>> {
     if (this.dead) return Promise.reject(this.dead);
+    const out: Array<Buffer | null> = new Array<Buffer | null>(rowids.length).fill(null);
+    const ask: number[] = [];
+    const where: number[] = [];
+    const inflight = this.inflight?.ops;
+    for (let i = 0; i < rowids.length; i++) {
+      const id = rowids[i]!;
+      const b = this.ops.find(id) ?? inflight?.find(id);
+      // A copy: the queue's buffer is reused once its batch committed.
+      if (b !== undefined) out[i] = Buffer.from(b);
+      else {
+        ask.push(id);
+        where.push(i);
+      }
+    }
+    if (ask.length === 0) return Promise.resolve(out);
     if (!this.worker) {
       if (!this.db.open) return Promise.reject(new Error('store closed'));
       const get = this.db.prepare('SELECT CAST(raw AS BLOB) AS b FROM held WHERE rowid = ?');
-      return Promise.resolve(rowids.map((id) => (get.all(id)[0] as { b: Buffer } | undefined)?.b ?? null));
+      for (let k = 0; k < ask.length; k++) out[where[k]!] = (get.all(ask[k])[0] as { b: Buffer } | undefined)?.b ?? null;
+      return Promise.resolve(out);
     }
     const n = ++this.readNo;
-    const ids = new Float64Array(rowids);
-    return new Promise((resolve, reject) => {
+    const ids = new Float64Array(ask);
+    return new Promise<Array<Buffer | null>>((resolve, reject) => {
       this.reads.set(n, { resolve, reject });
       this.worker!.postMessage({ read: n, rowids: ids.buffer }, [ids.buffer]);
+    }).then((got) => {
+      for (let k = 0; k < where.length; k++) out[where[k]!] = got[k] ?? null;
+      return out;
     });
   }
 
@@ -565,20 +642,20 @@ export class SqliteStore implements BufferSink {
     r.resolve(out);
   }
 
-  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean; read?: number }): void {
+  private onMessage(m: { batch?: number; ok?: boolean; error?: string; closed?: boolean; read?: number; bytes?: ArrayBuffer }): void {
     if (m.closed) return;
     if (m.read !== undefined) {
       this.onRead(m as { read: number });
       return;
     }
+    if (m.bytes !== undefined && this.handoffBufs.length < 2) this.handoffBufs.push(m.bytes);
     const f = this.inflight;
     if (!f || f.batch !== m.batch) return;
     this.inflight = null;
     if (m.ok) {
       this.stats.commits++;
       this.stats.rows += f.ops.count;
-      const done = this.onCommitted;
-      if (done) for (const x of f.ops.strs) if (typeof x !== 'string') done(x);
+      if (this.queueBufs.length < 2 && f.ops.buf.length <= 16 << 20) this.queueBufs.push(f.ops.buf);
       for (const w of f.waiters) w.resolve();
     } else {
       this.failBatch(f, new Error(m.error ?? 'store write failed'));
@@ -595,12 +672,7 @@ export class SqliteStore implements BufferSink {
     this.stats.failures++;
     // Keep the operations queued: the next commit retries them, so an Event whose POST was
     // answered 503 and is retried (deduped in memory) still reaches the disk before its 202.
-    this.ops = {
-      nums: f.ops.nums.concat(this.ops.nums),
-      strs: f.ops.strs.concat(this.ops.strs),
-      chars: f.ops.chars + this.ops.chars,
-      count: f.ops.count + this.ops.count,
-    };
+    this.ops = f.ops.concat(this.ops);
     for (const w of f.waiters) w.reject(e);
   }
 

@@ -219,7 +219,7 @@ describe('ReplayBuffer: positions, order, caps', () => {
   });
 });
 
-describe('ReplayBuffer: dedupe index and admitNew', () => {
+describe('ReplayBuffer: dedupe index and admitRaw', () => {
   it('one id from three sources, evicted one by one, unindexes exactly the evicted one', () => {
     const b = new ReplayBuffer({ depth: 3, maxSessions: 10, totalBytes: 1 << 30 }, null);
     b.admit(e('s', 0, 'X', { source: 'a' }));
@@ -245,45 +245,31 @@ describe('ReplayBuffer: dedupe index and admitNew', () => {
     assert.equal(b.admit(e('s', 6, 'X', { source: 'a' })), 'admitted');
   });
 
-  it('admitNew builds the entry only for a new (source, id), with the next row id', () => {
+  it('admitRaw (the ingest path) takes a row id only for a new (source, id), and tells the sink the received bytes', () => {
     const sink = new Rec();
     const b = new ReplayBuffer(big, sink);
     let next = 100;
-    let made = 0;
-    const mk =
-      (id: string, source: string, seq: number) =>
-      (rowid: number): Entry => {
-        made++;
-        return { ...e('s', seq, id, { source }), rowid };
-      };
-    assert.equal(
-      b.admitNew('a', 'X', mk('X', 'a', 0), () => next++),
-      'admitted',
-    );
-    assert.equal(
-      b.admitNew('a', 'X', mk('X', 'a', 1), () => next++),
-      'duplicate',
-    );
-    assert.equal(
-      b.admitNew('b', 'X', mk('X', 'b', 2), () => next++),
-      'admitted',
-    );
-    assert.equal(
-      b.admitNew('c', 'X', mk('X', 'c', 3), () => next++),
-      'admitted',
-    );
-    assert.equal(
-      b.admitNew('b', 'X', mk('X', 'b', 4), () => next++),
-      'duplicate',
-    );
-    assert.equal(made, 3);
+    const admit = (id: string, source: string, seq: number) => {
+      const raw = Buffer.from(`xx{"id":"${id}","src":"${source}"}yy`);
+      return b.admitRaw(() => next++, source, id, 's', [0, seq, 0], true, 'progress.status', 1, raw, raw.length - 4, undefined, 2);
+    };
+    assert.equal(admit('X', 'a', 0), 'admitted');
+    assert.equal(admit('X', 'a', 1), 'duplicate');
+    assert.equal(admit('X', 'b', 2), 'admitted');
+    assert.equal(admit('X', 'c', 3), 'admitted');
+    assert.equal(admit('X', 'b', 4), 'duplicate');
     assert.equal(next, 103);
     assert.equal(b.stats.duplicates, 2);
     assert.equal(b.heldEvents, 3);
     assert.deepEqual(sink.ops, ['+X', '+X', '+X']);
+    const held = b.read(b.snapshotAll()[0]!, null, 10).entries;
     assert.deepEqual(
-      b.read(b.snapshotAll()[0]!, null, 10).entries.map((x) => x.rowid),
-      [100, 101, 102],
+      held.map((x) => [x.rowid, x.source, x.raw]),
+      [
+        [100, 'a', '{"id":"X","src":"a"}'],
+        [101, 'b', '{"id":"X","src":"b"}'],
+        [102, 'c', '{"id":"X","src":"c"}'],
+      ],
     );
   });
 });
