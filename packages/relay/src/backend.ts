@@ -102,13 +102,14 @@ export type RelayBackendFactory = (opts: ResolvedOptions) => Promise<RelayBacken
 /** The in-process event log: the replay buffer mirrored to SQLite (group commit) or memory. */
 export class LocalLog implements EventLog {
   constructor(private readonly core: RelayCore) {}
-  async append(events: readonly Incoming[], from: Claimant | null): Promise<void> {
+  /** Admits synchronously; the promise keeps no reference to `events` (they die young, issue 19). */
+  append(events: readonly Incoming[], from: Claimant | null): Promise<void> {
     for (const inc of events) this.core.ingest(inc, from);
-    try {
-      await this.core.store?.durable();
-    } catch (err) {
+    const store = this.core.store;
+    if (!store) return Promise.resolve();
+    return store.durable().catch((err: unknown) => {
       throw new BackendUnavailableError('store-unavailable', `the durable store could not commit: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    });
   }
   offer(inc: Incoming, from: Claimant | null): void {
     this.core.ingest(inc, from);

@@ -289,17 +289,11 @@ export class HttpRoutes {
     const body = await readBody(req, max);
     if (body === 'too-large') return this.tooLarge(req, res, max);
     if (body === null) return;
-    const parsed = parseBody(body, ct === 'application/x-ndjson', this.core.opts.maxBatchEvents);
-    if (!parsed.ok) return sendJson(res, parsed.err.status, parsed.err.body);
-    // Scope (contract C7): the whole batch is refused when one Event is outside the token's emit scope.
-    for (let i = 0; i < parsed.events.length; i++) {
-      const e = parsed.events[i]!.event;
-      const missing = principal.check('emit', { agent: str(e['agent']), session: str(e['session']) });
-      if (missing) return sendError(res, 'forbidden', `token lacks scope ${missing}`, { more: { line: i } });
-    }
+    const admitted = this.admit(body, ct === 'application/x-ndjson', principal, res);
+    if (admitted === null) return;
     // 202 only once the log (SQLite commit, or the backend's acknowledgement) made them durable.
     try {
-      await this.core.log.append(parsed.events, null);
+      await admitted.durable;
     } catch (err) {
       if (!(err instanceof BackendUnavailableError)) throw err;
       this.core.opts.log(err.code === 'store-unavailable' ? `store write failed: ${err.message}` : `ingest refused: ${err.message}`);
@@ -309,7 +303,36 @@ export class HttpRoutes {
         `${err.code === 'nats-unavailable' ? 'the shared event log (NATS JetStream) is unreachable' : 'the durable store could not commit'}; retry with the same Event ids`,
       );
     }
-    sendJson(res, 202, { accepted: parsed.events.length });
+    sendJson(res, 202, { accepted: admitted.count });
+  }
+
+  /**
+   * Parse, check the scope of and append one body (synchronously): the parsed Events are not
+   * referenced while `post()` waits for the commit, so they die young (issue 19: a body's parsed
+   * objects kept across the commit were promoted by the scavenger). null: answered already.
+   */
+  private admit(body: Buffer, ndjson: boolean, principal: Principal, res: ServerResponse): { count: number; durable: Promise<void> } | null {
+    const parsed = parseBody(body, ndjson, this.core.opts.maxBatchEvents);
+    if (!parsed.ok) {
+      sendJson(res, parsed.err.status, parsed.err.body);
+      return null;
+    }
+    // Scope (contract C7): the whole batch is refused when one Event is outside the token's emit scope.
+    for (let i = 0; i < parsed.events.length; i++) {
+      const e = parsed.events[i]!.event;
+      const missing = principal.check('emit', { agent: str(e['agent']), session: str(e['session']) });
+      if (missing) {
+        sendError(res, 'forbidden', `token lacks scope ${missing}`, { more: { line: i } });
+        return null;
+      }
+    }
+    let durable: Promise<void>;
+    try {
+      durable = this.core.log.append(parsed.events, null);
+    } catch (err) {
+      durable = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return { count: parsed.events.length, durable };
   }
 }
 

@@ -126,23 +126,26 @@ export class RequestIndex {
     if (typeof session !== 'string' || typeof id !== 'string') return;
     const data = isObject(ev['data']) ? ev['data'] : {};
     const known = this.byKey.get(RequestIndex.key(session, id));
-    const facts = {
-      source: String(ev['source']),
-      agent: String(ev['agent']),
-      kind: typeof data['kind'] === 'string' ? data['kind'] : undefined,
-      fields: Array.isArray(data['fields']) ? (data['fields'] as unknown[]) : undefined,
-      expiresAt: typeof data['expires_at'] === 'string' && !Number.isNaN(Date.parse(data['expires_at'])) ? Date.parse(data['expires_at']) : undefined,
-    };
+    const expires = typeof data['expires_at'] === 'string' ? Date.parse(data['expires_at']) : NaN;
+    const source = String(ev['source']);
+    const agent = String(ev['agent']);
+    const kind = typeof data['kind'] === 'string' ? data['kind'] : undefined;
+    const fields = Array.isArray(data['fields']) ? (data['fields'] as unknown[]) : undefined;
+    const expiresAt = Number.isNaN(expires) ? undefined : expires;
     if (known) {
       // A restored binding meets its Event again (load), or a retransmission: never rebind.
       if (known.source === undefined) {
-        Object.assign(known, facts);
+        known.source = source;
+        known.agent = agent;
+        known.kind = kind;
+        known.fields = fields;
+        known.expiresAt = expiresAt;
         known.pending = true;
       }
       return;
     }
     const live = claim !== null && this.isLive(claim);
-    const info: RequestInfo = { session, id, ...facts, claim, pending: true, offlineSince: live || claim === null ? null : now };
+    const info: RequestInfo = { session, id, source, agent, kind, fields, expiresAt, claim, pending: true, offlineSince: live || claim === null ? null : now };
     this.add(info);
     if (persist && claim !== null) this.sink?.bind(session, id, claim, info.offlineSince);
   }
