@@ -120,7 +120,7 @@ export class RelayCore {
       if (ATTENTION_STATE.has(entry.type)) this.requests.observe(ev, null, now, false);
     }
     if (bad.length) this.store.removeNow(bad);
-    this.nextRowid = max + 1;
+    this.nextRowid = Math.max(max, this.store.maxRowid) + 1;
     await this.store.startWriter();
   }
 

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
 import type { StoredToken } from './tokens.js';
+import { OpQueue, SEG_MAX_EVENTS, SegmentIndex, decodeSegment, encodeLens } from './segments.js';
 import { RelayStartError } from './options.js';
 
 /** The store's files besides the database (SQLite's WAL and shared memory). */
@@ -76,96 +77,6 @@ function restrictFiles(file: string): void {
   }
 }
 
-/**
- * Queued operations, encoded for one cheap hand-off to the writer thread: numbers in `nums`
- * (sent as one Float64Array) and strings and raw Events as UTF-8 bytes back to back in `buf`
- * (their byte lengths in `lens`, consumed in order). Per operation:
- *   insert  0, rowid                + raw
- *   remove  1, rowid
- *   evicted 2, epoch, seq, sub       + session
- *   forget  3                        + session
- *   bind    4, offline (-1 = none)   + session, request, claim   (contract C3: survives a restart)
- *   unbind  5                        + session, request
- *   token   6                        + id, name, hash, scopes (JSON), created, expires, revoked ('' = none)
- * An inserted Event's bytes are copied into `buf` when it is queued (issue 19: from the request
- * body, no string per Event), and `rows`/`at` index them by row id, so the queue also answers
- * replay reads of rows not committed yet. The writer binds each raw Event as UTF-8 bytes
- * (`CAST(? AS TEXT)`, stored as TEXT).
- */
-class OpQueue {
-  nums: number[] = [];
-  buf: Buffer;
-  used = 0;
-  lens: number[] = [];
-  count = 0;
-  /** Row ids of the queued inserts, in queue order, and where their bytes start in `buf`. */
-  rows: number[] = [];
-  at: number[] = [];
-  len: number[] = [];
-  /** True while `rows` is ascending (the relay's row ids are): lookups by binary search. */
-  ascending = true;
-  constructor(size = 64 * 1024, buf?: Buffer) {
-    this.buf = buf !== undefined && buf.length >= size ? buf : Buffer.allocUnsafeSlow(size);
-  }
-  /** Room for `n` more bytes. */
-  private room(n: number): void {
-    if (this.used + n <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.used + n + 4096));
-    this.buf.copy(bigger, 0, 0, this.used);
-    this.buf = bigger;
-  }
-  str(x: string): void {
-    this.room(x.length * 3);
-    const n = this.buf.write(x, this.used, 'utf8');
-    this.lens.push(n);
-    this.used += n;
-  }
-  raw(rowid: number, e: Entry): void {
-    const need = e.copyRaw ? e.bytes : e.raw.length * 3;
-    this.room(need);
-    const n = e.copyRaw ? e.copyRaw(this.buf, this.used) : this.buf.write(e.raw, this.used, 'utf8');
-    const k = this.rows.length;
-    if (k > 0 && this.rows[k - 1]! >= rowid) this.ascending = false;
-    this.rows.push(rowid);
-    this.at.push(this.used);
-    this.len.push(n);
-    this.lens.push(n);
-    this.used += n;
-  }
-  /** The queued bytes of row `rowid` (the newest insert of it), or undefined. */
-  find(rowid: number): Buffer | undefined {
-    const rows = this.rows;
-    let k = -1;
-    if (this.ascending) {
-      let lo = 0;
-      let hi = rows.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (rows[mid]! < rowid) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo < rows.length && rows[lo] === rowid) k = lo;
-    } else for (let i = rows.length - 1; i >= 0 && k < 0; i--) if (rows[i] === rowid) k = i;
-    if (k < 0) return undefined;
-    return this.buf.subarray(this.at[k]!, this.at[k]! + this.len[k]!);
-  }
-  /** `this` followed by `next` (a failed batch is retried before what was queued since). */
-  concat(next: OpQueue): OpQueue {
-    const q = new OpQueue(this.used + next.used + 4096);
-    this.buf.copy(q.buf, 0, 0, this.used);
-    next.buf.copy(q.buf, this.used, 0, next.used);
-    q.used = this.used + next.used;
-    q.nums = this.nums.concat(next.nums);
-    q.lens = this.lens.concat(next.lens);
-    q.count = this.count + next.count;
-    q.rows = this.rows.concat(next.rows);
-    q.at = this.at.concat(next.at.map((x) => x + this.used));
-    q.len = this.len.concat(next.len);
-    q.ascending = this.ascending && next.ascending && (this.rows.length === 0 || next.rows.length === 0 || this.rows[this.rows.length - 1]! < next.rows[0]!);
-    return q;
-  }
-}
-
 /** A persisted row, as loaded at start. */
 export interface StoredRow {
   rowid: number;
@@ -182,16 +93,21 @@ interface Db {
   readonly open: boolean;
 }
 
-// Rows hold only the raw bytes: session, position and dedupe key are read back from them on
-// load (in rowid = arrival order, which also reproduces the positions of seq-less Events).
+// Events are stored in segments (version 4, issue 19; segments.ts): one row per run of
+// consecutive row ids committed together, `lens` their byte lengths (uint32 LE each), `raw` their
+// bytes back to back, `dead` a bitmap of the evicted ones (NULL: none). Session, position and
+// dedupe key are read back from the bytes on load (in row id = arrival order, which also
+// reproduces the positions of seq-less Events). `held` (one row per Event, versions 1-3) is only
+// read to migrate an older store, then left empty.
 // `tokens` (version 3): scoped tokens, the secret's sha256 only (contract C7).
 // `bindings` (version 2): which claim (sha256 of the hello `claim`, never the claim) raised which
 // attention request, and since when its asker is offline (ms, NULL while connected).
 const SCHEMA = `CREATE TABLE IF NOT EXISTS held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seg (id INTEGER PRIMARY KEY, lens BLOB NOT NULL, raw BLOB NOT NULL, dead BLOB);
 CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS bindings (session TEXT NOT NULL, request TEXT NOT NULL, claim TEXT NOT NULL, offline INTEGER, PRIMARY KEY (session, request));
 CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, scopes TEXT NOT NULL, created TEXT NOT NULL, expires TEXT, revoked TEXT);
-PRAGMA user_version = 3;`;
+PRAGMA user_version = 4;`;
 
 // The writer thread (plain CommonJS, evaluated; no file to resolve in source or dist builds).
 const WORKER = `(() => {
@@ -210,22 +126,19 @@ try {
   return;
 }
 parentPort.postMessage({ ready: true });
-// Raw Events arrive as UTF-8 bytes; CAST stores them as TEXT (the database encoding is UTF-8).
-const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, CAST(? AS TEXT))');
-const del = db.prepare('DELETE FROM held WHERE rowid = ?');
+const insSeg = db.prepare('INSERT INTO seg (id, lens, raw) VALUES (?, ?, ?)');
+const setDead = db.prepare('UPDATE seg SET dead = ? WHERE id = ?');
+const dropSeg = db.prepare('DELETE FROM seg WHERE id = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
 const bind = db.prepare('INSERT INTO bindings (session, request, claim, offline) VALUES (?, ?, ?, ?) ON CONFLICT(session, request) DO UPDATE SET claim = excluded.claim, offline = excluded.offline');
 const unbind = db.prepare('DELETE FROM bindings WHERE session = ? AND request = ?');
 const tok = db.prepare('INSERT INTO tokens (id, name, hash, scopes, created, expires, revoked) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes, expires = excluded.expires, revoked = excluded.revoked');
-// Multi-row inserts: one statement per MULTI (then per 8) consecutive rows, fewer VM round trips.
-const MULTI = 128;
-const insMany = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(MULTI).fill('(?, CAST(? AS TEXT))').join(', '));
-const ins8 = db.prepare('INSERT INTO held (rowid, raw) VALUES ' + new Array(8).fill('(?, CAST(? AS TEXT))').join(', '));
-const args = new Array(MULTI * 2);
-const args8 = new Array(16);
-const tx = db.transaction((nums, bytes, lens) => {
-  let o = 0; let si = 0;
+// The last segment read (replay reads one after the other); forgotten by every commit.
+let cached = null;
+const tx = db.transaction((nums, bytes, lens, rawStart, rlens) => {
+  cached = null;
+  let o = 0; let si = 0; let ro = rawStart; let ri = 0;
   const take = () => { const len = lens[si++]; const b = bytes.subarray(o, o + len); o += len; return b; };
   const text = () => { const len = lens[si++]; const t = bytes.toString('utf8', o, o + len); o += len; return t; };
   let i = 0;
@@ -233,31 +146,38 @@ const tx = db.transaction((nums, bytes, lens) => {
   while (i < n) {
     const k = nums[i];
     if (k === 0) {
-      // Count the run of inserts starting here.
-      let run = 0; let j = i;
-      while (j < n && nums[j] === 0 && run < MULTI) { run++; j += 2; }
-      if (run === MULTI) {
-        for (let r = 0; r < MULTI; r++) { args[2 * r] = nums[i + 1]; args[2 * r + 1] = take(); i += 2; }
-        insMany.run(args);
-        continue;
-      }
-      if (run >= 8) {
-        for (let r = 0; r < 8; r++) { args8[2 * r] = nums[i + 1]; args8[2 * r + 1] = take(); i += 2; }
-        ins8.run(args8);
-        continue;
-      }
-      ins.run(nums[i + 1], take()); i += 2;
-    } else if (k === 1) { del.run(nums[i + 1]); i += 2; }
+      const first = nums[i + 1]; const count = nums[i + 2];
+      const lb = Buffer.allocUnsafe(count * 4); let total = 0;
+      for (let j = 0; j < count; j++) { const len = rlens[ri + j]; lb.writeUInt32LE(len, j * 4); total += len; }
+      insSeg.run(first, lb, bytes.subarray(ro, ro + total));
+      ro += total; ri += count; i += 3;
+    }
     else if (k === 2) { up.run(text(), nums[i + 1], nums[i + 2], nums[i + 3]); i += 4; }
     else if (k === 3) { forget.run(text()); i += 1; }
     else if (k === 4) { const off = nums[i + 1]; bind.run(text(), text(), text(), off < 0 ? null : off); i += 2; }
     else if (k === 5) { unbind.run(text(), text()); i += 1; }
     else if (k === 6) { const a = [text(), text(), text(), text(), text(), text(), text()]; tok.run(a[0], a[1], a[2], a[3], a[4], a[5] || null, a[6] || null); i += 1; }
+    else if (k === 7) { setDead.run(take(), nums[i + 1]); i += 2; }
+    else if (k === 8) { dropSeg.run(nums[i + 1]); i += 2; }
     else throw new Error('bad store op ' + k);
   }
 });
 // Replay reads (issue 19): a durable relay keeps committed Events' bytes only here.
-const get = db.prepare('SELECT CAST(raw AS BLOB) FROM held WHERE rowid = ?').pluck();
+const getSeg = db.prepare('SELECT id, lens, raw, dead FROM seg WHERE id <= ? ORDER BY id DESC LIMIT 1');
+/** The bytes of row id r, or undefined (no such row, or evicted: its dead bit is set). */
+const get = (r) => {
+  if (cached === null || r < cached.id || r >= cached.id + cached.count) {
+    const row = getSeg.get(r);
+    if (row === undefined) return undefined;
+    const count = row.lens.length >> 2; const at = new Float64Array(count + 1);
+    for (let j = 0; j < count; j++) at[j + 1] = at[j] + row.lens.readUInt32LE(j * 4);
+    cached = { id: row.id, count, at, raw: row.raw, dead: row.dead };
+    if (r >= row.id + count) return undefined;
+  }
+  const k = r - cached.id;
+  if (cached.dead && (cached.dead[k >> 3] & (1 << (k & 7))) !== 0) return undefined;
+  return cached.raw.subarray(cached.at[k], cached.at[k + 1]);
+};
 parentPort.on('message', (m) => {
   if (m.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
   if (m.read !== undefined) {
@@ -265,7 +185,7 @@ parentPort.on('message', (m) => {
       const ids = new Float64Array(m.rowids);
       const parts = []; const lens = new Uint32Array(ids.length); let total = 0;
       for (let i = 0; i < ids.length; i++) {
-        const b = get.get(ids[i]);
+        const b = get(ids[i]);
         if (b === undefined) { lens[i] = 0xffffffff; continue; }
         parts.push(b); lens[i] = b.length; total += b.length;
       }
@@ -276,11 +196,39 @@ parentPort.on('message', (m) => {
     return;
   }
   // The bytes go back (transferred) for reuse: SQLite copied what it keeps.
-  try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens)); parentPort.postMessage({ batch: m.batch, ok: true, bytes: m.bytes }, [m.bytes]); }
+  try { tx(new Float64Array(m.nums), Buffer.from(m.bytes, m.offset, m.length), new Uint32Array(m.lens), m.rawStart, new Uint32Array(m.rlens)); parentPort.postMessage({ batch: m.batch, ok: true, bytes: m.bytes }, [m.bytes]); }
   catch (e) { parentPort.postMessage({ batch: m.batch, ok: false, error: String(e && e.message || e), bytes: m.bytes }, [m.bytes]); }
 });
 })();
 `;
+
+/**
+ * A store written before segments (one `held` row per Event, versions 1-3): its rows become
+ * segments of consecutive row ids, in one transaction (a crash leaves the old rows as they were).
+ */
+function migrateRows(db: Db): void {
+  const rows = db.prepare('SELECT rowid, CAST(raw AS BLOB) AS raw FROM held ORDER BY rowid').all() as Array<{ rowid: number; raw: Buffer }>;
+  if (rows.length === 0) return;
+  const ins = db.prepare('INSERT INTO seg (id, lens, raw) VALUES (?, ?, ?)');
+  db.transaction(() => {
+    for (let i = 0; i < rows.length;) {
+      let j = i + 1;
+      while (j < rows.length && j - i < SEG_MAX_EVENTS && rows[j]!.rowid === rows[j - 1]!.rowid + 1) j++;
+      const part = rows.slice(i, j);
+      ins.run(
+        part[0]!.rowid,
+        encodeLens(
+          part.map((r) => r.raw.length),
+          0,
+          part.length,
+        ),
+        Buffer.concat(part.map((r) => r.raw)),
+      );
+      i = j;
+    }
+    db.exec('DELETE FROM held');
+  })();
+}
 
 interface Waiter {
   resolve: () => void;
@@ -290,6 +238,8 @@ interface Waiter {
 /** Group-committing SQLite mirror of the replay buffer (writes on a worker thread). */
 export class SqliteStore implements BufferSink {
   private ops = new OpQueue();
+  /** Which stored segments exist and which of their Events live (segments.ts). */
+  private readonly segs = new SegmentIndex();
   /**
    * Buffers kept for reuse (issue 19: a fresh one costs a page fault per 4 KiB written): queue
    * buffers whose batch committed, and the hand-off buffers the writer gives back.
@@ -338,6 +288,7 @@ export class SqliteStore implements BufferSink {
       // of the machine. NORMAL would survive kill -9 but not a power loss.
       db.pragma(sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
       db.exec(SCHEMA);
+      migrateRows(db);
     } catch (err) {
       db.close();
       throw err;
@@ -346,9 +297,23 @@ export class SqliteStore implements BufferSink {
     return new SqliteStore(path, sync, db, opts.commitHook);
   }
 
-  /** Every stored row in arrival order. */
+  /** Every stored live Event in arrival order (and the segment index built on the way). */
   *rows(): Iterable<StoredRow> {
-    for (const r of this.db.prepare('SELECT rowid, raw FROM held ORDER BY rowid').iterate()) yield r as StoredRow;
+    const it = this.db.prepare('SELECT id, lens, raw, dead FROM seg ORDER BY id').iterate() as IterableIterator<{
+      id: number;
+      lens: Buffer;
+      raw: Buffer;
+      dead: Buffer | null;
+    }>;
+    for (const r of it) {
+      this.segs.load(r.id, r.lens.length >> 2, r.dead);
+      for (const e of decodeSegment(r.id, r.lens, r.raw, r.dead)) yield { rowid: e.rowid, raw: e.bytes.toString('utf8') };
+    }
+  }
+
+  /** The highest row id stored, evicted ones included (read by `rows()`): new ones go above it. */
+  get maxRowid(): number {
+    return this.segs.maxRowid;
   }
 
   /** Every persisted eviction high-water mark / tombstone. */
@@ -412,11 +377,24 @@ export class SqliteStore implements BufferSink {
     this.schedule();
   }
 
-  /** Remove rows now (used while loading, when limits shrank since the last run). */
+  /** Remove rows now (while loading: rows that cannot be loaded). */
   removeNow(rowids: number[]): void {
-    const del = this.db.prepare('DELETE FROM held WHERE rowid = ?');
+    for (const id of rowids) this.segs.kill(id);
+    const q = new OpQueue();
+    this.segs.flush(q);
+    const setDead = this.db.prepare('UPDATE seg SET dead = ? WHERE id = ?');
+    const drop = this.db.prepare('DELETE FROM seg WHERE id = ?');
     this.db.transaction(() => {
-      for (const id of rowids) del.run(id);
+      let o = 0;
+      let si = 0;
+      for (let i = 0; i < q.nums.length; i += 2) {
+        if (q.nums[i] === 8) drop.run(q.nums[i + 1]);
+        else {
+          const len = q.lens[si++]!;
+          setDead.run(q.buf.subarray(o, o + len), q.nums[i + 1]);
+          o += len;
+        }
+      }
     })();
   }
 
@@ -449,16 +427,13 @@ export class SqliteStore implements BufferSink {
       this.ops = new OpQueue();
     });
     this.worker = w;
-    if (this.ops.count > 0 || this.waiters.length > 0) this.schedule();
+    if (this.queued() || this.waiters.length > 0) this.schedule();
   }
 
   insert(e: Entry): void {
     if (this.dead) return; // nothing reaches the disk any more; POSTs are answered 503
-    const q = this.ops;
     // The bytes are copied now, from where they are (the request body): `e` is not kept.
-    q.nums.push(0, e.rowid);
-    q.raw(e.rowid, e);
-    q.count++;
+    this.segs.add(e.rowid, this.ops.event(e));
     this.schedule();
   }
 
@@ -466,12 +441,16 @@ export class SqliteStore implements BufferSink {
     this.removeRow(e.rowid);
   }
 
+  /** An evicted Event: its segment's dead bit (written with the next commit), or the segment's drop. */
   removeRow(rowid: number): void {
     if (this.dead) return;
-    const q = this.ops;
-    q.nums.push(1, rowid);
-    q.count++;
+    this.segs.kill(rowid);
     this.schedule();
+  }
+
+  /** Operations waiting for a commit (the kills become operations when a batch is sent). */
+  private queued(): boolean {
+    return this.ops.count > 0 || this.segs.dirty;
   }
 
   evicted(session: string, pos: Pos | null): void {
@@ -523,6 +502,7 @@ export class SqliteStore implements BufferSink {
       for (const w of this.waiters.splice(0)) w.reject(this.dead);
       return;
     }
+    this.segs.flush(this.ops);
     if (this.ops.count === 0) {
       const w = this.waiters;
       this.waiters = [];
@@ -558,26 +538,29 @@ export class SqliteStore implements BufferSink {
 
   /** An empty queue, on a reused buffer when there is one. */
   private newQueue(): OpQueue {
-    return new OpQueue(64 * 1024, this.queueBufs.pop());
+    return new OpQueue(this.queueBufs.pop());
   }
 
   /** Hand one batch to the writer thread. */
   private post(f: { batch: number; ops: OpQueue }): void {
     if (!this.worker || this.inflight?.batch !== f.batch) return;
     const ops = f.ops;
+    ops.close();
     const nums = new Float64Array(ops.nums);
     const lens = new Uint32Array(ops.lens);
+    const rlens = new Uint32Array(ops.rlens);
     // The queue keeps its bytes until the commit is answered (reads of rows not committed yet, a
-    // retry after a failure): the writer gets a copy, transferred.
+    // retry after a failure): the writer gets a copy (strings, then Event bytes), transferred.
+    const total = ops.used + ops.rused;
     let ab: ArrayBuffer | undefined;
-    while ((ab = this.handoffBufs.pop()) !== undefined && ab.byteLength < ops.used);
-    const bytes = new Uint8Array(ab ?? new ArrayBuffer(Math.max(ops.used, 256 * 1024)));
+    while ((ab = this.handoffBufs.pop()) !== undefined && ab.byteLength < total);
+    const bytes = new Uint8Array(ab ?? new ArrayBuffer(Math.max(total, 256 * 1024)));
     bytes.set(ops.buf.subarray(0, ops.used));
-    this.worker.postMessage({ batch: f.batch, nums: nums.buffer, bytes: bytes.buffer, offset: 0, length: ops.used, lens: lens.buffer }, [
-      nums.buffer,
-      bytes.buffer,
-      lens.buffer,
-    ]);
+    bytes.set(ops.rbuf.subarray(0, ops.rused), ops.used);
+    this.worker.postMessage(
+      { batch: f.batch, nums: nums.buffer, bytes: bytes.buffer, offset: 0, length: total, lens: lens.buffer, rawStart: ops.used, rlens: rlens.buffer },
+      [nums.buffer, bytes.buffer, lens.buffer, rlens.buffer],
+    );
   }
 
   /**
@@ -604,8 +587,12 @@ export class SqliteStore implements BufferSink {
     if (ask.length === 0) return Promise.resolve(out);
     if (!this.worker) {
       if (!this.db.open) return Promise.reject(new Error('store closed'));
-      const get = this.db.prepare('SELECT CAST(raw AS BLOB) AS b FROM held WHERE rowid = ?');
-      for (let k = 0; k < ask.length; k++) out[where[k]!] = (get.all(ask[k])[0] as { b: Buffer } | undefined)?.b ?? null;
+      const get = this.db.prepare('SELECT id, lens, raw, dead FROM seg WHERE id <= ? ORDER BY id DESC LIMIT 1');
+      for (let k = 0; k < ask.length; k++) {
+        const r = get.all(ask[k])[0] as { id: number; lens: Buffer; raw: Buffer; dead: Buffer | null } | undefined;
+        if (r === undefined) continue;
+        for (const e of decodeSegment(r.id, r.lens, r.raw, r.dead)) if (e.rowid === ask[k]) out[where[k]!] = Buffer.from(e.bytes);
+      }
       return Promise.resolve(out);
     }
     const n = ++this.readNo;
@@ -655,7 +642,7 @@ export class SqliteStore implements BufferSink {
     if (m.ok) {
       this.stats.commits++;
       this.stats.rows += f.ops.count;
-      if (this.queueBufs.length < 2 && f.ops.buf.length <= 16 << 20) this.queueBufs.push(f.ops.buf);
+      if (this.queueBufs.length < 2 && f.ops.rbuf.length <= 16 << 20) this.queueBufs.push(f.ops.rbuf);
       for (const w of f.waiters) w.resolve();
     } else {
       this.failBatch(f, new Error(m.error ?? 'store write failed'));
@@ -664,7 +651,7 @@ export class SqliteStore implements BufferSink {
       for (const cb of this.onIdle.splice(0)) cb();
       return;
     }
-    if (this.ops.count > 0 || this.waiters.length > 0) this.send();
+    if (this.queued() || this.waiters.length > 0) this.send();
     else for (const cb of this.onIdle.splice(0)) cb();
   }
 
@@ -689,9 +676,9 @@ export class SqliteStore implements BufferSink {
   /** Resolves once everything queued so far is committed. */
   durable(): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
-    if (this.ops.count === 0 && !this.inflight) return Promise.resolve();
+    if (!this.queued() && !this.inflight) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      if (this.ops.count === 0 && this.inflight) this.inflight.waiters.push({ resolve, reject });
+      if (!this.queued() && this.inflight) this.inflight.waiters.push({ resolve, reject });
       else {
         this.waiters.push({ resolve, reject });
         this.schedule();
@@ -716,13 +703,13 @@ export class SqliteStore implements BufferSink {
     }
     const idle = () =>
       new Promise<void>((resolve) => {
-        if (!this.inflight && this.ops.count === 0) return resolve();
+        if (!this.inflight && !this.queued()) return resolve();
         this.onIdle.push(resolve);
         setTimeout(resolve, 5000).unref();
         this.send();
       });
     await idle();
-    if (this.ops.count > 0) await idle(); // a failed last batch gets one more try
+    if (this.queued()) await idle(); // a failed last batch gets one more try
     for (const r of this.reads.values()) r.reject(new Error('store closed'));
     this.reads.clear();
     await new Promise<void>((resolve) => {

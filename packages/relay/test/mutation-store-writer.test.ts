@@ -45,7 +45,7 @@ describe('SqliteStore writer thread faults', () => {
     s.insert(entry(2, '{"a":2}'));
     const r = await settled(s.durable());
     assert.equal(r.ok, false);
-    assert.match(!r.ok ? r.error.message : '', /UNIQUE constraint failed: held\.rowid/);
+    assert.match(!r.ok ? r.error.message : '', /UNIQUE constraint failed: seg\.id/);
     assert.equal(s.stats.commits, 1, 'no commit counted for the refused batch');
     assert.equal(s.stats.rows, 1);
     // Nobody calls the store again: the kept operations are retried by the store itself.
