@@ -254,7 +254,8 @@ export class Hub {
         }
         (matched ??= []).push(sub);
       }
-      if (matched && best !== null) this.send(sink, matched, o, best);
+      // queue() above may just have disconnected this consumer (a notice over its hard mark).
+      if (matched && best !== null && !sink.closed) this.send(sink, matched, o, best);
     }
   }
 

@@ -410,3 +410,26 @@ describe('Outgoing and subscription specs: what the first file left open', () =>
       assert.deepEqual(compileSpec(undefined, [p], undefined, 10), { ok: false, code: 'invalid-filter', detail }, String(p));
   });
 });
+
+describe('live fan-out to a consumer disconnected by that very Event', () => {
+  it('a notice that overflows one replaying subscription’s queue disconnects the consumer: its live subscription gets nothing more, nothing counted as delivered', () => {
+    const { hub } = setup(1000, 300);
+    const sink = new HubSink('ws');
+    const replaying = new Subscription('replaying', spec({ from: 'all' }), sink, true);
+    const following = new Subscription('live', spec(), sink, true);
+    hub.add(replaying);
+    hub.add(following);
+    replaying.replaying = true;
+    const first = live('s', 0, 1, { data: { message: 'x'.repeat(100) } });
+    hub.publish(first); // queued for the replay (about 300 bytes accounted), and delivered live
+    assert.equal(replaying.pending.length, 1);
+    assert.deepEqual(sink.seqs(), [0]);
+    hub.publish(live('s', 1, 2)); // over the hard mark for the replaying one: notice => disconnect
+    assert.equal(sink.slowCalls, 1);
+    assert.deepEqual(sink.seqs(), [0], 'nothing written to a consumer the hub disconnected');
+    assert.equal(hub.stats.delivered, 1);
+    assert.equal(hub.stats.slowDisconnects, 1);
+    assert.equal(hub.stats.subscriptions, 0);
+    assert.deepEqual(following.delivered.get('s'), [0, 0, 0], 'positions noted only for what was written');
+  });
+});
