@@ -7,6 +7,7 @@ import type { Issue } from './issue.js';
 import { RULES, issue, type RuleId } from './rules.js';
 import { envelopeFastValid, scopeClass } from './envelope.js';
 import { validateEvent, type ValidateOptions } from './validate.js';
+import { IdWindow } from './id-window.js';
 import { validateFormAnswer, formAnswerMustHold, indexFields, choiceIds, type FieldSpec } from './forms.js';
 
 /** Options of {@link StreamValidator}. */
@@ -67,9 +68,6 @@ class SourceState extends Map<string, SessionState> {
     super();
   }
 }
-
-/** Initial size of the dedupe window's arrays (doubled as needed, up to the window). */
-const INITIAL_ENTRIES = 1024;
 
 // Fingerprint lanes: two 32-bit multiplicative hashes, combined into a 53-bit number.
 let h1 = 0;
@@ -237,21 +235,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 export class StreamValidator {
   private readonly window: number;
   private readonly raw: boolean;
-  /**
-   * The dedupe window: (source, id) -> content fingerprint of the last `window` distinct ids,
-   * as an insertion-ordered ring of entries (typed arrays, grown by doubling up to `window`) plus
-   * a linear-probing hash index over it. Keys are compared exactly (source slot and id string);
-   * the 32-bit key hash only narrows the search. Evicting the oldest entry reuses its ring slot.
-   */
-  private entrySrc = new Int32Array(INITIAL_ENTRIES);
-  private entryHash = new Int32Array(INITIAL_ENTRIES);
-  private entryFp = new Float64Array(INITIAL_ENTRIES);
-  private entryId: string[] = [];
-  /** Hash index: entry number + 1, 0 = empty slot. Size a power of two, at least twice the entries. */
-  private index = new Int32Array(INITIAL_ENTRIES * 2);
-  private indexMask = INITIAL_ENTRIES * 2 - 1;
-  private ringPos = 0;
-  private remembered = 0;
+  /** The dedupe window: (source slot, id) -> content fingerprint of the last `window` distinct ids. */
+  private readonly ids: IdWindow;
   /** Per-validator hash seed, so crafted ids cannot be aimed at one probe chain. */
   private readonly seed = (Math.random() * 0x100000000) | 0;
   /**
@@ -275,11 +260,12 @@ export class StreamValidator {
     const w = opts.dedupeWindow ?? DEFAULT_DEDUPE_WINDOW;
     this.window = Number.isInteger(w) && w > 0 ? w : DEFAULT_DEDUPE_WINDOW;
     this.raw = opts.rawFingerprints === true;
+    this.ids = new IdWindow(this.window);
   }
 
   /** Number of (source, id) fingerprints currently held (for memory accounting). */
   get rememberedIds(): number {
-    return this.remembered;
+    return this.ids.size;
   }
 
   /**
@@ -314,80 +300,14 @@ export class StreamValidator {
     return h ^ (h >>> 16);
   }
 
-  /** Entry number of (slot, id) in the window, or -1. */
-  private findEntry(slot: number, id: string, h: number): number {
-    const index = this.index;
-    const mask = this.indexMask;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const e = index[i]! - 1;
-      if (e < 0) return -1;
-      if (this.entryHash[e] === h && this.entrySrc[e] === slot && this.entryId[e] === id) return e;
-    }
-  }
-
-  private indexInsert(e: number, h: number): void {
-    const index = this.index;
-    const mask = this.indexMask;
-    let i = h & mask;
-    while (index[i] !== 0) i = (i + 1) & mask;
-    index[i] = e + 1;
-  }
-
-  /** Removes entry `e` from the hash index (backward-shift deletion keeps probe chains whole). */
-  private indexDelete(e: number): void {
-    const index = this.index;
-    const mask = this.indexMask;
-    let i = this.entryHash[e]! & mask;
-    while (index[i] !== e + 1) i = (i + 1) & mask;
-    index[i] = 0;
-    for (let j = (i + 1) & mask; index[j] !== 0; j = (j + 1) & mask) {
-      const ideal = this.entryHash[index[j]! - 1]! & mask;
-      if (((j - ideal) & mask) >= ((j - i) & mask)) {
-        index[i] = index[j]!;
-        index[j] = 0;
-        i = j;
-      }
-    }
-  }
-
-  /** Doubles the entry arrays (up to the window) and rebuilds the index at twice their size. */
-  private grow(): void {
-    const cap = Math.min(this.window, this.entrySrc.length * 2);
-    const src = new Int32Array(cap);
-    src.set(this.entrySrc);
-    this.entrySrc = src;
-    const hash = new Int32Array(cap);
-    hash.set(this.entryHash);
-    this.entryHash = hash;
-    const fp = new Float64Array(cap);
-    fp.set(this.entryFp);
-    this.entryFp = fp;
-    let size = 2;
-    while (size < cap * 2) size *= 2;
-    this.index = new Int32Array(size);
-    this.indexMask = size - 1;
-    for (let e = 0; e < this.remembered; e++) this.indexInsert(e, hash[e]!);
-  }
-
   /** Remembers (source, id) -> fp, forgetting the oldest entry beyond the window. */
   private remember(src: SourceState, id: string, h: number, fp: number): void {
     src.refs++; // first, so evicting this source's own oldest entry cannot drop it
-    let e: number;
-    if (this.remembered < this.window) {
-      if (this.remembered === this.entrySrc.length) this.grow();
-      e = this.remembered++;
-    } else {
-      e = this.ringPos;
-      this.ringPos = e + 1 === this.window ? 0 : e + 1;
-      this.indexDelete(e);
-      const old = this.sourceBySlot[this.entrySrc[e]!]!;
+    const evicted = this.ids.add(src.slot, id, h, fp);
+    if (evicted >= 0) {
+      const old = this.sourceBySlot[evicted]!;
       if (--old.refs === 0 && old.size === 0) this.dropSource(old);
     }
-    this.entrySrc[e] = src.slot;
-    this.entryHash[e] = h;
-    this.entryFp[e] = fp;
-    this.entryId[e] = id;
-    this.indexInsert(e, h);
   }
 
   private sourceState(source: string): SourceState {
@@ -424,9 +344,9 @@ export class StreamValidator {
     const type = e['type'] as string;
     const src = this.sourceState(source);
     const h = this.keyHash(src.slot, id);
-    const seen = this.findEntry(src.slot, id, h);
+    const seen = this.ids.find(src.slot, id, h);
     if (seen >= 0) {
-      if (this.entryFp[seen] !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
+      if (this.ids.fingerprint(seen) !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
       // An identical repeat is redelivery: it was judged the first time (AEP-0001 §7.4).
       return;
     }
