@@ -33,6 +33,14 @@ export interface PushHints {
   envelopeValid?: boolean;
   /** The event's raw JSON text (used when the validator was built with `rawFingerprints`). */
   raw?: string;
+  /**
+   * The bytes `raw` was decoded from (UTF-8), as `bytes[start..end)`, when the caller read them
+   * (`aep validate`): the fingerprint is then computed over them instead of encoding `raw` again.
+   * `raw` must be their decoding; a range holding any non-ASCII byte is ignored (`raw` is used).
+   */
+  bytes?: Uint8Array;
+  start?: number;
+  end?: number;
 }
 
 /** Default of {@link StreamValidatorOptions.dedupeWindow}. */
@@ -179,6 +187,48 @@ export function fingerprintText(text: string): number {
   return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+let viewOf: Uint8Array | undefined;
+let view: DataView | undefined;
+
+/**
+ * {@link fingerprintText} of the text `bytes[start..end)` decodes to, computed over the bytes
+ * (no encoding step), or -1 when the range holds a non-ASCII byte. Equal by construction for an
+ * ASCII range: its UTF-8 encoding is itself, one byte per UTF-16 unit, so the text is hashed in
+ * the same 4-byte words (read in the platform's byte order, as the `Int32Array` over the
+ * scratch buffer reads them) and 65,536-unit steps end on word boundaries. Pinned against
+ * fingerprintText by a property test (test/stream.test.ts).
+ */
+export function fingerprintAscii(bytes: Uint8Array, start: number, end: number): number {
+  if (viewOf !== bytes) {
+    view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    viewOf = bytes;
+  }
+  const dv = view!;
+  const len = end - start;
+  let a = 0xdeadbeef ^ len;
+  let b = 0x41c6ce57;
+  let high = 0;
+  const words = start + (len & ~3);
+  let i = start;
+  for (; i < words; i += 4) {
+    const c = dv.getInt32(i, LITTLE_ENDIAN);
+    high |= c;
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  for (; i < end; i++) {
+    const c = bytes[i]!;
+    high |= c;
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  if ((high & 0x80808080) !== 0) return -1;
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
 /**
  * Content fingerprint of a JSON value (53 bits), used to tell a redelivery (identical event)
  * from a conflict (same (source, id), other content; AEP-0001 §7.4) without keeping events.
@@ -276,11 +326,21 @@ export class StreamValidator {
   push(event: unknown, index: number, hints?: PushHints): Issue[] {
     try {
       if (!(hints?.envelopeValid ?? envelopeFastValid(event))) return [];
-      const fp = this.raw ? fingerprintText(hints?.raw ?? JSON.stringify(event)) : fingerprint(event);
+      const fp = this.raw ? this.rawFingerprint(event, hints) : fingerprint(event);
       return this.pushUnsafe(event, index, fp);
     } catch {
       return [];
     }
+  }
+
+  /** fingerprintText of the event's raw text, over its bytes when the caller has them (ASCII). */
+  private rawFingerprint(event: unknown, hints: PushHints | undefined): number {
+    const bytes = hints?.bytes;
+    if (bytes !== undefined && hints!.raw !== undefined) {
+      const fp = fingerprintAscii(bytes, hints!.start ?? 0, hints!.end ?? bytes.length);
+      if (fp >= 0) return fp;
+    }
+    return fingerprintText(hints?.raw ?? JSON.stringify(event));
   }
 
   /** Issues decidable only at the end of the stream (none in AEP 0.1). */
