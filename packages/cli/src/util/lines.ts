@@ -79,7 +79,8 @@ export async function* readLineBatches(inputs: readonly string[], stdin: Readabl
  * leading UTF-8 BOM on line 1, exactly the `text` {@link readLineBatches} would decode, and its
  * number is `firstLineNo + k`. For throughput commands (`aep validate`, issue 19): a consumer
  * that decodes one line at a time keeps one line string alive instead of a whole chunk's worth,
- * so the young-generation GC has nothing to copy.
+ * so the young-generation GC has nothing to copy. `buf`, `starts` and `ends` are reused by the
+ * next fill: read what you need before asking for the next value.
  */
 export interface LineSpans {
   file: string;
