@@ -4,6 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readLineBatches, readLineSpans, readLines } from '../src/util/lines.js';
 
 async function collect(chunks: (string | Buffer)[]) {
@@ -71,24 +74,83 @@ test('batches: one array per chunk, numbering continues across batches', async (
 test('readLineSpans yields exactly the lines of readLineBatches, for any chunking (BOM, CRLF, multi-byte, blank lines)', async () => {
   const piece = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.constantFrom('\n', '\r\n', '\r', '\ufeff', '€', '\n\n', '{"a":1}\n'));
   await fc.assert(
-    fc.asyncProperty(fc.array(piece, { maxLength: 20 }), fc.array(fc.nat(80), { maxLength: 12 }), async (pieces, cuts) => {
-      const bytes = Buffer.from(pieces.join(''));
-      const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
-      const chunks: Buffer[] = [];
-      let last = 0;
-      for (const p of points) {
-        chunks.push(bytes.subarray(last, p));
-        last = p;
-      }
-      chunks.push(bytes.subarray(last));
-      const want: [number, string][] = [];
-      for await (const batch of readLineBatches([], Readable.from(chunks.map((c) => Buffer.from(c))))) for (const l of batch) want.push([l.lineNo, l.text]);
-      const got: [number, string][] = [];
-      for await (const s of readLineSpans([], Readable.from(chunks.map((c) => Buffer.from(c))))) {
-        for (let k = 0; k < s.count; k++) got.push([s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
-      }
-      assert.deepEqual(got, want);
-    }),
+    fc.asyncProperty(
+      fc.array(piece, { maxLength: 20 }),
+      fc.array(fc.nat(80), { maxLength: 12 }),
+      fc.integer({ min: 1, max: 40 }),
+      async (pieces, cuts, bufferSize) => {
+        const bytes = Buffer.from(pieces.join(''));
+        const points = [...new Set(cuts.map((c) => Math.min(c, bytes.length)))].sort((a, b) => a - b);
+        const chunks: Buffer[] = [];
+        let last = 0;
+        for (const p of points) {
+          chunks.push(bytes.subarray(last, p));
+          last = p;
+        }
+        chunks.push(bytes.subarray(last));
+        const want: [number, string][] = [];
+        for await (const batch of readLineBatches([], Readable.from(chunks.map((c) => Buffer.from(c))))) for (const l of batch) want.push([l.lineNo, l.text]);
+        const got: [number, string][] = [];
+        for await (const s of readLineSpans([], Readable.from(chunks.map((c) => Buffer.from(c))), { bufferSize })) {
+          for (let k = 0; k < s.count; k++) got.push([s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
+        }
+        assert.deepEqual(got, want);
+      },
+    ),
     { numRuns: 500 },
   );
+});
+
+// Files are read into one reused buffer (issue 19): a line may cross any number of reads, the
+// buffer grows for a line longer than itself, and several files are one stream with their own
+// numbering and BOM.
+test('readLineSpans over files yields exactly the lines of readLineBatches, whatever the buffer size', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
+  try {
+    const piece = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.constantFrom('\n', '\r\n', '\r', '\ufeff', '€', '\n\n', '{"a":1}\n', 'x'.repeat(40)),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(piece, { maxLength: 20 }), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 64 }),
+        async (texts, bufferSize) => {
+          const files = texts.map((pieces, i) => {
+            const f = join(dir, `in-${i}.jsonl`);
+            writeFileSync(f, pieces.join(''));
+            return f;
+          });
+          const want: [string, number, string][] = [];
+          for await (const batch of readLineBatches(files)) for (const l of batch) want.push([l.file, l.lineNo, l.text]);
+          const got: [string, number, string][] = [];
+          for await (const s of readLineSpans(files, undefined, { bufferSize })) {
+            for (let k = 0; k < s.count; k++) got.push([s.file, s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
+          }
+          assert.deepEqual(got, want);
+        },
+      ),
+      { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readLineSpans: a missing file or a directory rejects with its errno code', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
+  try {
+    const codeOf = async (f: string) => {
+      try {
+        for await (const s of readLineSpans([f])) void s;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code;
+      }
+      return 'no error';
+    };
+    assert.equal(await codeOf(join(dir, 'missing.jsonl')), 'ENOENT');
+    assert.equal(await codeOf(dir), 'EISDIR');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

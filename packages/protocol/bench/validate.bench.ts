@@ -2,7 +2,8 @@
 // `aep validate` library path (JSON.parse + validateEvent + StreamValidator, what the CLI runs per
 // line) beside plain JSON.parse of the same lines measured in the same run, and their ratio
 // (goal >= 0.5: validation costs no more than parsing). Then the CLI end to end on a temp file
-// beside a plain Node readline + JSON.parse pass over the same file. Prints results only.
+// beside a plain Node readline + JSON.parse pass over the same file (the GOAL line: wall time, as
+// issue 19 states it, with the CPU-time ratio beside it). Prints results only.
 import { writeFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,14 +173,19 @@ try {
   const plain = `const rl=require('node:readline').createInterface({input:require('node:fs').createReadStream(process.argv[1]),crlfDelay:Infinity});let n=0;rl.on('line',(l)=>{n+=JSON.parse(l).seq??0});rl.on('close',()=>{});`;
   // Child CPU time, reported by the child itself at exit.
   const cpuHook = `data:text/javascript,process.on('exit',()=>{const u=process.cpuUsage();process.stderr.write('CPU_MS '+((u.user+u.system)/1000)+'\\n')})`;
+  // Wall time (the goal's measure: whole processes) and CPU time of each child.
   const time = (args: string[]) => {
+    const t0 = process.hrtime.bigint();
     const r = spawnSync(process.execPath, ['--import', cpuHook, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const wall = Number(process.hrtime.bigint() - t0) / 1e6;
     const m = /CPU_MS ([\d.]+)/.exec(r.stderr);
-    return { ms: m ? Number(m[1]) : NaN, code: r.status };
+    return { ms: m ? Number(m[1]) : NaN, wall, code: r.status };
   };
   // Three interleaved rounds (baseline process, then the CLI), each a whole process; the goal
-  // (issue 19) is the median of the per-round ratios, printed with the load average.
+  // (issue 19) is the median of the per-round wall-time ratios, printed with the load average
+  // (the CPU-time ratio beside it: the machine is shared, and CPU time is what validation costs).
   const ratios: number[] = [];
+  const cpuRatios: number[] = [];
   const bases: number[] = [];
   const clis: number[] = [];
   let code: number | null = null;
@@ -187,18 +193,23 @@ try {
     const l0 = loadavg()
       .map((x) => x.toFixed(2))
       .join(' ');
-    const b = time(['-e', plain, file]).ms;
+    const b = time(['-e', plain, file]);
     const c = time([...argv, 'validate', file]);
     code = c.code;
-    bases.push(b);
-    clis.push(c.ms);
-    ratios.push(b / c.ms);
-    console.log(`  round ${r + 1}  readline + JSON.parse ${rate(b)}  aep validate ${rate(c.ms)}  ratio ${(b / c.ms).toFixed(2)}  load ${l0}`);
+    bases.push(b.wall);
+    clis.push(c.wall);
+    ratios.push(b.wall / c.wall);
+    cpuRatios.push(b.ms / c.ms);
+    console.log(
+      `  round ${r + 1}  readline + JSON.parse ${b.wall.toFixed(0)} ms wall, ${b.ms.toFixed(0)} ms CPU  aep validate ${c.wall.toFixed(0)} ms wall, ${c.ms.toFixed(0)} ms CPU  ratio wall ${(b.wall / c.wall).toFixed(2)}, CPU ${(b.ms / c.ms).toFixed(2)}  load ${l0}`,
+    );
   }
   const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[1]!;
-  console.log(`baseline node readline + JSON.parse (process) ${rate(med(bases))}  (median of 3)`);
+  console.log(`baseline node readline + JSON.parse (process) ${rate(med(bases))}  (wall, median of 3)`);
   console.log(
-    `GOAL aep validate CLI end to end (${existsSync(dist) ? 'dist' : 'sources'}, exit ${code})   ${rate(med(clis))}  ratio median ${med(ratios).toFixed(2)}  (goal >= 0.8)`,
+    `GOAL aep validate CLI end to end (${existsSync(dist) ? 'dist' : 'sources'}, exit ${code})   ${rate(med(clis))}  ratio median ${med(ratios).toFixed(2)} wall, ${med(cpuRatios).toFixed(2)} CPU  (goal >= 0.8 wall)  load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
   );
 } finally {
   rmSync(tmp, { recursive: true, force: true });

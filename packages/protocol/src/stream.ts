@@ -32,6 +32,14 @@ export interface PushHints {
   envelopeValid?: boolean;
   /** The event's raw JSON text (used when the validator was built with `rawFingerprints`). */
   raw?: string;
+  /**
+   * The bytes `raw` was decoded from (UTF-8), as `bytes[start..end)`, when the caller read them
+   * (`aep validate`): the fingerprint is then computed over them instead of encoding `raw` again.
+   * `raw` must be their decoding; a range holding any non-ASCII byte is ignored (`raw` is used).
+   */
+  bytes?: Uint8Array;
+  start?: number;
+  end?: number;
 }
 
 /** Default of {@link StreamValidatorOptions.dedupeWindow}. */
@@ -67,9 +75,6 @@ class SourceState extends Map<string, SessionState> {
     super();
   }
 }
-
-/** Initial size of the dedupe window's arrays (doubled as needed, up to the window). */
-const INITIAL_ENTRIES = 1024;
 
 // Fingerprint lanes: two 32-bit multiplicative hashes, combined into a 53-bit number.
 let h1 = 0;
@@ -181,6 +186,48 @@ export function fingerprintText(text: string): number {
   return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+let viewOf: Uint8Array | undefined;
+let view: DataView | undefined;
+
+/**
+ * {@link fingerprintText} of the text `bytes[start..end)` decodes to, computed over the bytes
+ * (no encoding step), or -1 when the range holds a non-ASCII byte. Equal by construction for an
+ * ASCII range: its UTF-8 encoding is itself, one byte per UTF-16 unit, so the text is hashed in
+ * the same 4-byte words (read in the platform's byte order, as the `Int32Array` over the
+ * scratch buffer reads them) and 65,536-unit steps end on word boundaries. Pinned against
+ * fingerprintText by a property test (test/stream.test.ts).
+ */
+export function fingerprintAscii(bytes: Uint8Array, start: number, end: number): number {
+  if (viewOf !== bytes) {
+    view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    viewOf = bytes;
+  }
+  const dv = view!;
+  const len = end - start;
+  let a = 0xdeadbeef ^ len;
+  let b = 0x41c6ce57;
+  let high = 0;
+  const words = start + (len & ~3);
+  let i = start;
+  for (; i < words; i += 4) {
+    const c = dv.getInt32(i, LITTLE_ENDIAN);
+    high |= c;
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  for (; i < end; i++) {
+    const c = bytes[i]!;
+    high |= c;
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+  }
+  if ((high & 0x80808080) !== 0) return -1;
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
 /**
  * Content fingerprint of a JSON value (53 bits), used to tell a redelivery (identical event)
  * from a conflict (same (source, id), other content; AEP-0001 §7.4) without keeping events.
@@ -197,6 +244,185 @@ export function fingerprint(value: unknown): number {
   const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
   return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
+// The dedupe window of the stream rules (AEP-0001 §7.4): (source, id) -> content fingerprint of
+// the last `capacity` distinct ids, oldest forgotten first (issue 19).
+//
+// Memory layout, chosen for `aep validate` on large files, where this structure is most of the
+// memory the run touches:
+// - entries are numbered in insertion order around a ring of `capacity`; their fields live in
+//   fixed-size blocks of typed arrays, allocated as the ring fills and never copied (doubling
+//   arrays copied everything at each step and touched twice the memory they kept);
+// - an id of up to ID_SLOT characters, all below U+0100, is stored as its character codes in
+//   the entry's slot of a byte block; any other id is kept as a string (`longIds`). A million
+//   id strings were a million heap objects for every young-generation collection to copy and
+//   promote; bytes in a typed array cost the collector nothing;
+// - the hash index (linear probing) holds the entry number and its 32-bit key hash side by
+//   side, so a probe that misses never touches the entry blocks.
+// Keys are compared exactly (source slot and every character of the id); the hash only narrows
+// the search.
+
+/** Entries per block (a power of two). */
+const BLOCK_BITS = 12;
+const BLOCK = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK - 1;
+/** Longest id kept in the byte blocks (ULIDs have 26 characters, UUIDs 36). */
+const ID_SLOT = 40;
+/** Per-entry fields in `meta`: source slot, key hash, id length (-1: the id is in `longIds`). */
+const META = 3;
+
+class IdWindow {
+  private readonly capacity: number;
+  private readonly meta: Int32Array[] = [];
+  private readonly fps: Float64Array[] = [];
+  private readonly chars: Uint8Array[] = [];
+  private readonly longIds = new Map<number, string>();
+  /** Hash index: pairs (entry number + 1, key hash); entry 0 = empty. Size a power of two, at least twice the entries. */
+  private index: Int32Array;
+  private indexMask: number;
+  private ringPos = 0;
+  private count = 0;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+    let slots = 2;
+    while (slots < Math.min(capacity, 1024) * 2) slots *= 2;
+    this.index = new Int32Array(slots * 2);
+    this.indexMask = slots - 1;
+  }
+
+  /** Number of entries held. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Entry number of (slot, id) with key hash `h`, or -1. */
+  find(slot: number, id: string, h: number): number {
+    const index = this.index;
+    const mask = this.indexMask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const e = index[2 * i]! - 1;
+      if (e < 0) return -1;
+      if (index[2 * i + 1] === h && this.holds(e, slot, id)) return e;
+    }
+  }
+
+  /** Content fingerprint of entry `e`. */
+  fingerprint(e: number): number {
+    return this.fps[e >>> BLOCK_BITS]![e & BLOCK_MASK]!;
+  }
+
+  /** Source slot of entry `e`. */
+  sourceSlot(e: number): number {
+    return this.meta[e >>> BLOCK_BITS]![(e & BLOCK_MASK) * META]!;
+  }
+
+  /**
+   * Remembers (slot, id) -> fp (the caller checked it is absent). Returns the source slot of the
+   * entry it forgot to make room (the oldest), or -1 when the window was not full yet.
+   */
+  add(slot: number, id: string, h: number, fp: number): number {
+    let e: number;
+    let evicted = -1;
+    if (this.count < this.capacity) {
+      e = this.count++;
+      const b = e >>> BLOCK_BITS;
+      if (b === this.meta.length) this.addBlock();
+      if (this.count * 2 > this.indexMask + 1) this.growIndex();
+    } else {
+      e = this.ringPos;
+      this.ringPos = e + 1 === this.capacity ? 0 : e + 1;
+      evicted = this.sourceSlot(e);
+      this.indexDelete(e, this.meta[e >>> BLOCK_BITS]![(e & BLOCK_MASK) * META + 1]!);
+    }
+    const meta = this.meta[e >>> BLOCK_BITS]!;
+    const o = e & BLOCK_MASK;
+    meta[o * META] = slot;
+    meta[o * META + 1] = h;
+    this.fps[e >>> BLOCK_BITS]![o] = fp;
+    this.storeId(e, meta, o, id);
+    this.indexInsert(e, h);
+    return evicted;
+  }
+
+  private addBlock(): void {
+    const size = Math.min(BLOCK, this.capacity - this.meta.length * BLOCK);
+    this.meta.push(new Int32Array(size * META));
+    this.fps.push(new Float64Array(size));
+    this.chars.push(new Uint8Array(size * ID_SLOT));
+  }
+
+  /** True when entry `e` is (slot, id). */
+  private holds(e: number, slot: number, id: string): boolean {
+    const meta = this.meta[e >>> BLOCK_BITS]!;
+    const o = e & BLOCK_MASK;
+    if (meta[o * META] !== slot) return false;
+    const len = meta[o * META + 2]!;
+    if (len < 0) return this.longIds.get(e) === id;
+    if (len !== id.length) return false;
+    const chars = this.chars[e >>> BLOCK_BITS]!;
+    const base = o * ID_SLOT;
+    for (let i = 0; i < len; i++) if (chars[base + i] !== id.charCodeAt(i)) return false;
+    return true;
+  }
+
+  private storeId(e: number, meta: Int32Array, o: number, id: string): void {
+    if (meta[o * META + 2] === -1) this.longIds.delete(e);
+    const n = id.length;
+    if (n <= ID_SLOT) {
+      const chars = this.chars[e >>> BLOCK_BITS]!;
+      const base = o * ID_SLOT;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = id.charCodeAt(i);
+        if (c > 0xff) break;
+        chars[base + i] = c;
+      }
+      if (i === n) {
+        meta[o * META + 2] = n;
+        return;
+      }
+    }
+    meta[o * META + 2] = -1;
+    this.longIds.set(e, id);
+  }
+
+  private indexInsert(e: number, h: number): void {
+    const index = this.index;
+    const mask = this.indexMask;
+    let i = h & mask;
+    while (index[2 * i] !== 0) i = (i + 1) & mask;
+    index[2 * i] = e + 1;
+    index[2 * i + 1] = h;
+  }
+
+  /** Removes entry `e` (key hash `h`) from the index (backward-shift deletion keeps probe chains whole). */
+  private indexDelete(e: number, h: number): void {
+    const index = this.index;
+    const mask = this.indexMask;
+    let i = h & mask;
+    while (index[2 * i] !== e + 1) i = (i + 1) & mask;
+    index[2 * i] = 0;
+    for (let j = (i + 1) & mask; index[2 * j] !== 0; j = (j + 1) & mask) {
+      const ideal = index[2 * j + 1]! & mask;
+      if (((j - ideal) & mask) >= ((j - i) & mask)) {
+        index[2 * i] = index[2 * j]!;
+        index[2 * i + 1] = index[2 * j + 1]!;
+        index[2 * j] = 0;
+        i = j;
+      }
+    }
+  }
+
+  /** Doubles the index and re-inserts every entry from the old one. */
+  private growIndex(): void {
+    const old = this.index;
+    const slots = (this.indexMask + 1) * 2;
+    this.index = new Int32Array(slots * 2);
+    this.indexMask = slots - 1;
+    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0) this.indexInsert(old[i]! - 1, old[i + 1]!);
+  }
 }
 
 /**
@@ -237,21 +463,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 export class StreamValidator {
   private readonly window: number;
   private readonly raw: boolean;
-  /**
-   * The dedupe window: (source, id) -> content fingerprint of the last `window` distinct ids,
-   * as an insertion-ordered ring of entries (typed arrays, grown by doubling up to `window`) plus
-   * a linear-probing hash index over it. Keys are compared exactly (source slot and id string);
-   * the 32-bit key hash only narrows the search. Evicting the oldest entry reuses its ring slot.
-   */
-  private entrySrc = new Int32Array(INITIAL_ENTRIES);
-  private entryHash = new Int32Array(INITIAL_ENTRIES);
-  private entryFp = new Float64Array(INITIAL_ENTRIES);
-  private entryId: string[] = [];
-  /** Hash index: entry number + 1, 0 = empty slot. Size a power of two, at least twice the entries. */
-  private index = new Int32Array(INITIAL_ENTRIES * 2);
-  private indexMask = INITIAL_ENTRIES * 2 - 1;
-  private ringPos = 0;
-  private remembered = 0;
+  /** The dedupe window: (source slot, id) -> content fingerprint of the last `window` distinct ids. */
+  private readonly ids: IdWindow;
   /** Per-validator hash seed, so crafted ids cannot be aimed at one probe chain. */
   private readonly seed = (Math.random() * 0x100000000) | 0;
   /**
@@ -275,11 +488,12 @@ export class StreamValidator {
     const w = opts.dedupeWindow ?? DEFAULT_DEDUPE_WINDOW;
     this.window = Number.isInteger(w) && w > 0 ? w : DEFAULT_DEDUPE_WINDOW;
     this.raw = opts.rawFingerprints === true;
+    this.ids = new IdWindow(this.window);
   }
 
   /** Number of (source, id) fingerprints currently held (for memory accounting). */
   get rememberedIds(): number {
-    return this.remembered;
+    return this.ids.size;
   }
 
   /**
@@ -290,11 +504,21 @@ export class StreamValidator {
   push(event: unknown, index: number, hints?: PushHints): Issue[] {
     try {
       if (!(hints?.envelopeValid ?? envelopeFastValid(event))) return [];
-      const fp = this.raw ? fingerprintText(hints?.raw ?? JSON.stringify(event)) : fingerprint(event);
+      const fp = this.raw ? this.rawFingerprint(event, hints) : fingerprint(event);
       return this.pushUnsafe(event, index, fp);
     } catch {
       return [];
     }
+  }
+
+  /** fingerprintText of the event's raw text, over its bytes when the caller has them (ASCII). */
+  private rawFingerprint(event: unknown, hints: PushHints | undefined): number {
+    const bytes = hints?.bytes;
+    if (bytes !== undefined && hints!.raw !== undefined) {
+      const fp = fingerprintAscii(bytes, hints!.start ?? 0, hints!.end ?? bytes.length);
+      if (fp >= 0) return fp;
+    }
+    return fingerprintText(hints?.raw ?? JSON.stringify(event));
   }
 
   /** Issues decidable only at the end of the stream (none in AEP 0.1). */
@@ -314,80 +538,14 @@ export class StreamValidator {
     return h ^ (h >>> 16);
   }
 
-  /** Entry number of (slot, id) in the window, or -1. */
-  private findEntry(slot: number, id: string, h: number): number {
-    const index = this.index;
-    const mask = this.indexMask;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const e = index[i]! - 1;
-      if (e < 0) return -1;
-      if (this.entryHash[e] === h && this.entrySrc[e] === slot && this.entryId[e] === id) return e;
-    }
-  }
-
-  private indexInsert(e: number, h: number): void {
-    const index = this.index;
-    const mask = this.indexMask;
-    let i = h & mask;
-    while (index[i] !== 0) i = (i + 1) & mask;
-    index[i] = e + 1;
-  }
-
-  /** Removes entry `e` from the hash index (backward-shift deletion keeps probe chains whole). */
-  private indexDelete(e: number): void {
-    const index = this.index;
-    const mask = this.indexMask;
-    let i = this.entryHash[e]! & mask;
-    while (index[i] !== e + 1) i = (i + 1) & mask;
-    index[i] = 0;
-    for (let j = (i + 1) & mask; index[j] !== 0; j = (j + 1) & mask) {
-      const ideal = this.entryHash[index[j]! - 1]! & mask;
-      if (((j - ideal) & mask) >= ((j - i) & mask)) {
-        index[i] = index[j]!;
-        index[j] = 0;
-        i = j;
-      }
-    }
-  }
-
-  /** Doubles the entry arrays (up to the window) and rebuilds the index at twice their size. */
-  private grow(): void {
-    const cap = Math.min(this.window, this.entrySrc.length * 2);
-    const src = new Int32Array(cap);
-    src.set(this.entrySrc);
-    this.entrySrc = src;
-    const hash = new Int32Array(cap);
-    hash.set(this.entryHash);
-    this.entryHash = hash;
-    const fp = new Float64Array(cap);
-    fp.set(this.entryFp);
-    this.entryFp = fp;
-    let size = 2;
-    while (size < cap * 2) size *= 2;
-    this.index = new Int32Array(size);
-    this.indexMask = size - 1;
-    for (let e = 0; e < this.remembered; e++) this.indexInsert(e, hash[e]!);
-  }
-
   /** Remembers (source, id) -> fp, forgetting the oldest entry beyond the window. */
   private remember(src: SourceState, id: string, h: number, fp: number): void {
     src.refs++; // first, so evicting this source's own oldest entry cannot drop it
-    let e: number;
-    if (this.remembered < this.window) {
-      if (this.remembered === this.entrySrc.length) this.grow();
-      e = this.remembered++;
-    } else {
-      e = this.ringPos;
-      this.ringPos = e + 1 === this.window ? 0 : e + 1;
-      this.indexDelete(e);
-      const old = this.sourceBySlot[this.entrySrc[e]!]!;
+    const evicted = this.ids.add(src.slot, id, h, fp);
+    if (evicted >= 0) {
+      const old = this.sourceBySlot[evicted]!;
       if (--old.refs === 0 && old.size === 0) this.dropSource(old);
     }
-    this.entrySrc[e] = src.slot;
-    this.entryHash[e] = h;
-    this.entryFp[e] = fp;
-    this.entryId[e] = id;
-    this.indexInsert(e, h);
   }
 
   private sourceState(source: string): SourceState {
@@ -424,9 +582,9 @@ export class StreamValidator {
     const type = e['type'] as string;
     const src = this.sourceState(source);
     const h = this.keyHash(src.slot, id);
-    const seen = this.findEntry(src.slot, id, h);
+    const seen = this.ids.find(src.slot, id, h);
     if (seen >= 0) {
-      if (this.entryFp[seen] !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
+      if (this.ids.fingerprint(seen) !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
       // An identical repeat is redelivery: it was judged the first time (AEP-0001 §7.4).
       return;
     }

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { validateStream, StreamValidator, fingerprint, fingerprintText } from '@aep/protocol';
+import { fingerprintAscii } from '../src/stream.js';
 
 const SRC = 'aep://h/agent/bot/session/s1';
 let n = 0;
@@ -145,6 +147,33 @@ test('fingerprintText is exact on bytes, chunk-safe on long text and surrogate p
   assert.notEqual(fingerprintText(long), fingerprintText(long.slice(0, -1) + 'z'));
   assert.notEqual(fingerprintText('x'.repeat(65_535) + '\u{1F600}'), fingerprintText('x'.repeat(65_535) + '\u{1F601}'));
   assert.equal(typeof fingerprintText(''), 'number');
+});
+
+// `aep validate` hashes the line bytes it read instead of re-encoding the decoded text (issue 19).
+test('fingerprintAscii over the bytes of an ASCII text equals fingerprintText of the text; any non-ASCII byte gives -1', () => {
+  const text = fc.oneof(
+    fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), maxLength: 40 }),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 20 }),
+  );
+  fc.assert(
+    fc.property(text, fc.uint8Array({ maxLength: 9 }), fc.uint8Array({ maxLength: 9 }), (s, before, after) => {
+      // The text sits anywhere in a larger buffer (any alignment), between arbitrary bytes.
+      const bytes = Buffer.concat([Buffer.from(before), Buffer.from(s), Buffer.from(after)]);
+      const start = before.length;
+      const end = start + Buffer.byteLength(s);
+      const ascii = [...s].every((ch) => ch.charCodeAt(0) < 0x80);
+      assert.equal(fingerprintAscii(bytes, start, end), ascii ? fingerprintText(s) : -1);
+    }),
+    { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 1000) },
+  );
+  // Past the 65,536-unit steps of fingerprintText, at every remainder modulo 4.
+  for (const n of [65_535, 65_536, 65_537, 65_538, 65_539, 200_003]) {
+    const s = 'ab{"c":1}'.repeat(Math.ceil(n / 9)).slice(0, n);
+    const bytes = Buffer.from('x' + s);
+    assert.equal(fingerprintAscii(bytes, 1, 1 + n), fingerprintText(s));
+  }
+  assert.equal(fingerprintAscii(Buffer.from('x'), 0, 0), fingerprintText(''));
 });
 
 test('raw mode: a repeat must be byte-identical (AEP-0001 §7.4)', () => {

@@ -130,7 +130,14 @@ class LineChecker {
   private index = 0;
   private readonly sv: InstanceType<Protocol['StreamValidator']> | null;
   private readonly eventOpts: { emitter: boolean };
-  private readonly hints = { envelopeValid: true, raw: '' };
+  /** Reused for every line; `bytes[start..end)` is the line the text was decoded from (raw fingerprints). */
+  private readonly hints: { envelopeValid: boolean; raw: string; bytes: Uint8Array | undefined; start: number; end: number } = {
+    envelopeValid: true,
+    raw: '',
+    bytes: undefined,
+    start: 0,
+    end: 0,
+  };
 
   constructor(
     private readonly p: Protocol,
@@ -164,10 +171,20 @@ class LineChecker {
    */
   run(spans: LineSpans, from: number): number {
     const { file, buf, starts, ends, count, firstLineNo } = spans;
+    const hints = this.hints;
+    hints.bytes = buf;
     for (let k = from; k < count; k++) {
-      this.line(file, firstLineNo + k, buf.toString('utf8', starts[k]!, ends[k]!));
-      if (this.buf.length > FLUSH_AT) return k + 1;
+      const start = starts[k]!;
+      const end = ends[k]!;
+      hints.start = start;
+      hints.end = end;
+      this.line(file, firstLineNo + k, buf.toString('utf8', start, end));
+      if (this.buf.length > FLUSH_AT) {
+        hints.bytes = undefined;
+        return k + 1;
+      }
     }
+    hints.bytes = undefined;
     return count;
   }
 

@@ -1,0 +1,624 @@
+// ORACLE for the stream rules (issue 19): packages/protocol/src/stream.ts exactly as it was before
+// the issue-19 performance work of 2026-12-05 (commit 8318de6), only the import paths changed.
+// test/stream-oracle.test.ts runs it beside the current StreamValidator on generated streams and
+// requires identical issues. Do not edit, except to re-anchor it to a newer reviewed version.
+// Cross-event (stream) rules (AEP-0001 §7; AEP-0002 §2 conv. 5, §5.3, §7; AEP-0004 §3; AEP-0006).
+// Incremental: push events one at a time; memory is bounded by live state (per-session positions,
+// terminals, open attention requests) plus a bounded window of (source, id) fingerprints, never
+// by the events themselves. Per-session state is keyed by (source, session) (AEP-0001 §5.2);
+// dedupe by (source, id) (AEP-0001 §7.4).
+import type { Issue } from '../../src/issue.js';
+import { RULES, issue, type RuleId } from '../../src/rules.js';
+import { envelopeFastValid, scopeClass } from '../../src/envelope.js';
+import { validateEvent, type ValidateOptions } from '../../src/validate.js';
+import { validateFormAnswer, formAnswerMustHold, indexFields, choiceIds, type FieldSpec } from '../../src/forms.js';
+
+/** Options of {@link StreamValidator}. */
+export interface StreamValidatorOptions {
+  /**
+   * How many (source, id) fingerprints are remembered for dedupe and id-conflict detection
+   * (oldest forgotten first). Default 1,000,000 (about 100 MB worst case). A repeat older than
+   * the window is not recognized as redelivery.
+   */
+  dedupeWindow?: number;
+  /**
+   * Compare events by their raw JSON text (`push(e, i, { raw })`): an identical repeat must be
+   * byte-identical, exactly AEP-0001 §7.4's redelivery; hashing is exact and cheap. Pass `raw`
+   * for every event (missing text falls back to `JSON.stringify(event)`). Default false: a
+   * structural fingerprint of the parsed value (see {@link fingerprint}).
+   */
+  rawFingerprints?: boolean;
+}
+
+/** Hints the caller may pass to {@link StreamValidator.push}. */
+export interface PushHints {
+  /** The envelope verdict the caller already has (skips re-checking the envelope). */
+  envelopeValid?: boolean;
+  /** The event's raw JSON text (used when the validator was built with `rawFingerprints`). */
+  raw?: string;
+}
+
+/** Default of {@link StreamValidatorOptions.dedupeWindow}. */
+export const DEFAULT_DEDUPE_WINDOW = 1_000_000;
+
+interface RequestInfo {
+  /** Field index of a `kind: "form"` request (undefined otherwise). */
+  fields: Map<string, FieldSpec> | undefined;
+  /** Raw fields array for validateFormAnswer. */
+  rawFields: unknown;
+  /** Content fingerprint of its terminal, once closed. */
+  terminal: number | undefined;
+}
+
+interface SessionState {
+  hasPos: boolean;
+  epoch: number;
+  seq: number;
+  ended: number | undefined;
+  runTerminals: Map<string, number>;
+  requests: Map<string, RequestInfo>;
+  acks: Map<string, number>;
+}
+
+/** The sessions of one source (session -> state), with the source's dedupe bookkeeping. */
+class SourceState extends Map<string, SessionState> {
+  /** Window entries naming this source. */
+  refs = 0;
+  constructor(
+    readonly name: string,
+    /** Slot number, used in the dedupe window instead of the source string. */ readonly slot: number,
+  ) {
+    super();
+  }
+}
+
+/** Initial size of the dedupe window's arrays (doubled as needed, up to the window). */
+const INITIAL_ENTRIES = 1024;
+
+// Fingerprint lanes: two 32-bit multiplicative hashes, combined into a 53-bit number.
+let h1 = 0;
+let h2 = 0;
+function mix(c: number): void {
+  h1 = Math.imul(h1 ^ c, 2654435761);
+  h2 = Math.imul(h2 ^ c, 1597334677);
+}
+
+/** Strings up to this length are hashed in full; longer ones by length and samples. */
+const FULL_STRING = 32;
+/** Nesting deeper than this is summarized by a marker (no recursion limit issues). */
+const MAX_DEPTH = 48;
+
+function mixString(s: string): void {
+  const n = s.length;
+  mix(n);
+  if (n <= FULL_STRING) {
+    let i = 0;
+    for (; i + 1 < n; i += 2) mix(s.charCodeAt(i) | (s.charCodeAt(i + 1) << 16));
+    if (i < n) mix(s.charCodeAt(i));
+    return;
+  }
+  // first 8 and last 8 characters, and 16 evenly spaced ones (two per mix)
+  for (let i = 0; i < 8; i++) mix(s.charCodeAt(i) | (s.charCodeAt(n - 1 - i) << 16));
+  const step = Math.floor(n / 17);
+  for (let i = 1; i <= 16; i += 2) mix(s.charCodeAt(i * step) | (s.charCodeAt((i + 1) * step) << 16));
+}
+
+function mixValue(v: unknown, depth: number): void {
+  switch (typeof v) {
+    case 'string':
+      mix(1);
+      mixString(v);
+      return;
+    case 'number':
+      mix(2);
+      if (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647) mix(v | 0);
+      else mixString(String(v));
+      return;
+    case 'boolean':
+      mix(v ? 3 : 4);
+      return;
+    case 'object': {
+      if (v === null) {
+        mix(5);
+        return;
+      }
+      if (depth > MAX_DEPTH) {
+        mix(10);
+        return;
+      }
+      if (Array.isArray(v)) {
+        mix(6);
+        mix(v.length);
+        for (let i = 0; i < v.length; i++) mixValue(v[i], depth + 1);
+        return;
+      }
+      mix(7);
+      for (const k in v) {
+        mixString(k);
+        mixValue((v as Record<string, unknown>)[k], depth + 1);
+      }
+      return;
+    }
+    default:
+      mix(9);
+  }
+}
+
+const encoder = new TextEncoder();
+/** Characters encoded per step: bounds the scratch buffer whatever the line length. */
+const CHUNK = 1 << 16;
+const bytes = new Uint8Array(CHUNK * 3 + 8);
+const words = new Int32Array(bytes.buffer);
+
+/**
+ * Exact 53-bit hash of the UTF-8 bytes of `text` (two 32-bit multiplicative lanes over 4-byte
+ * words). Used for byte-identical redelivery checks on raw JSONL lines (AEP-0001 §7.4); about
+ * a tenth of the cost of parsing the same text. Long texts are encoded in chunks into a fixed
+ * 192 KiB scratch buffer (never split inside a surrogate pair).
+ */
+export function fingerprintText(text: string): number {
+  let a = 0xdeadbeef ^ text.length;
+  let b = 0x41c6ce57;
+  for (let start = 0; start < text.length || start === 0;) {
+    let end = Math.min(text.length, start + CHUNK);
+    if (end < text.length) {
+      const c = text.charCodeAt(end - 1);
+      if (c >= 0xd800 && c <= 0xdbff) end--;
+    }
+    const written = encoder.encodeInto(start === 0 && end === text.length ? text : text.slice(start, end), bytes).written;
+    const n = written >>> 2;
+    for (let i = 0; i < n; i++) {
+      const c = words[i]!;
+      a = Math.imul(a ^ c, 2654435761);
+      b = Math.imul(b ^ c, 1597334677);
+    }
+    for (let i = n << 2; i < written; i++) {
+      const c = bytes[i]!;
+      a = Math.imul(a ^ c, 2654435761);
+      b = Math.imul(b ^ c, 1597334677);
+    }
+    if (end >= text.length) break;
+    start = end;
+  }
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
+/**
+ * Content fingerprint of a JSON value (53 bits), used to tell a redelivery (identical event)
+ * from a conflict (same (source, id), other content; AEP-0001 §7.4) without keeping events.
+ * Equal JSON values (same members in the same order) always give equal fingerprints, so a
+ * differing fingerprint proves different content (no false conflict). Cost is bounded: strings
+ * longer than 32 characters are sampled (length, first and last 8, 16 spaced characters) and
+ * nesting below 48 levels is summarized, so two events differing only there are taken as equal
+ * (docs/decisions.md). Never recurses deeper than 48 levels.
+ */
+export function fingerprint(value: unknown): number {
+  h1 = 0xdeadbeef;
+  h2 = 0x41c6ce57;
+  mixValue(value, 0);
+  const a = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  const b = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return 4294967296 * (2097151 & b) + (a >>> 0);
+}
+
+/**
+ * Per session, how many closed units (run terminals, acks, closed attention requests) are
+ * remembered for duplicate detection; the oldest are forgotten beyond it, so memory stays bounded
+ * on endless streams. Open attention requests are live state and are never evicted.
+ */
+export const CLOSED_PER_SESSION = 10_000;
+
+function capClosed(map: Map<string, unknown>): void {
+  if (map.size <= CLOSED_PER_SESSION) return;
+  const target = CLOSED_PER_SESSION * 0.9;
+  for (const k of map.keys()) {
+    if (map.size <= target) break;
+    map.delete(k);
+  }
+}
+
+function capClosedRequests(map: Map<string, RequestInfo>): void {
+  if (map.size <= CLOSED_PER_SESSION) return;
+  const target = CLOSED_PER_SESSION * 0.9;
+  for (const [k, r] of map) {
+    if (map.size <= target) break;
+    if (r.terminal !== undefined) map.delete(k);
+  }
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The cross-event rules of AEP 0.1, incremental. `push(event, index)` returns the stream issues
+ * the event causes (single-event rules are validateEvent's job; events whose envelope is invalid
+ * are skipped here); `end()` returns issues only decidable at the end (none in 0.1: zero
+ * terminals is legal, AEP-0002 §2 conv. 5).
+ */
+export class StreamValidator {
+  private readonly window: number;
+  private readonly raw: boolean;
+  /**
+   * The dedupe window: (source, id) -> content fingerprint of the last `window` distinct ids,
+   * as an insertion-ordered ring of entries (typed arrays, grown by doubling up to `window`) plus
+   * a linear-probing hash index over it. Keys are compared exactly (source slot and id string);
+   * the 32-bit key hash only narrows the search. Evicting the oldest entry reuses its ring slot.
+   */
+  private entrySrc = new Int32Array(INITIAL_ENTRIES);
+  private entryHash = new Int32Array(INITIAL_ENTRIES);
+  private entryFp = new Float64Array(INITIAL_ENTRIES);
+  private entryId: string[] = [];
+  /** Hash index: entry number + 1, 0 = empty slot. Size a power of two, at least twice the entries. */
+  private index = new Int32Array(INITIAL_ENTRIES * 2);
+  private indexMask = INITIAL_ENTRIES * 2 - 1;
+  private ringPos = 0;
+  private remembered = 0;
+  /** Per-validator hash seed, so crafted ids cannot be aimed at one probe chain. */
+  private readonly seed = (Math.random() * 0x100000000) | 0;
+  /**
+   * source -> its slot number, live sessions and how many window entries name it (AEP-0001 §5.2:
+   * per-session state keyed by (source, session)). A source without sessions leaves with its
+   * last window entry, so this map is bounded by live sessions plus the window.
+   */
+  private readonly sessions = new Map<string, SourceState>();
+  /** Reusable source slot numbers (sources that left). */
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
+  /** Source state by slot number (for eviction). */
+  private readonly sourceBySlot: (SourceState | undefined)[] = [];
+  /** Live requests by bare `session` + request id, for foreign commands (AEP-0001 §7.4). */
+  private readonly requestsBySessionName = new Map<string, RequestInfo>();
+  /** Issues of the event being pushed (allocated on the first one only). */
+  private issues: Issue[] | undefined = undefined;
+  private issueIndex = 0;
+
+  constructor(opts: StreamValidatorOptions = {}) {
+    const w = opts.dedupeWindow ?? DEFAULT_DEDUPE_WINDOW;
+    this.window = Number.isInteger(w) && w > 0 ? w : DEFAULT_DEDUPE_WINDOW;
+    this.raw = opts.rawFingerprints === true;
+  }
+
+  /** Number of (source, id) fingerprints currently held (for memory accounting). */
+  get rememberedIds(): number {
+    return this.remembered;
+  }
+
+  /**
+   * Applies the stream rules to the next event; `index` is its position in the stream.
+   * Events with an invalid envelope take no part in the stream rules. `hints` may pass the
+   * envelope verdict the caller already has, and the raw text (see `rawFingerprints`).
+   */
+  push(event: unknown, index: number, hints?: PushHints): Issue[] {
+    try {
+      if (!(hints?.envelopeValid ?? envelopeFastValid(event))) return [];
+      const fp = this.raw ? fingerprintText(hints?.raw ?? JSON.stringify(event)) : fingerprint(event);
+      return this.pushUnsafe(event, index, fp);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Issues decidable only at the end of the stream (none in AEP 0.1). */
+  end(): Issue[] {
+    return [];
+  }
+
+  /** 32-bit hash of (source slot, id), seeded; every character counts (ids are short). */
+  private keyHash(slot: number, id: string): number {
+    let h = Math.imul(this.seed ^ slot, 0x9e3779b1) ^ id.length;
+    const n = id.length;
+    let i = 0;
+    for (; i + 1 < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193) ^ (h >>> 15);
+    if (i < n) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) ^ (h >>> 15);
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return h ^ (h >>> 16);
+  }
+
+  /** Entry number of (slot, id) in the window, or -1. */
+  private findEntry(slot: number, id: string, h: number): number {
+    const index = this.index;
+    const mask = this.indexMask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const e = index[i]! - 1;
+      if (e < 0) return -1;
+      if (this.entryHash[e] === h && this.entrySrc[e] === slot && this.entryId[e] === id) return e;
+    }
+  }
+
+  private indexInsert(e: number, h: number): void {
+    const index = this.index;
+    const mask = this.indexMask;
+    let i = h & mask;
+    while (index[i] !== 0) i = (i + 1) & mask;
+    index[i] = e + 1;
+  }
+
+  /** Removes entry `e` from the hash index (backward-shift deletion keeps probe chains whole). */
+  private indexDelete(e: number): void {
+    const index = this.index;
+    const mask = this.indexMask;
+    let i = this.entryHash[e]! & mask;
+    while (index[i] !== e + 1) i = (i + 1) & mask;
+    index[i] = 0;
+    for (let j = (i + 1) & mask; index[j] !== 0; j = (j + 1) & mask) {
+      const ideal = this.entryHash[index[j]! - 1]! & mask;
+      if (((j - ideal) & mask) >= ((j - i) & mask)) {
+        index[i] = index[j]!;
+        index[j] = 0;
+        i = j;
+      }
+    }
+  }
+
+  /** Doubles the entry arrays (up to the window) and rebuilds the index at twice their size. */
+  private grow(): void {
+    const cap = Math.min(this.window, this.entrySrc.length * 2);
+    const src = new Int32Array(cap);
+    src.set(this.entrySrc);
+    this.entrySrc = src;
+    const hash = new Int32Array(cap);
+    hash.set(this.entryHash);
+    this.entryHash = hash;
+    const fp = new Float64Array(cap);
+    fp.set(this.entryFp);
+    this.entryFp = fp;
+    let size = 2;
+    while (size < cap * 2) size *= 2;
+    this.index = new Int32Array(size);
+    this.indexMask = size - 1;
+    for (let e = 0; e < this.remembered; e++) this.indexInsert(e, hash[e]!);
+  }
+
+  /** Remembers (source, id) -> fp, forgetting the oldest entry beyond the window. */
+  private remember(src: SourceState, id: string, h: number, fp: number): void {
+    src.refs++; // first, so evicting this source's own oldest entry cannot drop it
+    let e: number;
+    if (this.remembered < this.window) {
+      if (this.remembered === this.entrySrc.length) this.grow();
+      e = this.remembered++;
+    } else {
+      e = this.ringPos;
+      this.ringPos = e + 1 === this.window ? 0 : e + 1;
+      this.indexDelete(e);
+      const old = this.sourceBySlot[this.entrySrc[e]!]!;
+      if (--old.refs === 0 && old.size === 0) this.dropSource(old);
+    }
+    this.entrySrc[e] = src.slot;
+    this.entryHash[e] = h;
+    this.entryFp[e] = fp;
+    this.entryId[e] = id;
+    this.indexInsert(e, h);
+  }
+
+  private sourceState(source: string): SourceState {
+    let st = this.sessions.get(source);
+    if (st === undefined) {
+      const slot = this.freeSlots.length > 0 ? this.freeSlots.pop()! : this.nextSlot++;
+      st = new SourceState(source, slot);
+      this.sessions.set(source, st);
+      this.sourceBySlot[slot] = st;
+    }
+    return st;
+  }
+
+  private dropSource(st: SourceState): void {
+    this.sessions.delete(st.name);
+    this.sourceBySlot[st.slot] = undefined;
+    this.freeSlots.push(st.slot);
+  }
+
+  private add(rule: RuleId, path: string, message: string): void {
+    (this.issues ??= []).push({ ...issue(rule, path, `${message} (${RULES[rule].meaning})`), index: this.issueIndex });
+  }
+
+  private pushUnsafe(event: unknown, index: number, fp: number): Issue[] {
+    this.issues = undefined;
+    this.issueIndex = index;
+    this.check(event as Record<string, unknown>, fp);
+    return this.issues ?? [];
+  }
+
+  private check(e: Record<string, unknown>, fp: number): void {
+    const source = e['source'] as string;
+    const id = e['id'] as string;
+    const type = e['type'] as string;
+    const src = this.sourceState(source);
+    const h = this.keyHash(src.slot, id);
+    const seen = this.findEntry(src.slot, id, h);
+    if (seen >= 0) {
+      if (this.entryFp[seen] !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
+      // An identical repeat is redelivery: it was judged the first time (AEP-0001 §7.4).
+      return;
+    }
+    this.remember(src, id, h, fp);
+    const session = e['session'];
+    if (typeof session !== 'string') return;
+    const cls = scopeClass(type);
+    if (cls === 'foreign') {
+      if (type === 'control.attention.respond') this.checkValuesCapture(e, this.requestsBySessionName.get(session + '\u0000' + String(e['subject'])));
+      return;
+    }
+    let st = src.get(session);
+    if (st === undefined) {
+      st = { hasPos: false, epoch: 0, seq: -1, ended: undefined, runTerminals: new Map(), requests: new Map(), acks: new Map() };
+      src.set(session, st);
+    }
+    // (epoch, seq) ordering in emission order (AEP-0001 §7.2).
+    const seq = e['seq'] as number;
+    const epoch = (e['epoch'] as number | undefined) ?? 0;
+    if (!st.hasPos) {
+      st.hasPos = true;
+      st.epoch = epoch;
+      st.seq = seq;
+    } else if (epoch < st.epoch) {
+      this.add('stream.epoch-regression', '/epoch', `epoch ${epoch} after epoch ${st.epoch} in session "${session}" of ${source}`);
+    } else if (epoch === st.epoch && seq === st.seq) {
+      this.add('stream.position-duplicate', '/seq', `position (${epoch}, ${seq}) of session "${session}" is already taken by another event`);
+    } else if (epoch === st.epoch && seq < st.seq) {
+      this.add('stream.seq-regression', '/seq', `seq ${seq} after seq ${st.seq} in epoch ${epoch} of session "${session}"`);
+    } else {
+      st.epoch = epoch;
+      st.seq = seq;
+    }
+    const subject = e['subject'];
+    const data = e['data'];
+    switch (type) {
+      case 'run.finished':
+      case 'run.failed':
+      case 'run.cancelled': {
+        const run = e['run'];
+        if (typeof run !== 'string') break;
+        const prev = st.runTerminals.get(run);
+        if (prev === undefined) {
+          st.runTerminals.set(run, fp);
+          capClosed(st.runTerminals);
+        } else if (prev !== fp) this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
+        break;
+      }
+      case 'session.ended': {
+        if (st.ended !== undefined) {
+          if (st.ended !== fp) this.add('stream.session-ended-duplicate', '/type', `session "${session}" already has a different session.ended`);
+          break;
+        }
+        st.ended = fp;
+        for (const [reqId, req] of st.requests) {
+          if (req.terminal === undefined)
+            this.add(
+              'stream.attention-open-at-session-end',
+              '',
+              `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`,
+            );
+        }
+        break;
+      }
+      case 'attention.requested': {
+        const form = isObj(data) && data['kind'] === 'form' && Array.isArray(data['fields']);
+        const info: RequestInfo = { fields: form ? indexFields(data['fields']) : undefined, rawFields: form ? data['fields'] : undefined, terminal: undefined };
+        st.requests.set(id, info);
+        this.requestsBySessionName.set(session + '\u0000' + id, info);
+        break;
+      }
+      case 'attention.answered': {
+        if (typeof subject !== 'string') break;
+        const req = st.requests.get(subject);
+        // The full validator (pointers, messages) runs only when the allocation-free verdict of
+        // the same two rules says something is wrong (issue 19; equivalence: forms-fast.test.ts).
+        if (
+          req?.fields !== undefined &&
+          isObj(data) &&
+          isObj(data['answer']) &&
+          isObj(data['answer']['values']) &&
+          !formAnswerMustHold(req.fields, data['answer']['values'])
+        ) {
+          // Only the spec's MUST rules (strict: false): the hardening rules are the emitter's call.
+          const gated = (e['capture'] ?? 'metadata') !== 'redacted' && e['capture'] !== 'full';
+          for (const i of validateFormAnswer(req.rawFields, data['answer']['values'], { strict: false, basePath: '/data/answer/values' })) {
+            if (i.rule === 'form.choice-forged') this.add(i.rule, i.path, i.message);
+            if (i.rule === 'form.required-missing') {
+              // Below `redacted` the emitter records values gated (AEP-0006 §5.2): a required
+              // string field, or an `other` select answered with free text, is dropped from the
+              // record, so its absence is not a violation. Structural entries survive gating.
+              const f = req.fields.get(i.path.slice('/data/answer/values/'.length).replace(/~1/g, '/').replace(/~0/g, '~'));
+              if (gated && f !== undefined && (f.type === 'string' || (f.type === 'select' && f.other === true))) continue;
+              this.add(i.rule, i.path, i.message);
+            }
+          }
+        }
+        this.checkValuesCapture(e, req);
+        break;
+      }
+      case 'attention.resolved':
+      case 'attention.timeout': {
+        if (typeof subject !== 'string') break;
+        let req = st.requests.get(subject);
+        if (req === undefined) {
+          // The request is not in this stream (e.g. a partial recording): still remember the
+          // terminal so a second, different one is caught.
+          req = { fields: undefined, rawFields: undefined, terminal: undefined };
+          st.requests.set(subject, req);
+        }
+        if (req.terminal === undefined) {
+          req.terminal = fp;
+          capClosedRequests(st.requests);
+          req.fields = undefined;
+          req.rawFields = undefined;
+          this.requestsBySessionName.delete(session + '\u0000' + subject);
+        } else if (req.terminal !== fp) {
+          this.add('stream.attention-terminal-duplicate', '/type', `attention request "${subject}" was already closed; ${type} is a second terminal`);
+        }
+        break;
+      }
+      case 'control.accepted':
+      case 'control.rejected': {
+        const cause = e['cause'];
+        if (typeof cause !== 'string') break;
+        const prev = st.acks.get(cause);
+        if (prev === undefined) {
+          st.acks.set(cause, fp);
+          capClosed(st.acks);
+        } else if (prev !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
+        break;
+      }
+      default:
+        break;
+    }
+    return;
+  }
+
+  /**
+   * Capture honesty of `answer.values` at `metadata` (AEP-0002 §5.3, AEP-0006 §5.2): with the
+   * request's field_spec, a string entry survives only as a choice id of a select field.
+   */
+  private checkValuesCapture(e: Record<string, unknown>, req: RequestInfo | undefined): void {
+    if (req?.fields === undefined) return;
+    const capture = e['capture'] ?? 'metadata';
+    if (capture !== 'metadata') return;
+    const data = e['data'];
+    if (!isObj(data) || !isObj(data['answer'])) return;
+    const values = data['answer']['values'];
+    if (!isObj(values)) return;
+    for (const key of Object.keys(values)) {
+      const f = req.fields.get(key);
+      if (f === undefined) continue;
+      const v = values[key];
+      const path = `/data/answer/values/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (f.type === 'select') {
+        // A forged choice on a closed select is form.choice-forged; free text on an `other`
+        // select is the capture leak.
+        if (f.other !== true) continue;
+        const ids = choiceIds(f);
+        const list = Array.isArray(v) ? v : [v];
+        if (list.some((x) => typeof x === 'string' && !ids.has(x))) {
+          this.add('capture.values-free-text', path, `"other" free text for field "${key}" at capture metadata`);
+        }
+      } else if (typeof v === 'string') {
+        this.add('capture.values-free-text', path, `string entry for ${f.type} field "${key}" at capture metadata`);
+      }
+    }
+  }
+}
+
+/**
+ * Validates a whole stream: every event (validateEvent, with `index`) and the cross-event rules
+ * (StreamValidator). Convenience for in-memory streams; `aep validate` streams instead.
+ */
+export function validateStream(events: Iterable<unknown>, opts: ValidateOptions & StreamValidatorOptions = {}): Issue[] {
+  const sv = new StreamValidator(opts);
+  const out: Issue[] = [];
+  let index = 0;
+  for (const e of events) {
+    let envelopeValid = true;
+    for (const i of validateEvent(e, opts)) {
+      if (i.rule.startsWith('envelope.')) envelopeValid = false;
+      out.push({ ...i, index });
+    }
+    for (const i of sv.push(e, index, { envelopeValid })) out.push(i);
+    index++;
+  }
+  out.push(...sv.end());
+  return out;
+}
