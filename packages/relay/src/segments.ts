@@ -1,7 +1,7 @@
 // The store's write queue and its segment index (issue 19, docs/benchmarks.md "Segments").
 //
 // Events are stored in SEGMENTS: one SQLite row per run of consecutive row ids committed
-// together (`seg (id = first row id, lens, raw, dead)`), instead of one row per Event. A commit
+// together (`seg (id = first row id, lens, raw)`, `segdead (id, dead)`), instead of one row per Event. A commit
 // of 400 Events is then a few row inserts instead of 400, and an eviction flips a bit in the
 // segment's `dead` bitmap (one UPDATE per segment and commit) until the last live Event of the
 // segment goes and the row is deleted. Measured: per-row inserts plus deletes cost the writer

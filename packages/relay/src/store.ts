@@ -95,7 +95,8 @@ interface Db {
 
 // Events are stored in segments (version 4, issue 19; segments.ts): one row per run of
 // consecutive row ids committed together, `lens` their byte lengths (uint32 LE each), `raw` their
-// bytes back to back, `dead` a bitmap of the evicted ones (NULL: none). Session, position and
+// bytes back to back; `segdead` the bitmap of its evicted ones (no row: none; a table of its own,
+// since an UPDATE of a seg row would rewrite its whole `raw`). Session, position and
 // dedupe key are read back from the bytes on load (in row id = arrival order, which also
 // reproduces the positions of seq-less Events). `held` (one row per Event, versions 1-3) is only
 // read to migrate an older store, then left empty.
@@ -103,7 +104,8 @@ interface Db {
 // `bindings` (version 2): which claim (sha256 of the hello `claim`, never the claim) raised which
 // attention request, and since when its asker is offline (ms, NULL while connected).
 const SCHEMA = `CREATE TABLE IF NOT EXISTS held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS seg (id INTEGER PRIMARY KEY, lens BLOB NOT NULL, raw BLOB NOT NULL, dead BLOB);
+CREATE TABLE IF NOT EXISTS seg (id INTEGER PRIMARY KEY, lens BLOB NOT NULL, raw BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS segdead (id INTEGER PRIMARY KEY, dead BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS evicted (session TEXT PRIMARY KEY, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, sub INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS bindings (session TEXT NOT NULL, request TEXT NOT NULL, claim TEXT NOT NULL, offline INTEGER, PRIMARY KEY (session, request));
 CREATE TABLE IF NOT EXISTS tokens (id TEXT PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL, scopes TEXT NOT NULL, created TEXT NOT NULL, expires TEXT, revoked TEXT);
@@ -127,8 +129,9 @@ try {
 }
 parentPort.postMessage({ ready: true });
 const insSeg = db.prepare('INSERT INTO seg (id, lens, raw) VALUES (?, ?, ?)');
-const setDead = db.prepare('UPDATE seg SET dead = ? WHERE id = ?');
+const setDead = db.prepare('INSERT INTO segdead (dead, id) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET dead = excluded.dead');
 const dropSeg = db.prepare('DELETE FROM seg WHERE id = ?');
+const dropDead = db.prepare('DELETE FROM segdead WHERE id = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
 const bind = db.prepare('INSERT INTO bindings (session, request, claim, offline) VALUES (?, ?, ?, ?) ON CONFLICT(session, request) DO UPDATE SET claim = excluded.claim, offline = excluded.offline');
@@ -158,12 +161,12 @@ const tx = db.transaction((nums, bytes, lens, rawStart, rlens) => {
     else if (k === 5) { unbind.run(text(), text()); i += 1; }
     else if (k === 6) { const a = [text(), text(), text(), text(), text(), text(), text()]; tok.run(a[0], a[1], a[2], a[3], a[4], a[5] || null, a[6] || null); i += 1; }
     else if (k === 7) { setDead.run(take(), nums[i + 1]); i += 2; }
-    else if (k === 8) { dropSeg.run(nums[i + 1]); i += 2; }
+    else if (k === 8) { dropSeg.run(nums[i + 1]); dropDead.run(nums[i + 1]); i += 2; }
     else throw new Error('bad store op ' + k);
   }
 });
 // Replay reads (issue 19): a durable relay keeps committed Events' bytes only here.
-const getSeg = db.prepare('SELECT id, lens, raw, dead FROM seg WHERE id <= ? ORDER BY id DESC LIMIT 1');
+const getSeg = db.prepare('SELECT s.id AS id, s.lens AS lens, s.raw AS raw, d.dead AS dead FROM seg s LEFT JOIN segdead d ON d.id = s.id WHERE s.id <= ? ORDER BY s.id DESC LIMIT 1');
 /** The bytes of row id r, or undefined (no such row, or evicted: its dead bit is set). */
 const get = (r) => {
   if (cached === null || r < cached.id || r >= cached.id + cached.count) {
@@ -299,7 +302,9 @@ export class SqliteStore implements BufferSink {
 
   /** Every stored live Event in arrival order (and the segment index built on the way). */
   *rows(): Iterable<StoredRow> {
-    const it = this.db.prepare('SELECT id, lens, raw, dead FROM seg ORDER BY id').iterate() as IterableIterator<{
+    const it = this.db
+      .prepare('SELECT s.id AS id, s.lens AS lens, s.raw AS raw, d.dead AS dead FROM seg s LEFT JOIN segdead d ON d.id = s.id ORDER BY s.id')
+      .iterate() as IterableIterator<{
       id: number;
       lens: Buffer;
       raw: Buffer;
@@ -382,14 +387,17 @@ export class SqliteStore implements BufferSink {
     for (const id of rowids) this.segs.kill(id);
     const q = new OpQueue();
     this.segs.flush(q);
-    const setDead = this.db.prepare('UPDATE seg SET dead = ? WHERE id = ?');
+    const setDead = this.db.prepare('INSERT INTO segdead (dead, id) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET dead = excluded.dead');
     const drop = this.db.prepare('DELETE FROM seg WHERE id = ?');
+    const dropDead = this.db.prepare('DELETE FROM segdead WHERE id = ?');
     this.db.transaction(() => {
       let o = 0;
       let si = 0;
       for (let i = 0; i < q.nums.length; i += 2) {
-        if (q.nums[i] === 8) drop.run(q.nums[i + 1]);
-        else {
+        if (q.nums[i] === 8) {
+          drop.run(q.nums[i + 1]);
+          dropDead.run(q.nums[i + 1]);
+        } else {
           const len = q.lens[si++]!;
           setDead.run(q.buf.subarray(o, o + len), q.nums[i + 1]);
           o += len;
@@ -587,7 +595,9 @@ export class SqliteStore implements BufferSink {
     if (ask.length === 0) return Promise.resolve(out);
     if (!this.worker) {
       if (!this.db.open) return Promise.reject(new Error('store closed'));
-      const get = this.db.prepare('SELECT id, lens, raw, dead FROM seg WHERE id <= ? ORDER BY id DESC LIMIT 1');
+      const get = this.db.prepare(
+        'SELECT s.id AS id, s.lens AS lens, s.raw AS raw, d.dead AS dead FROM seg s LEFT JOIN segdead d ON d.id = s.id WHERE s.id <= ? ORDER BY s.id DESC LIMIT 1',
+      );
       for (let k = 0; k < ask.length; k++) {
         const r = get.all(ask[k])[0] as { id: number; lens: Buffer; raw: Buffer; dead: Buffer | null } | undefined;
         if (r === undefined) continue;

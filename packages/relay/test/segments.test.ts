@@ -30,7 +30,7 @@ const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 60);
 function segRows(path: string): Array<[number, number, number]> {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.prepare('SELECT id, lens, dead FROM seg ORDER BY id').all() as Array<{ id: number; lens: Buffer; dead: Buffer | null }>).map((r) => {
+    return (db.prepare('SELECT s.id AS id, s.lens AS lens, d.dead AS dead FROM seg s LEFT JOIN segdead d ON d.id = s.id ORDER BY s.id').all() as Array<{ id: number; lens: Buffer; dead: Buffer | null }>).map((r) => {
       let bits = 0;
       for (const b of r.dead ?? []) for (let i = 0; i < 8; i++) bits += (b >> i) & 1;
       return [r.id, r.lens.length / 4, bits];
