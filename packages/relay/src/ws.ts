@@ -26,6 +26,25 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** An unmasked, final text frame (RFC 6455 §5.2) carrying `text` as UTF-8: what a server sends. */
+export function wsTextFrame(text: string): Buffer {
+  const n = Buffer.byteLength(text, 'utf8');
+  const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
+  const f = Buffer.allocUnsafe(head + n);
+  f[0] = 0x81;
+  if (head === 2) f[1] = n;
+  else if (head === 4) {
+    f[1] = 126;
+    f.writeUInt16BE(n, 2);
+  } else {
+    f[1] = 127;
+    f.writeUInt32BE(Math.floor(n / 0x100000000), 2);
+    f.writeUInt32BE(n >>> 0, 6);
+  }
+  f.write(text, head, 'utf8');
+  return f;
+}
+
 /** One WebSocket connection: a consumer sink, a claimant, a command sender. */
 export class WsConn implements ConsumerSink, Claimant {
   readonly kind = 'ws' as const;
@@ -62,11 +81,12 @@ export class WsConn implements ConsumerSink, Claimant {
   deliver(_sub: Subscription, o: Outgoing, ceiling: CaptureLevel | undefined): void {
     if (this.closed || this.ws.readyState !== 1) return;
     corkForTick(this, this.socket);
-    // A text frame whose UTF-8 payload is encoded once for every subscriber.
-    this.ws.send(
-      o.frame('ws', ceiling, (text) => Buffer.from(text, 'utf8')),
-      { binary: false },
-    );
+    // The whole frame (header and UTF-8 payload) is built once per (Event, ceiling) and written
+    // as is to every subscriber's socket (issue 19): what `ws.send` would write, without its
+    // per-send header and option objects. Safe beside `ws`: without an extension (the server
+    // negotiates none) its sender writes every frame synchronously, so order is kept, and
+    // `bufferedAmount` counts the socket's queue.
+    this.socket.write(o.frame('ws', ceiling, wsTextFrame));
   }
   marker(sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
     this.frame({ type: 'replay-exhausted', sub: sub.id, session, earliest });
