@@ -30,6 +30,7 @@ export const SEG_MAX_BYTES = 1 << 20;
  *   token   6                        + id, name, hash, scopes (JSON), created, expires, revoked ('' = none)
  *   dead    7, first                 + the segment's dead bitmap
  *   drop    8, first
+ *   compact 9, first                 + the segment's dead bitmap (dead Events' bytes removed)
  * An Event's bytes are copied when it is queued (from the request body; no string per Event),
  * and `rows`/`at`/`len` index them, so the queue also answers replay reads of rows not yet
  * committed.
@@ -152,6 +153,8 @@ export class SegmentIndex {
   private count: number[] = [];
   private live: number[] = [];
   private dead: Array<Uint8Array | null> = [];
+  /** Live Events when the segment's bytes were last written (0: as inserted, `count`). */
+  private written: number[] = [];
   private head = 0;
   /** Segments whose dead bitmap changed since the last `flush`. */
   private changed = new Set<number>();
@@ -177,6 +180,7 @@ export class SegmentIndex {
     this.count.push(count);
     this.live.push(live);
     this.dead.push(dead);
+    this.written.push(0);
     this.maxRowid = Math.max(this.maxRowid, first + count - 1);
     return live;
   }
@@ -192,6 +196,7 @@ export class SegmentIndex {
       this.count.push(1);
       this.live.push(1);
       this.dead.push(null);
+      this.written.push(0);
     }
     if (rowid > this.maxRowid) this.maxRowid = rowid;
   }
@@ -238,9 +243,12 @@ export class SegmentIndex {
   /**
    * The operations that persist the kills since the last flush: the dead bitmap of each segment
    * that still has live Events, the drop of each that has none. Then forgets empty segments at
-   * the front.
+   * the front. A segment down to a quarter of the Events it held when its bytes were last
+   * written is compacted (op 9, with `compact`): its bytes are rewritten with the live Events only
+   * (dead ones get length 0), so the store holds at most 4x the live bytes (docs/decisions.md
+   * "Relay store: segments").
    */
-  flush(q: OpQueue): void {
+  flush(q: OpQueue, compact = true): void {
     if (this.changed.size > 0) {
       for (const first of this.changed) {
         const i = this.find(first);
@@ -250,7 +258,11 @@ export class SegmentIndex {
           // A segment still growing in this queue gets its bitmap sized when it is sent.
           const d = this.dead[i]!;
           const size = (this.count[i]! + 7) >> 3;
-          q.nums.push(7, first);
+          const was = this.written[i] || this.count[i]!;
+          if (compact && this.live[i]! * 4 <= was) {
+            this.written[i] = this.live[i]!;
+            q.nums.push(9, first);
+          } else q.nums.push(7, first);
           q.bytes(d.length >= size ? d.subarray(0, size) : padded(d, size));
         }
         q.count++;
@@ -263,6 +275,7 @@ export class SegmentIndex {
       this.count = this.count.slice(this.head);
       this.live = this.live.slice(this.head);
       this.dead = this.dead.slice(this.head);
+      this.written = this.written.slice(this.head);
       this.head = 0;
     }
   }

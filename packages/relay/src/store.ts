@@ -132,6 +132,8 @@ const insSeg = db.prepare('INSERT INTO seg (id, lens, raw) VALUES (?, ?, ?)');
 const setDead = db.prepare('INSERT INTO segdead (dead, id) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET dead = excluded.dead');
 const dropSeg = db.prepare('DELETE FROM seg WHERE id = ?');
 const dropDead = db.prepare('DELETE FROM segdead WHERE id = ?');
+const getOne = db.prepare('SELECT lens, raw FROM seg WHERE id = ?');
+const rewrite = db.prepare('UPDATE seg SET lens = ?, raw = ? WHERE id = ?');
 const up = db.prepare('INSERT INTO evicted (session, epoch, seq, sub) VALUES (?, ?, ?, ?) ON CONFLICT(session) DO UPDATE SET epoch = excluded.epoch, seq = excluded.seq, sub = excluded.sub');
 const forget = db.prepare('DELETE FROM evicted WHERE session = ?');
 const bind = db.prepare('INSERT INTO bindings (session, request, claim, offline) VALUES (?, ?, ?, ?) ON CONFLICT(session, request) DO UPDATE SET claim = excluded.claim, offline = excluded.offline');
@@ -162,6 +164,22 @@ const tx = db.transaction((nums, bytes, lens, rawStart, rlens) => {
     else if (k === 6) { const a = [text(), text(), text(), text(), text(), text(), text()]; tok.run(a[0], a[1], a[2], a[3], a[4], a[5] || null, a[6] || null); i += 1; }
     else if (k === 7) { setDead.run(take(), nums[i + 1]); i += 2; }
     else if (k === 8) { dropSeg.run(nums[i + 1]); dropDead.run(nums[i + 1]); i += 2; }
+    else if (k === 9) {
+      // Compaction: the dead Events' bytes leave the row (their length becomes 0).
+      const id = nums[i + 1]; const dead = take(); i += 2;
+      setDead.run(dead, id);
+      const row = getOne.get(id);
+      if (row === undefined) continue;
+      const count = row.lens.length >> 2; const lb = Buffer.allocUnsafe(count * 4); const parts = []; let o = 0;
+      for (let j = 0; j < count; j++) {
+        const len = row.lens.readUInt32LE(j * 4);
+        const gone = (dead[j >> 3] & (1 << (j & 7))) !== 0;
+        lb.writeUInt32LE(gone ? 0 : len, j * 4);
+        if (!gone) parts.push(row.raw.subarray(o, o + len));
+        o += len;
+      }
+      rewrite.run(lb, Buffer.concat(parts), id);
+    }
     else throw new Error('bad store op ' + k);
   }
 });
@@ -386,7 +404,7 @@ export class SqliteStore implements BufferSink {
   removeNow(rowids: number[]): void {
     for (const id of rowids) this.segs.kill(id);
     const q = new OpQueue();
-    this.segs.flush(q);
+    this.segs.flush(q, false);
     const setDead = this.db.prepare('INSERT INTO segdead (dead, id) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET dead = excluded.dead');
     const drop = this.db.prepare('DELETE FROM seg WHERE id = ?');
     const dropDead = this.db.prepare('DELETE FROM segdead WHERE id = ?');

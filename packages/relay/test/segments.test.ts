@@ -30,7 +30,13 @@ const runs = Number(process.env['AEP_FUZZ_RUNS'] ?? 60);
 function segRows(path: string): Array<[number, number, number]> {
   const db = new Database(path, { readonly: true });
   try {
-    return (db.prepare('SELECT s.id AS id, s.lens AS lens, d.dead AS dead FROM seg s LEFT JOIN segdead d ON d.id = s.id ORDER BY s.id').all() as Array<{ id: number; lens: Buffer; dead: Buffer | null }>).map((r) => {
+    return (
+      db.prepare('SELECT s.id AS id, s.lens AS lens, d.dead AS dead FROM seg s LEFT JOIN segdead d ON d.id = s.id ORDER BY s.id').all() as Array<{
+        id: number;
+        lens: Buffer;
+        dead: Buffer | null;
+      }>
+    ).map((r) => {
       let bits = 0;
       for (const b of r.dead ?? []) for (let i = 0; i < 8; i++) bits += (b >> i) & 1;
       return [r.id, r.lens.length / 4, bits];
@@ -179,6 +185,50 @@ describe("segments: a durable relay's store", () => {
     );
     assert.equal(r.maxRowid, 10);
     await r.close();
+  });
+
+  it('a segment down to a quarter of its Events is compacted: the dead bytes leave the row, the live ones read back the same', async () => {
+    const path = storePath('compact.sqlite');
+    const s = await SqliteStore.open(path);
+    await s.startWriter();
+    for (let r = 1; r <= 8; r++) s.insert(entry(r, `{"r":${r},"pad":"${'é'.repeat(100)}"}`));
+    await s.durable();
+    for (const r of [1, 2, 3, 5]) s.removeRow(r);
+    await s.durable(); // 4 of 8 live: only dead bits
+    for (const r of [6, 8]) s.removeRow(r);
+    await s.durable(); // 2 of 8 live (a quarter): compacted
+    assert.deepEqual(
+      (await s.fetch([4, 5, 7])).map((b) => b?.toString() ?? null),
+      [`{"r":4,"pad":"${'é'.repeat(100)}"}`, null, `{"r":7,"pad":"${'é'.repeat(100)}"}`],
+    );
+    await s.close();
+    const db = new Database(path, { readonly: true });
+    const row = db.prepare('SELECT lens, raw FROM seg WHERE id = 1').get() as { lens: Buffer; raw: Buffer };
+    db.close();
+    const live = Buffer.byteLength(`{"r":4,"pad":"${'é'.repeat(100)}"}`);
+    assert.equal(row.raw.length, 2 * live, "only the two live Events' bytes are stored");
+    assert.deepEqual(
+      Array.from({ length: 8 }, (_, j) => row.lens.readUInt32LE(j * 4)),
+      [0, 0, 0, live, 0, 0, live, 0],
+    );
+    const r = await SqliteStore.open(path);
+    assert.deepEqual(
+      [...r.rows()].map((x) => [x.rowid, x.raw]),
+      [
+        [4, `{"r":4,"pad":"${'é'.repeat(100)}"}`],
+        [7, `{"r":7,"pad":"${'é'.repeat(100)}"}`],
+      ],
+    );
+    await r.startWriter();
+    r.removeRow(4);
+    await r.durable(); // 1 live of the 2 at the last rewrite: not a quarter yet
+    assert.deepEqual(
+      (await r.fetch([7])).map((b) => b?.toString() ?? null),
+      [`{"r":7,"pad":"${'é'.repeat(100)}"}`],
+    );
+    r.removeRow(7);
+    await r.close();
+    assert.deepEqual(segRows(path), []);
   });
 
   it('the buffer and the store agree after any sequence of admissions and evictions, across a restart (property)', async () => {
