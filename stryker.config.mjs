@@ -44,11 +44,12 @@ const TARGETS = {
   //           backend.ts LocalLog (where post() awaits the store's commit since the scale-out seam)
   //   auth    auth.ts (owner token, principals), tokens.ts (scoped tokens), scopes.ts
   //   hub     hub.ts (fan-out, backpressure, replay)
-  //   store   buffer.ts (the replay buffer the store mirrors), store.ts (SQLite writer)
+  //   store   buffer.ts (the replay buffer the store mirrors), store.ts (SQLite writer),
+  //           segments.ts (the store's on-disk format and write queue)
   // The ranges are found from the source (span() above), so edits and reformatting keep them.
   relay: {
     mutate: [
-      ...['ingest', 'auth', 'tokens', 'scopes', 'hub', 'buffer', 'store'].map((f) => `packages/relay/src/${f}.ts`),
+      ...['ingest', 'auth', 'tokens', 'scopes', 'hub', 'buffer', 'store', 'segments'].map((f) => `packages/relay/src/${f}.ts`),
       // http.ts commit() + tooLarge() + post(), to the end of the routes class.
       `${span('packages/relay/src/http.ts', '/** Wait for the store to commit what was queued').replace(/-\d+$/, '')}-${span('packages/relay/src/http.ts', 'export class').split('-').pop()}`,
       span('packages/relay/src/core.ts', '  describe(ev: Record<string, unknown>)'),

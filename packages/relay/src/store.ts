@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { BufferSink, Entry, Pos } from './buffer.js';
 import type { StoredToken } from './tokens.js';
-import { OpQueue, SEG_MAX_EVENTS, SegmentIndex, decodeSegment, encodeLens } from './segments.js';
+import { OpQueue, SEG_MAX_BYTES, SEG_MAX_EVENTS, SegmentIndex, decodeSegment, encodeLens } from './segments.js';
 import { RelayStartError } from './options.js';
 
 /** The store's files besides the database (SQLite's WAL and shared memory). */
@@ -234,7 +234,9 @@ function migrateRows(db: Db): void {
   db.transaction(() => {
     for (let i = 0; i < rows.length;) {
       let j = i + 1;
-      while (j < rows.length && j - i < SEG_MAX_EVENTS && rows[j]!.rowid === rows[j - 1]!.rowid + 1) j++;
+      let bytes = rows[i]!.raw.length;
+      while (j < rows.length && j - i < SEG_MAX_EVENTS && bytes + rows[j]!.raw.length <= SEG_MAX_BYTES && rows[j]!.rowid === rows[j - 1]!.rowid + 1)
+        bytes += rows[j++]!.raw.length;
       const part = rows.slice(i, j);
       ins.run(
         part[0]!.rowid,

@@ -324,6 +324,26 @@ PRAGMA user_version = 3;`);
     check.close();
   });
 
+  it('a migrated segment stops at SEG_MAX_BYTES, as a written one does', async () => {
+    const path = storePath('v3-big.sqlite');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE held (rowid INTEGER PRIMARY KEY, raw TEXT NOT NULL); PRAGMA user_version = 3;`);
+    const ins = db.prepare('INSERT INTO held (rowid, raw) VALUES (?, ?)');
+    const big = (r: number) => `{"r":${r},"p":"${'z'.repeat(400 * 1024)}"}`;
+    for (const r of [30, 31, 32]) ins.run(r, big(r));
+    db.close();
+    const s = await SqliteStore.open(path);
+    assert.deepEqual(
+      [...s.rows()].map((x) => x.raw === big(x.rowid)),
+      [true, true, true],
+    );
+    await s.close();
+    assert.deepEqual(segRows(path), [
+      [30, 2, 0],
+      [32, 1, 0],
+    ]);
+  });
+
   it('rows removed while loading (removeNow) are dead on disk at once, before the writer starts', async () => {
     const path = storePath('removenow.sqlite');
     const s = await SqliteStore.open(path);
