@@ -346,10 +346,12 @@ class SessionBuf {
   slots = new Int32Array(8);
   head = 0;
   tail = 0;
-  /** The session's emitter URI and agent as last held (interning fast path). */
-  lastSource = '';
+  /**
+   * Interned indexes of the source and agent of the session's last admission (the interning fast
+   * path). An index may have been released and reused since (that Event evicted): a hit is only
+   * taken when the index still names the same string.
+   */
   lastSourceIdx = -1;
-  lastAgent: string | undefined = undefined;
   lastAgentIdx = -1;
   evictedHigh: Pos | null = null;
   constructor(readonly name: string | null) {}
@@ -687,22 +689,20 @@ export class ReplayBuffer {
     c.flags[slot] = F_USED | (positioned ? F_POSITIONED : 0) | (rank << RANK_SHIFT);
     // Source and agent: one acquire each; the session's last one is found without a map lookup.
     let si: number;
-    if (buf !== undefined && buf.lastSourceIdx >= 0 && buf.lastSource === source) {
+    if (buf !== undefined && buf.lastSourceIdx >= 0 && this.sources.values[buf.lastSourceIdx] === source) {
       si = this.sources.ref(buf.lastSourceIdx);
     } else si = srcIdx >= 0 ? this.sources.ref(srcIdx) : this.sources.acquire(source);
     c.src[slot] = si;
     let ai = -1;
     if (agent !== undefined) {
-      if (buf !== undefined && buf.lastAgentIdx >= 0 && buf.lastAgent === agent) {
+      if (buf !== undefined && buf.lastAgentIdx >= 0 && this.agents.values[buf.lastAgentIdx] === agent) {
         ai = this.agents.ref(buf.lastAgentIdx);
       } else ai = this.agents.acquire(agent);
     }
     c.agent[slot] = ai;
     c.type[slot] = this.types.acquire(type);
     if (buf !== undefined) {
-      buf.lastSource = this.sources.values[si]!;
       buf.lastSourceIdx = si;
-      buf.lastAgent = ai >= 0 ? this.agents.values[ai] : undefined;
       buf.lastAgentIdx = ai;
     }
     const n = id.length;
@@ -877,11 +877,8 @@ export class ReplayBuffer {
       buf = existing;
     } else {
       buf = new SessionBuf(session);
-      buf.lastSource = this.sources.values[this.c.src[slot]!]!;
       buf.lastSourceIdx = this.c.src[slot]!;
-      const ai = this.c.agent[slot]!;
-      buf.lastAgent = ai >= 0 ? this.agents.values[ai] : undefined;
-      buf.lastAgentIdx = ai;
+      buf.lastAgentIdx = this.c.agent[slot]!;
       const t = this.tombstones.get(session);
       if (t) {
         buf.evictedHigh = t;
