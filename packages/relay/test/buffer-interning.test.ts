@@ -70,6 +70,42 @@ describe('ReplayBuffer: interned sources and agents', () => {
     ]);
   });
 
+  it('a source shared by several sessions stays known while any of them holds one of its Events', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 100, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s1', 0, 'x1', 'urn:shared', 0, 'agent'));
+    b.admit(ev('s2', 0, 'x2', 'urn:shared', 0, 'agent'));
+    b.admit(ev('s3', 0, 'x3', 'urn:shared', 0, 'agent'));
+    b.admit(ev('s1', 1, 'y1', 'urn:other', 0, 'agent-2')); // evicts x1
+    assert.deepEqual(
+      ['x1', 'x2', 'x3'].map((id) => b.has('urn:shared', id)),
+      [false, true, true],
+    );
+    b.admit(ev('s2', 1, 'y2', 'urn:other', 0, 'agent-2')); // evicts x2
+    assert.deepEqual(
+      ['x2', 'x3'].map((id) => b.has('urn:shared', id)),
+      [false, true],
+    );
+    b.admit(ev('s4', 0, 'x4', 'urn:shared', 0, 'agent'));
+    assert.deepEqual(
+      held(b).map((h) => h.join(' ')),
+      ['s3 urn:shared x3 agent', 's1 urn:other y1 agent-2', 's2 urn:other y2 agent-2', 's4 urn:shared x4 agent'],
+    );
+  });
+
+  it('the 65th interned string (the first past the initial counts), used twice, stays held until its last use goes', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 1000, totalBytes: 1 << 30 }, null);
+    // 64 strings of each kind fill the initial counts exactly: the shared ones get index 64.
+    for (let i = 0; i < 64; i++) b.admit({ ...ev(`s${i}`, 0, `a${i}`, `urn:src:${i}`, 0, `agent-${i}`), type: `x.type${i}` });
+    b.admit({ ...ev('p', 0, 'p0', 'urn:late', 0, 'agent-late'), type: 'late.type' });
+    b.admit({ ...ev('q', 0, 'q0', 'urn:late', 0, 'agent-late'), type: 'late.type' });
+    b.admit({ ...ev('p', 1, 'p1', 'urn:p', 0, 'agent-p'), type: 'p.type' }); // evicts p0
+    assert.equal(b.has('urn:late', 'p0'), false);
+    assert.equal(b.has('urn:late', 'q0'), true);
+    const q = b.snapshotAll().find((part) => part.session === 'q')!;
+    const [e] = b.read(q, null, 10).entries;
+    assert.deepEqual([e!.source, e!.agent, e!.type], ['urn:late', 'agent-late', 'late.type']);
+  });
+
   it('hundreds of sources, agents and types: each Event reads back its own, released ones are forgotten and reused', () => {
     const b = new ReplayBuffer({ depth: 1, maxSessions: 1000, totalBytes: 1 << 30 }, null);
     for (let i = 0; i < 300; i++) b.admit({ ...ev(`s${i}`, 0, `a${i}`, `urn:src:${i}`, 0, `agent-${i}`), type: `x.type${i}` });
