@@ -147,8 +147,9 @@ class Interner {
     this.values[i] = undefined;
     this.free.push(i);
   }
-  get size(): number {
-    return this.map.size;
+  /** Distinct strings held, and indexes ever handed out (freed ones are reused first). */
+  get counts(): { strings: number; indexes: number } {
+    return { strings: this.map.size, indexes: this.values.length };
   }
 }
 
@@ -569,6 +570,15 @@ export class ReplayBuffer {
   get arenaStats(): { allocated: number; live: number; slabs: number; compactions: number } {
     const a = this.arena;
     return { allocated: a.allocated, live: a.live, slabs: a.slabs.size, compactions: a.compactions };
+  }
+
+  /** Interned strings (tests: unused ones go, freed indexes are reused). */
+  get internStats(): {
+    sources: { strings: number; indexes: number };
+    agents: { strings: number; indexes: number };
+    types: { strings: number; indexes: number };
+  } {
+    return { sources: this.sources.counts, agents: this.agents.counts, types: this.types.counts };
   }
 
   /** The slab holding `h`'s bytes, or null when they are not in memory (or `h` is no longer held). */

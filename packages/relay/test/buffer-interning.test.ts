@@ -106,6 +106,31 @@ describe('ReplayBuffer: interned sources and agents', () => {
     assert.deepEqual([e!.source, e!.agent, e!.type], ['urn:late', 'agent-late', 'late.type']);
   });
 
+  it('an Event without an agent leaves the agents alone when evicted; a new agent after it is held', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 100, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s', 0, 'n0', 'urn:n')); // no agent
+    b.admit(ev('s', 1, 'n1', 'urn:n')); // evicts n0
+    b.admit(ev('t', 0, 'g0', 'urn:g', 0, 'agent-g'));
+    b.admit(ev('u', 0, 'g1', 'urn:g', 0, 'agent-g'));
+    b.admit(ev('t', 1, 'g2', 'urn:g', 0, 'agent-h')); // evicts g0: agent-g is still used by g1
+    assert.deepEqual(
+      held(b).map((h) => h.join(' ')),
+      ['s urn:n n1 ', 'u urn:g g1 agent-g', 't urn:g g2 agent-h'],
+    );
+  });
+
+  it('strings nothing held uses any more are released, and their indexes reused', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 2, totalBytes: 1 << 30 }, null);
+    for (let i = 0; i < 10; i++) b.admit({ ...ev(`s${i}`, 0, `a${i}`, `urn:src:${i}`, 0, `agent-${i}`), type: `x.type${i}` });
+    // Two sessions held (the others were evicted as least recently written), one Event each.
+    const two = { strings: 2, indexes: 3 };
+    assert.deepEqual(b.internStats, { sources: two, agents: two, types: two });
+    b.admit({ ...ev('s9', 1, 'b9', 'urn:src:9', 0, 'agent-9'), type: 'x.type9' }); // evicts a9, same strings
+    assert.deepEqual(b.internStats, { sources: two, agents: two, types: two });
+    b.admit(ev(null, 0, 'z', 'urn:src:8')); // agent-scoped, no agent
+    assert.deepEqual(b.internStats, { sources: two, agents: two, types: { strings: 3, indexes: 3 } });
+  });
+
   it('hundreds of sources, agents and types: each Event reads back its own, released ones are forgotten and reused', () => {
     const b = new ReplayBuffer({ depth: 1, maxSessions: 1000, totalBytes: 1 << 30 }, null);
     for (let i = 0; i < 300; i++) b.admit({ ...ev(`s${i}`, 0, `a${i}`, `urn:src:${i}`, 0, `agent-${i}`), type: `x.type${i}` });
