@@ -6,6 +6,7 @@
 //     subscribers vs a raw fan-out server writing the same lines unparsed (goal p99 < 5 ms, 3/3);
 //  3. memory: peak RSS filling the default 256 MiB retention (goal <= retention + 150 MB) and
 //     500 sessions x 100 Events (goal <= 120 MB), beside the idle relay.
+// `--only=ingest|fanout|memory` runs one part (`memory` = `sessions` + `fill`); AEP_BENCH_ROUNDS.
 // Servers are child processes running the compiled relay (`npm run build` first); the load
 // generator and the subscribers run here. Events follow the public schemas (forms included).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -393,6 +394,12 @@ async function benchMemory(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  console.log(
+    `  GOAL 500 sessions x 100 Events  peak RSS median durable ${median(small['durable']!).toFixed(1)} MiB, memory ${median(small['memory']!).toFixed(1)} MiB  vs idle ${median(small['idle']!).toFixed(1)} MiB  (goal <= 120 MB)`,
+  );
+}
+
+async function benchFill(): Promise<void> {
   // Filling the default retention (256 MiB of raw bytes) once, and past it (eviction): peak RSS sampled at fill levels.
   const dir = mkdtempSync(join(tmpdir(), 'aep-bench-'));
   const srv = await server(['relay', join(dir, 'relay.sqlite')]);
@@ -423,9 +430,6 @@ async function benchMemory(): Promise<void> {
   console.log(`  fill: ${(bytes / 1048576).toFixed(0)} MiB of Events into 256 MiB retention (durable)  RSS/peak at fill ${marks.join(', ')}  load ${load()}`);
   await srv.stop();
   rmSync(dir, { recursive: true, force: true });
-  console.log(
-    `  GOAL 500 sessions x 100 Events  peak RSS median durable ${median(small['durable']!).toFixed(1)} MiB, memory ${median(small['memory']!).toFixed(1)} MiB  vs idle ${median(small['idle']!).toFixed(1)} MiB  (goal <= 120 MB)`,
-  );
   console.log(`  GOAL retention fill  peak RSS ${peak.toFixed(0)} MiB  (goal <= 256 MiB + 150 MB = ${(256 + 150 / 1.048576).toFixed(0)} MiB)`);
 }
 
@@ -433,6 +437,7 @@ console.log(`# relay bench  node ${process.version}  ${new Date().toISOString()}
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
 if (!only || only === 'ingest') await benchIngest();
 if (!only || only === 'fanout') await benchFanout();
-if (!only || only === 'memory') await benchMemory();
+if (!only || only === 'memory' || only === 'sessions') await benchMemory();
+if (!only || only === 'memory' || only === 'fill') await benchFill();
 console.log(`# relay bench end  load ${load()}`);
 agent.destroy();

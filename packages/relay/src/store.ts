@@ -122,6 +122,10 @@ try {
   db.pragma(workerData.sync === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
   // One relay per store: hold the write lock for the life of the process.
   db.pragma('locking_mode = EXCLUSIVE');
+  // 2 MiB of page cache (better-sqlite3 builds SQLite with 16 MB): the writer appends and rarely
+  // reads back (replay reads of recent rows come from the queue); 16 MB of cached pages was most
+  // of a durable relay's memory above the --memory one (docs/benchmarks.md, 2026-12-05).
+  db.pragma('cache_size = -2048');
   db.exec('BEGIN IMMEDIATE; COMMIT');
 } catch (e) {
   parentPort.postMessage({ ready: false, error: String(e && e.message || e) });
