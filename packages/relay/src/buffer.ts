@@ -96,7 +96,6 @@ const POOL = 8;
 /** Flags of a slot. */
 const F_USED = 1;
 const F_POSITIONED = 2;
-const F_ARENA = 4;
 const F_PINNED = 8;
 /** rawRank (0..3) in bits 4-5. */
 const RANK_SHIFT = 4;
@@ -252,6 +251,10 @@ class RawArena {
     return s;
   }
 
+  get bookkeeping(): { pooled: number; indexes: number } {
+    return { pooled: this.pool.length, indexes: this.table.length };
+  }
+
   /** The slab holding a slot's bytes, or null. */
   slabOf(slot: number): Slab | null {
     const i = this.c.slab[slot]!;
@@ -286,7 +289,6 @@ class RawArena {
     const c = this.c;
     c.slab[slot] = s.idx;
     c.off[slot] = off;
-    c.flags[slot]! |= F_ARENA;
     return n;
   }
 
@@ -296,7 +298,6 @@ class RawArena {
     const s = this.slabOf(slot);
     if (!s) return;
     c.slab[slot] = -1;
-    c.flags[slot]! &= ~F_ARENA;
     const n = c.bytes[slot]!;
     s.live -= n;
     this.live -= n;
@@ -579,6 +580,11 @@ export class ReplayBuffer {
     types: { strings: number; indexes: number };
   } {
     return { sources: this.sources.counts, agents: this.agents.counts, types: this.types.counts };
+  }
+
+  /** The arena's slab bookkeeping (tests): released 1 MiB slabs kept for reuse, slab table size. */
+  get arenaSlabs(): { pooled: number; indexes: number } {
+    return this.arena.bookkeeping;
   }
 
   /** The slab holding `h`'s bytes, or null when they are not in memory (or `h` is no longer held). */

@@ -132,4 +132,39 @@ describe('ReplayBuffer arena', () => {
     assert.ok(after.allocated <= after.live * 1.15 + 4 * SLAB, `${after.allocated} allocated for ${after.live} live`);
     assert.equal(intact(b, sent), 42);
   });
+  it('after a compaction, a sparse arena waits for exactly 4 MiB more written before the next one', () => {
+    const b = new ReplayBuffer({ depth: 1000, maxSessions: 3, totalBytes: 1 << 30 }, null);
+    const sent = new Map<string, string>();
+    const E = 100_000;
+    // A, B and C interleaved: every slab holds a third of each.
+    for (let i = 0; i < 180; i++) admit(b, sent, ev('ABC'[i % 3]!, E));
+    admit(b, sent, ev('D', E)); // evicts A: every slab two thirds full -> compaction 1
+    assert.equal(b.arenaStats.compactions, 1);
+    admit(b, sent, ev('E', E)); // evicts B: the slabs are half full and worth compacting, but only 0.1 MB was written since
+    const sparse = b.arenaStats;
+    assert.equal(sparse.compactions, 1);
+    assert.ok(sparse.allocated > sparse.live * 1.15 + 4 * SLAB, `${sparse.allocated} allocated for ${sparse.live} live: sparse enough`);
+    // 4 MiB after compaction 1 = 100,000 (E's first) + 40 x 100,000 + 94,304.
+    for (let i = 0; i < 40; i++) admit(b, sent, ev('E', E));
+    assert.equal(b.arenaStats.compactions, 1, '4,100,000 bytes since: not yet');
+    admit(b, sent, ev('E', 4 * SLAB - 41 * E));
+    assert.equal(b.arenaStats.compactions, 2, 'exactly 4 MiB since: compaction 2');
+    assert.equal(intact(b, sent), 60 + 1 + 42);
+  });
+
+  it("released 1 MiB slabs are kept for reuse (at most 8, never a big Event's), and slab indexes are reused", () => {
+    const b = new ReplayBuffer({ depth: 1000, maxSessions: 1, totalBytes: 1 << 30 }, null);
+    const sent = new Map<string, string>();
+    const H = 250_000; // four per slab
+    for (let i = 0; i < 80; i++) admit(b, sent, ev('A', H)); // 20 slabs
+    admit(b, sent, ev('A', BIG + 1)); // a slab of its own
+    assert.deepEqual(b.arenaSlabs, { pooled: 0, indexes: 21 });
+    admit(b, sent, ev('B', 100)); // fits in the 20th slab; evicts A: the 19 others and the big one are released
+    assert.deepEqual(b.arenaStats, { allocated: SLAB, live: 100, slabs: 1, compactions: 0 });
+    assert.deepEqual(b.arenaSlabs, { pooled: 8, indexes: 21 });
+    for (let i = 0; i < 6; i++) admit(b, sent, ev('B', H)); // 2 more slabs, from the pool, at freed indexes
+    assert.deepEqual(b.arenaSlabs, { pooled: 6, indexes: 21 });
+    assert.deepEqual(b.arenaStats, { allocated: 3 * SLAB, live: 100 + 6 * H, slabs: 3, compactions: 0 });
+    assert.equal(intact(b, sent), 7);
+  });
 });
