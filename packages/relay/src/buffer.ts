@@ -880,7 +880,11 @@ export class ReplayBuffer {
     const c = this.c;
     if ((c.flags[e.slot]! & F_USED) === 0 || c.rowid[e.slot] !== e.rowid) return;
     c.flags[e.slot]! |= F_PINNED;
-    if (c.slab[e.slot] === -1) c.bytes[e.slot] = this.arena.put(raw, Buffer.byteLength(raw), e.slot);
+    if (c.slab[e.slot] !== -1) return;
+    // The honest bytes may differ in length from the stored ones: the byte total follows.
+    const n = this.arena.put(raw, Buffer.byteLength(raw), e.slot);
+    this.bytes += n - c.bytes[e.slot]!;
+    c.bytes[e.slot] = n;
   }
 
   /** Hold an indexed slot in its session, mirror it, evict past the limits. */

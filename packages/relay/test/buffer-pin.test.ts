@@ -1,0 +1,114 @@
+// Pinned Events (core.ts `load`): a row made honest at load keeps its honest bytes in memory for
+// good, because the stored bytes predate capture enforcement and are never served. And the
+// agent-scoped bucket's eviction mark: a reader of agent-scoped Events is told about a gap.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Held, ReplayBuffer, type BufferSink, type Entry } from '../src/buffer.js';
+
+/** A sink that keeps the bytes (as the durable store does): the buffer holds none in memory. */
+class Keeper implements BufferSink {
+  readonly keepsBytes = true;
+  insert(): void {}
+  remove(): void {}
+  evicted(): void {}
+}
+let row = 1;
+function ev(session: string | null, seq: number, raw: string): Entry {
+  const id = `p${row}`;
+  return {
+    rowid: row++,
+    source: 'src',
+    id,
+    session,
+    pos: [0, seq, 0],
+    positioned: session !== null,
+    type: 't',
+    raw,
+    bytes: Buffer.byteLength(raw),
+    rawRank: 1,
+  };
+}
+
+/** The first held Event of session s as the buffer holds it now (a fresh view). */
+function now(b: ReplayBuffer): Entry {
+  const part = b.snapshotAll().find((p) => p.session === 's')!;
+  return b.read(part, null, 1).entries[0]!;
+}
+
+describe('ReplayBuffer.pin', () => {
+  it('puts the honest bytes in memory once; a spill leaves them; an evicted or foreign entry is left alone', () => {
+    const b = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, new Keeper());
+    b.admit(ev('s', 0, '{"stored":"dishonest"}'), false);
+    const h = b.lastAdmitted!;
+    assert.equal(h.inMemory, false, 'a loaded row of a durable store is not in memory');
+    assert.equal(b.heldBytes, 22);
+    b.pin(h, '{"honest":"é"}');
+    assert.equal(h.inMemory, true);
+    assert.equal(now(b).raw, '{"honest":"é"}');
+    assert.equal(b.heldBytes, 15, 'the byte total counts the honest bytes');
+    assert.equal(b.arenaStats.live, Buffer.byteLength('{"honest":"é"}'));
+    b.spill(h);
+    assert.equal(now(b).raw, '{"honest":"é"}', 'pinned: never spilled');
+    b.pin(h, '{"other":1}');
+    assert.equal(now(b).raw, '{"honest":"é"}', 'already in memory: not put again');
+    assert.equal(b.arenaStats.live, Buffer.byteLength('{"honest":"é"}'));
+    b.pin({ ...h, raw: 'x' } as Entry, 'x');
+    assert.equal(b.arenaStats.live, Buffer.byteLength('{"honest":"é"}'), 'not a Held: ignored');
+    // Evict it (depth 2), then pin the stale object: nothing is put.
+    b.admit(ev('s', 1, '{"a":1}'), false);
+    b.admit(ev('s', 2, '{"b":2}'), false);
+    assert.equal(h.inMemory, false);
+    assert.equal(b.arenaStats.live, 0, 'its bytes left with it');
+    assert.equal(b.heldBytes, 14, 'and its count (the honest one) with them');
+    b.pin(h, '{"late":1}');
+    assert.equal(b.arenaStats.live, 0, 'an evicted entry is not pinned');
+    // A new Event in the evicted one's slot is not pinned by the stale object either.
+    b.admit(ev('s', 3, '{"c":3}'), false);
+    const fresh = b.lastAdmitted!;
+    assert.equal(fresh instanceof Held && fresh.slot === h.slot, true, 'the slot was reused');
+    b.pin(h, '{"late":2}');
+    assert.equal(fresh.inMemory, false);
+  });
+
+  it('the default raw of pin is the entry as held (a --memory relay pins what it has)', () => {
+    const b = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s', 0, '{"k":"v"}'));
+    const h = b.lastAdmitted!;
+    const before = b.arenaStats.live;
+    b.pin(h);
+    assert.equal(b.arenaStats.live, before, 'in memory already: nothing added');
+    b.spill(h);
+    assert.equal(h.raw, '{"k":"v"}');
+  });
+});
+
+describe('ReplayBuffer: agent-scoped evictions', () => {
+  it('a reader of agent-scoped Events whose next ones were evicted is told about the gap; the mark only moves forward', () => {
+    const b = new ReplayBuffer({ depth: 2, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    for (let i = 1; i <= 2; i++) b.admit(ev(null, i, `{"a":${i}}`));
+    const [part] = b.snapshotAll();
+    assert.equal(part!.session, null);
+    assert.equal(part!.evictedAtStart, null);
+    const first = b.read(part!, null, 1);
+    assert.deepEqual(
+      first.entries.map((e) => e.raw),
+      ['{"a":1}'],
+    );
+    assert.equal(first.gap, false);
+    // Two more: 1 and 2 are evicted, and the reader had not read 2 yet.
+    b.admit(ev(null, 3, '{"a":3}'));
+    b.admit(ev(null, 4, '{"a":4}'));
+    assert.deepEqual(b.read(part!, first.entries[0]!.pos, 10), { entries: [], gap: true });
+    // A fresh snapshot starts after the mark: no gap.
+    const [again] = b.snapshotAll();
+    assert.deepEqual(again!.evictedAtStart, [0, 2, 0]);
+    assert.deepEqual(
+      b.read(again!, null, 10).entries.map((e) => e.raw),
+      ['{"a":3}', '{"a":4}'],
+    );
+    // An older position arriving later and evicted at once does not move the mark back.
+    b.admit(ev(null, 0, '{"a":0}'));
+    const [third] = b.snapshotAll();
+    assert.deepEqual(third!.evictedAtStart, [0, 2, 0]);
+  });
+});
