@@ -97,4 +97,52 @@ describe('ReplayBuffer dedupe index against a model (property)', () => {
       { numRuns: runs },
     );
   });
+  it('ids with the same 32-bit hash are told apart (different lengths, same length, the side map), under each source', () => {
+    // FNV-1a collisions: a known pair of different lengths, and pairs found by search.
+    const pairs = [
+      ['costarring', 'liquid'],
+      ['id-00335786', 'id-01074240'],
+      ['é0000000000000000000000000000000000214246', 'é0000000000000000000000000000000001155780'],
+    ] as const;
+    for (const [a, b] of pairs) assert.equal(hashId(a), hashId(b), `${a} / ${b} collide`);
+    const buf = new ReplayBuffer({ depth: 10, maxSessions: 100, totalBytes: 1 << 30 }, null);
+    let seq = 0;
+    const admit = (source: string, id: string) =>
+      buf.admit({ rowid: ++seq, source, id, session: 's', pos: [0, seq, 0], positioned: true, type: 't', raw: '{}', bytes: 2, rawRank: 1 });
+    for (const [a, b] of pairs) {
+      assert.equal(admit('urn:a', a), 'admitted');
+      assert.equal(buf.has('urn:a', b), false, `${b} is not ${a}`);
+      assert.equal(admit('urn:a', b), 'admitted');
+      assert.equal(admit('urn:a', a), 'duplicate');
+      assert.equal(admit('urn:a', b), 'duplicate');
+      assert.equal(buf.has('urn:b', a), false, 'another source');
+    }
+    assert.equal(buf.has('urn:unknown', 'liquid'), false, 'an unknown source');
+  });
+
+  it('past half full the table doubles and every held id is still found, and only those', () => {
+    const b = new ReplayBuffer({ depth: 100_000, maxSessions: 100, totalBytes: 1 << 30 }, null);
+    const N = 5000; // the table doubles at 1,024 and 2,048 held and again at 4,096
+    for (let i = 0; i < N; i++) {
+      const got = b.admit({
+        rowid: i + 1,
+        source: `urn:${i % 3}`,
+        id: `n${i}`,
+        session: `s${i % 7}`,
+        pos: [0, i, 0],
+        positioned: true,
+        type: 't',
+        raw: '{}',
+        bytes: 2,
+        rawRank: 1,
+      });
+      assert.equal(got, 'admitted');
+    }
+    for (let i = 0; i < N; i++) {
+      assert.equal(b.has(`urn:${i % 3}`, `n${i}`), true, `n${i}`);
+      assert.equal(b.has(`urn:${(i + 1) % 3}`, `n${i}`), false);
+    }
+    assert.equal(b.has('urn:0', `n${N}`), false);
+    assert.equal(b.heldEvents, N);
+  });
 });

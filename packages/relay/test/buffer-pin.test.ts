@@ -112,3 +112,21 @@ describe('ReplayBuffer: agent-scoped evictions', () => {
     assert.deepEqual(third!.evictedAtStart, [0, 2, 0]);
   });
 });
+
+describe('ReplayBuffer: a stale Held view', () => {
+  it('an evicted Event whose slot now holds another one reads nothing: not in memory, raw and copyRaw throw', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s', 0, '{"old":1}'));
+    const old = b.lastAdmitted!;
+    assert.equal(old.raw, '{"old":1}');
+    b.admit(ev('t', 0, '{"other":2}')); // another slot
+    b.admit(ev('s', 1, '{"new":3}')); // evicts old; its slot is the one reused next
+    b.admit(ev('u', 0, '{"reuse":4}'));
+    const reuse = b.lastAdmitted!;
+    assert.equal(reuse instanceof Held && old instanceof Held && reuse.slot === old.slot, true, 'the slot was reused');
+    assert.equal(old.inMemory, false);
+    assert.throws(() => old.raw, /held in the store only/);
+    assert.throws(() => old.copyRaw(Buffer.alloc(64), 0), /held in the store only/);
+    assert.equal(reuse.raw, '{"reuse":4}');
+  });
+});
