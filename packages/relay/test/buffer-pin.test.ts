@@ -130,3 +130,24 @@ describe('ReplayBuffer: a stale Held view', () => {
     assert.equal(reuse.raw, '{"reuse":4}');
   });
 });
+
+describe('ReplayBuffer: resuming a session that is gone', () => {
+  it('from its last evicted position or later: nothing to send and no gap, until it is evicted again after the snapshot', () => {
+    const b = new ReplayBuffer({ depth: 10, maxSessions: 1, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s', 4, '{"s":4}'));
+    b.admit(ev('s', 5, '{"s":5}'));
+    b.admit(ev('t', 0, '{"t":0}')); // evicts session s: its tombstone is at seq 5
+    const [late] = b.snapshotFrom([{ session: 's', epoch: 0, seq: 5 }]);
+    assert.deepEqual(late, { session: 's', after: [0, 5, 0], until: null, evictedAtStart: [0, 5, 0] });
+    assert.deepEqual(b.read(late!, null, 10), { entries: [], gap: false });
+    const [early] = b.snapshotFrom([{ session: 's', epoch: 0, seq: 4 }]);
+    assert.deepEqual(early!.exhausted, { epoch: 0, seq: 6 }, 'the marker tells what was evicted before the snapshot');
+    assert.deepEqual(b.read(early!, null, 10), { entries: [], gap: false });
+    // The session comes back and is evicted again after the snapshot: now a gap.
+    b.admit(ev('s', 6, '{"s":6}'));
+    b.admit(ev('t', 1, '{"t":1}'));
+    assert.deepEqual(b.read(early!, null, 10), { entries: [], gap: true });
+    assert.deepEqual(b.read(late!, null, 10), { entries: [], gap: true });
+    assert.deepEqual(b.snapshotFrom([{ session: 'never', epoch: 0, seq: 0 }]), [], 'an unknown session: nothing, no marker');
+  });
+});
