@@ -91,7 +91,9 @@ const testFiles =
           .sort();
       });
 
-const reportDir = `reports/mutation/${targetName}`;
+// AEP_MUTATION_REPORTS: another report directory (two runs side by side, each with its own
+// `--tempDirName`).
+const reportDir = process.env.AEP_MUTATION_REPORTS ?? `reports/mutation/${targetName}`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
