@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import type { CaptureLevel } from '@aep/protocol';
 import { ReplayBuffer, type Entry, type ReplayPart } from '../src/buffer.js';
 import { compileSpec, Hub, Outgoing, Subscription, type ConsumerSink, type SubscriptionSpec } from '../src/hub.js';
+import { eventText, live } from './support/hub.js';
 
 const SOFT = 1000;
 const HARD = 5000;
@@ -43,24 +44,9 @@ class Sink implements ConsumerSink {
   }
 }
 
-let n = 0;
-function raw(session: string, seq: number, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    aep: '0.1',
-    id: `h${++n}`,
-    type: 'progress.status',
-    time: '2026-01-01T00:00:00Z',
-    source: 'aep://t',
-    agent: 'a',
-    session,
-    seq,
-    ...extra,
-  });
-}
+const raw = eventText;
 /** An Outgoing with an explicit severity rank, or -1 (unknown: read from the Event). */
-function out(session: string, seq: number, sevRank: number, extra: Record<string, unknown> = {}): Outgoing {
-  return new Outgoing(raw(session, seq, extra), 'progress.status', session, [0, seq, 0], true, 0, sevRank);
-}
+const out = live;
 const spec = (s: Partial<SubscriptionSpec> = {}): SubscriptionSpec => ({ match: null, ceiling: undefined, from: null, ...s });
 function setup(kind: 'sse' | 'ws' = 'sse') {
   const logs: string[] = [];
