@@ -4,7 +4,8 @@
 // Events last written, then measured from the rewrite; loaded segments count their live Events.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { OpQueue, SegmentIndex } from '../src/segments.js';
+import { OpQueue, SEG_MAX_BYTES, SegmentIndex } from '../src/segments.js';
+import { storeEntry as entry } from './support/store.js';
 
 /** The operations a flush queued, as [op, first] pairs, with the bitmap bytes of 7/9. */
 function ops(q: OpQueue): Array<[number, number, number[]?]> {
@@ -111,5 +112,32 @@ describe('segments: the index over many segments', () => {
       [33, 34, 40].map((r) => s.has(r)),
       [true, false, true],
     );
+  });
+});
+
+describe('segments: the write queue, past its first segment', () => {
+  it('the byte limit counts from where the segment starts, not from the start of the queue', () => {
+    const q = new OpQueue();
+    assert.equal(q.event(entry(1, '{"first":1}')), false);
+    const half = `"${'x'.repeat(SEG_MAX_BYTES / 2 - 2)}"`;
+    assert.equal(q.event(entry(3, half)), false, 'a gap: a second segment');
+    assert.equal(q.event(entry(4, half)), true, 'exactly SEG_MAX_BYTES from its start: it fits');
+    assert.equal(q.event(entry(5, '1')), false, 'one byte more: a third segment');
+    assert.deepEqual(q.nums, [0, 1, 1, 0, 3, 2, 0, 5, 1]);
+  });
+
+  it('a retried queue followed by a bigger one keeps every byte of both', () => {
+    const a = new OpQueue();
+    a.event(entry(1, '{"a":1}'));
+    a.str('x');
+    const b = new OpQueue();
+    const big = `"${'é'.repeat(3000)}"`; // 6,002 bytes of Event, 9,000 of string
+    b.event(entry(2, big));
+    b.str('ü'.repeat(3000));
+    const q = a.concat(b);
+    assert.equal(q.find(1)?.toString(), '{"a":1}');
+    assert.equal(q.find(2)?.toString(), big);
+    assert.equal(q.buf.toString('utf8', 0, q.used), `x${'ü'.repeat(3000)}`);
+    assert.deepEqual(q.lens, [1, 6000]);
   });
 });
