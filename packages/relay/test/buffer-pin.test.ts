@@ -151,3 +151,26 @@ describe('ReplayBuffer: resuming a session that is gone', () => {
     assert.deepEqual(b.snapshotFrom([{ session: 'never', epoch: 0, seq: 0 }]), [], 'an unknown session: nothing, no marker');
   });
 });
+
+describe('ReplayBuffer.admitRaw: what a sink sees of an arriving Event', () => {
+  it('its exact bytes from a request body at an offset, as text and copied', () => {
+    const seen: Array<[string, string]> = [];
+    const sink: BufferSink = {
+      insert(e: Entry): void {
+        const copy = Buffer.alloc(e.bytes + 2, '#');
+        const n = e.copyRaw!(copy, 1);
+        seen.push([e.raw, copy.toString('utf8', 0, n + 2)]);
+      },
+      remove(): void {},
+      evicted(): void {},
+    };
+    const b = new ReplayBuffer({ depth: 10, maxSessions: 10, totalBytes: 1 << 30 }, sink);
+    const body = Buffer.from('[{"é":1}]\n{"b":2}\n');
+    b.admitRaw(1, 'src', 'x1', 's', [0, 0, 0], true, 't', 1, body, Buffer.byteLength('{"é":1}'), undefined, 1);
+    b.admitRaw(2, 'src', 'x2', 's', [0, 1, 0], true, 't', 1, '{"s":"ü"}', Buffer.byteLength('{"s":"ü"}'));
+    assert.deepEqual(seen, [
+      ['{"é":1}', '#{"é":1}#'],
+      ['{"s":"ü"}', '#{"s":"ü"}#'],
+    ]);
+  });
+});
