@@ -167,4 +167,18 @@ describe('ReplayBuffer arena', () => {
     assert.deepEqual(b.arenaStats, { allocated: 3 * SLAB, live: 100 + 6 * H, slabs: 3, compactions: 0 });
     assert.equal(intact(b, sent), 7);
   });
+  it('sparse slabs are left alone while the arena stays within 1.15x the bytes held + 4 MiB', () => {
+    const b = new ReplayBuffer({ depth: 1000, maxSessions: 2, totalBytes: 1 << 30 }, null);
+    const sent = new Map<string, string>();
+    const E = 100_000; // 10 per slab
+    // 14 slabs: the first 10 hold 6 of B and 4 of A each, the last 4 only B (written last).
+    for (let i = 0; i < 140; i++) admit(b, sent, ev(i < 100 && [2, 5, 8, 9].includes(i % 10) ? 'A' : 'B', E));
+    assert.deepEqual(b.arenaStats, { allocated: 14 * SLAB, live: 140 * E, slabs: 14, compactions: 0 });
+    admit(b, sent, ev('C', E)); // a 15th slab; evicts A: 10 slabs at 60 %
+    // 15 MiB allocated for 101 x 100,000 live: 15,728,640 <= 1.15 x 10,100,000 + 4 MiB = 15,809,304.
+    assert.deepEqual(b.arenaStats, { allocated: 15 * SLAB, live: 101 * E, slabs: 15, compactions: 0 });
+    admit(b, sent, ev('C', E)); // evicts nothing: still no compaction
+    assert.equal(b.arenaStats.compactions, 0);
+    assert.equal(intact(b, sent), 102);
+  });
 });
