@@ -587,6 +587,13 @@ export class ReplayBuffer {
     return this.arena.bookkeeping;
   }
 
+  /** Slots allocated in the per-session position lists (tests: a session's list stays near its depth). */
+  get sessionSlots(): number {
+    let n = this.agentBuf.slots.length;
+    for (const b of this.sessions.values()) n += b.slots.length;
+    return n;
+  }
+
   /** The slab holding `h`'s bytes, or null when they are not in memory (or `h` is no longer held). */
   slabOf(h: Held): Slab | null {
     const c = this.c;
