@@ -174,3 +174,64 @@ describe('ReplayBuffer.admitRaw: what a sink sees of an arriving Event', () => {
     ]);
   });
 });
+
+describe('ReplayBuffer: views and reads at the edges', () => {
+  it("a held Event's view: long and non-Latin-1 ids, the positioned flag, the agent", () => {
+    const b = new ReplayBuffer({ depth: 10, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    const long = 'L'.repeat(40);
+    b.admit({ ...ev('s', 0, '{"a":0}'), id: long });
+    b.admit({ ...ev('s', 1, '{"a":1}'), id: 'ü✓' });
+    b.admit({ ...ev('s', 2, '{"a":2}'), positioned: false, agent: 'ag' });
+    const part = b.snapshotAll().find((p) => p.session === 's')!;
+    const got = b.read(part, null, 10).entries;
+    assert.deepEqual(
+      got.map((e) => [e.id, e.positioned, e.agent]),
+      [
+        [long, true, undefined],
+        ['ü✓', true, undefined],
+        [got[2]!.id, false, 'ag'],
+      ],
+    );
+    assert.match(got[2]!.id, /^p\d+$/);
+  });
+
+  it('lastAdmitted is null when the Event just admitted was evicted at once', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s', 5, '{"s":5}'));
+    assert.equal(b.lastAdmitted?.raw, '{"s":5}');
+    b.admit(ev('s', 1, '{"s":1}')); // older than the one held: evicted as it arrives (depth 1)
+    assert.equal(b.lastAdmitted, null);
+  });
+
+  it('spilling a stale view leaves the Event that now occupies its slot alone', () => {
+    const b = new ReplayBuffer({ depth: 1, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    b.admit(ev('s', 0, '{"old":1}'));
+    const old = b.lastAdmitted!;
+    b.admit(ev('t', 0, '{"other":2}'));
+    b.admit(ev('s', 1, '{"new":3}')); // evicts old
+    b.admit(ev('u', 0, '{"reuse":4}')); // takes old's slot
+    const reuse = b.lastAdmitted!;
+    const live = b.arenaStats.live;
+    b.spill(old);
+    assert.equal(b.arenaStats.live, live);
+    assert.equal(reuse.raw, '{"reuse":4}');
+  });
+
+  it('a reader ahead of the evictions made after its snapshot sees no gap; behind them it does', () => {
+    const b = new ReplayBuffer({ depth: 3, maxSessions: 10, totalBytes: 1 << 30 }, null);
+    for (let i = 1; i <= 4; i++) b.admit(ev('s', i, `{"s":${i}}`)); // 1 evicted
+    const part = b.snapshotAll().find((p) => p.session === 's')!;
+    assert.deepEqual(part.evictedAtStart, [0, 1, 0]);
+    const first = b.read(part, null, 2);
+    assert.deepEqual(
+      first.entries.map((e) => e.raw),
+      ['{"s":2}', '{"s":3}'],
+    );
+    b.admit(ev('s', 5, '{"s":5}'));
+    b.admit(ev('s', 6, '{"s":6}')); // 2 and 3 evicted: behind the reader
+    const next = b.read(part, first.entries[1]!.pos, 10);
+    assert.deepEqual({ raws: next.entries.map((e) => e.raw), gap: next.gap }, { raws: ['{"s":4}'], gap: false });
+    b.admit(ev('s', 7, '{"s":7}')); // 4 evicted: the reader had not read it
+    assert.deepEqual(b.read(part, first.entries[1]!.pos, 10), { entries: [], gap: true });
+  });
+});
