@@ -214,9 +214,12 @@ export class HttpRoutes {
     if (id !== undefined && req.method === 'DELETE') {
       const rec = tokens.revoke(id, new Date());
       if (!rec) return sendError(res, 'not-found', `no token ${id}`);
+      // The revocation holds in memory from here on (the token is refused): its live connections
+      // are cut now too, before the commit. A commit that fails answers 503 (the revocation may
+      // not survive a restart: retry), but never leaves a revoked token's streams open.
+      this.onRevoke(id);
       if (!(await this.commit(res))) return;
       this.core.opts.log(`token ${id} revoked`);
-      this.onRevoke(id);
       return sendJson(res, 200, { id, revoked: true });
     }
     req.resume();
