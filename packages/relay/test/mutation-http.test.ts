@@ -156,6 +156,44 @@ describe('oversize bodies', () => {
     }
   });
 
+  it('an oversize body that arrived whole (chunked, in one packet: the request is complete when the limit is seen) is answered 413 at once', async () => {
+    const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
+    try {
+      const body = Buffer.from(JSON.stringify(ev('session.started', `whole-${ulid()}`, 0, { data: { message: 'x'.repeat(2000) } })));
+      const url = new URL(r.url);
+      for (let round = 0; round < 3; round++) {
+        const socket = netConnect({ host: url.hostname, port: Number(url.port) });
+        await once(socket, 'connect');
+        let answer = '';
+        socket.on('data', (b: Buffer) => (answer += b.toString('latin1')));
+        socket.on('error', () => {});
+        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        // Headers, the one chunk and the terminating chunk in a single write.
+        socket.write(
+          Buffer.concat([
+            Buffer.from(
+              `POST /events HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAEP-Version: 0.1\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n`,
+            ),
+            body,
+            Buffer.from('\r\n0\r\n\r\n'),
+          ]),
+        );
+        const t = setTimeout(() => socket.destroy(), 5000);
+        await closed;
+        clearTimeout(t);
+        assert.match(
+          answer,
+          /^HTTP\/1\.1 413 /,
+          `round ${round}: answered, not left waiting for an end that already came: ${JSON.stringify(answer.slice(0, 80))}`,
+        );
+        assert.match(answer, /"detail":"body exceeds maxBodyBytes=1024"/);
+      }
+      assert.equal((await post(r.url, ev('session.started', `ok-${ulid()}`, 0))).status, 202, 'and the relay keeps serving');
+    } finally {
+      await r.close();
+    }
+  });
+
   it('a client that keeps streaming is read up to the drain limit (64 MiB), then answered 413 and cut off', { timeout: 120_000 }, async () => {
     const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
     try {
