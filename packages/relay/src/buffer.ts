@@ -594,6 +594,15 @@ export class ReplayBuffer {
     return n;
   }
 
+  /**
+   * The dedupe index's memory (tests: ids of up to 36 Latin-1 characters are held inline, only
+   * longer ones in the side map, which keeps the ids of held Events only; the table is at most
+   * half full and doubles only when one more Event would make it more).
+   */
+  get idStats(): { sideIds: number; table: number } {
+    return { sideIds: this.bigIds.size, table: this.table.length };
+  }
+
   /** The slab holding `h`'s bytes, or null when they are not in memory (or `h` is no longer held). */
   slabOf(h: Held): Slab | null {
     const c = this.c;

@@ -172,6 +172,21 @@ export class SegmentIndex {
     return n;
   }
 
+  /**
+   * The index's arrays: their length and how many entries at their front are forgotten (tests:
+   * `flush` cuts the forgotten prefix once it is longer than 1,024 and than the rest, so the
+   * arrays stay within the segments held plus max(1,024, those)).
+   */
+  get arrays(): { length: number; forgotten: number } {
+    return { length: this.first.length, forgotten: this.head };
+  }
+
+  /** The dead bitmap of the segment starting at `first` (tests: kills flip bits in place), or null. */
+  bitmap(first: number): Uint8Array | null {
+    const i = this.first.indexOf(first, this.head);
+    return i < 0 ? null : this.dead[i]!;
+  }
+
   /** A segment read at load: `count` Events from `first`, `dead` its bitmap (null: none). */
   load(first: number, count: number, dead: Uint8Array | null): number {
     let live = 0;
