@@ -288,6 +288,20 @@ export class SqliteStore implements BufferSink {
   private reads = new Map<number, { resolve: (r: Array<Buffer | null>) => void; reject: (e: Error) => void }>();
   private readNo = 0;
 
+  /**
+   * What waits for the next commit (tests: a store whose writer thread died queues nothing more,
+   * so a relay answering 503 does not grow): operations, their bytes, and whether evictions wait
+   * to be written.
+   */
+  get backlog(): { ops: number; bytes: number; kills: boolean } {
+    return { ops: this.ops.count, bytes: this.ops.used + this.ops.rused, kills: this.segs.dirty };
+  }
+
+  /** Byte sizes of the queue buffers kept for reuse (tests: at most 2, none above 16 MiB). */
+  get keptQueueBuffers(): number[] {
+    return this.queueBufs.map((b) => b.length);
+  }
+
   private constructor(
     private readonly path: string,
     private readonly sync: 'full' | 'normal',
