@@ -426,6 +426,22 @@ class IdWindow {
 }
 
 /**
+ * 32-bit key hash of (source slot, id) in the dedupe window, under a validator's `seed`; every
+ * character counts (ids are short). Pure; exported for tests (tests: colliding keys for
+ * IdWindow, test/stream-idwindow.test.ts).
+ */
+export function keyHash(seed: number, slot: number, id: string): number {
+  let h = Math.imul(seed ^ slot, 0x9e3779b1) ^ id.length;
+  const n = id.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193) ^ (h >>> 15);
+  if (i < n) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) ^ (h >>> 15);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/**
  * Per session, how many closed units (run terminals, acks, closed attention requests) are
  * remembered for duplicate detection; the oldest are forgotten beyond it, so memory stays bounded
  * on endless streams. Open attention requests are live state and are never evicted.
@@ -526,18 +542,6 @@ export class StreamValidator {
     return [];
   }
 
-  /** 32-bit hash of (source slot, id), seeded; every character counts (ids are short). */
-  private keyHash(slot: number, id: string): number {
-    let h = Math.imul(this.seed ^ slot, 0x9e3779b1) ^ id.length;
-    const n = id.length;
-    let i = 0;
-    for (; i + 1 < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193) ^ (h >>> 15);
-    if (i < n) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) ^ (h >>> 15);
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return h ^ (h >>> 16);
-  }
-
   /** Remembers (source, id) -> fp, forgetting the oldest entry beyond the window. */
   private remember(src: SourceState, id: string, h: number, fp: number): void {
     src.refs++; // first, so evicting this source's own oldest entry cannot drop it
@@ -581,7 +585,7 @@ export class StreamValidator {
     const id = e['id'] as string;
     const type = e['type'] as string;
     const src = this.sourceState(source);
-    const h = this.keyHash(src.slot, id);
+    const h = keyHash(this.seed, src.slot, id);
     const seen = this.ids.find(src.slot, id, h);
     if (seen >= 0) {
       if (this.ids.fingerprint(seen) !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
