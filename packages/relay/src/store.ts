@@ -281,6 +281,8 @@ export class SqliteStore implements BufferSink {
   private worker: Worker | null = null;
   private onIdle: Array<() => void> = [];
   private dead: Error | null = null;
+  /** close() has finished: nothing is committed or read any more. */
+  private ended = false;
   /** Counters for /healthz and the bench. */
   readonly stats = { commits: 0, rows: 0, failures: 0 };
   /** The buffer holds no bytes of what it inserts here: they are queued here, then stored (`fetch` reads both). */
@@ -300,6 +302,11 @@ export class SqliteStore implements BufferSink {
   /** Byte sizes of the queue buffers kept for reuse (tests: at most 2, none above 16 MiB). */
   get keptQueueBuffers(): number[] {
     return this.queueBufs.map((b) => b.length);
+  }
+
+  /** Byte sizes of the hand-off buffers kept for reuse (tests: at most 2, none above 16 MiB). */
+  get keptHandoffBuffers(): number[] {
+    return this.handoffBufs.map((b) => b.byteLength);
   }
 
   private constructor(
@@ -616,6 +623,7 @@ export class SqliteStore implements BufferSink {
    */
   fetch(rowids: readonly number[]): Promise<Array<Buffer | null>> {
     if (this.dead) return Promise.reject(this.dead);
+    if (this.ended) return Promise.reject(new Error('store closed'));
     const out: Array<Buffer | null> = new Array<Buffer | null>(rowids.length).fill(null);
     const ask: number[] = [];
     const where: number[] = [];
@@ -683,7 +691,8 @@ export class SqliteStore implements BufferSink {
       this.onRead(m as { read: number });
       return;
     }
-    if (m.bytes !== undefined && this.handoffBufs.length < 2) this.handoffBufs.push(m.bytes);
+    // Kept for the next batch, like the queue buffers: at most 2, none grown past 16 MiB by a burst.
+    if (m.bytes !== undefined && this.handoffBufs.length < 2 && m.bytes.byteLength <= 16 << 20) this.handoffBufs.push(m.bytes);
     const f = this.inflight;
     if (!f || f.batch !== m.batch) return;
     this.inflight = null;
@@ -725,6 +734,7 @@ export class SqliteStore implements BufferSink {
   durable(): Promise<void> {
     if (this.dead) return Promise.reject(this.dead);
     if (!this.queued() && !this.inflight) return Promise.resolve();
+    if (this.ended) return Promise.reject(new Error('store closed'));
     return new Promise((resolve, reject) => {
       if (!this.queued() && this.inflight) this.inflight.waiters.push({ resolve, reject });
       else {
@@ -740,6 +750,7 @@ export class SqliteStore implements BufferSink {
     this.closed = true;
     if (!this.worker) {
       if (this.db.open) this.db.close();
+      this.end();
       return;
     }
     const w = this.worker;
@@ -772,5 +783,15 @@ export class SqliteStore implements BufferSink {
       });
       w.postMessage({ close: true });
     });
+    this.end();
+  }
+
+  /**
+   * Closed for good: a read, or a commit of something queued from now on (a request still in
+   * flight at shutdown), is refused at once instead of waiting for a thread that is gone.
+   */
+  private end(): void {
+    this.ended = true;
+    for (const x of this.waiters.splice(0)) x.reject(new Error('store closed'));
   }
 }
