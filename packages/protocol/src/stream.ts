@@ -35,7 +35,8 @@ export interface PushHints {
   /**
    * The bytes `raw` was decoded from (UTF-8), as `bytes[start..end)`, when the caller read them
    * (`aep validate`): the fingerprint is then computed over them instead of encoding `raw` again.
-   * `raw` must be their decoding; a range holding any non-ASCII byte is ignored (`raw` is used).
+   * `raw` must be their decoding; a range holding any non-ASCII byte is ignored (`raw` is used),
+   * and so are bytes passed without `raw`.
    */
   bytes?: Uint8Array;
   start?: number;
@@ -297,6 +298,18 @@ class IdWindow {
     return this.count;
   }
 
+  /** Entries the blocks have room for (never more than the capacity). */
+  get allocated(): number {
+    let n = 0;
+    for (const b of this.fps) n += b.length;
+    return n;
+  }
+
+  /** Entries whose id is kept as a string (`longIds`), not in the byte blocks. */
+  get stringIds(): number {
+    return this.longIds.size;
+  }
+
   /** Entry number of (slot, id) with key hash `h`, or -1. */
   find(slot: number, id: string, h: number): number {
     const index = this.index;
@@ -444,7 +457,9 @@ export function keyHash(seed: number, slot: number, id: string): number {
 /**
  * Per session, how many closed units (run terminals, acks, closed attention requests) are
  * remembered for duplicate detection; the oldest are forgotten beyond it, so memory stays bounded
- * on endless streams. Open attention requests are live state and are never evicted.
+ * on endless streams. When one more would exceed it, the oldest tenth is forgotten at once (down
+ * to 90 %), so the eviction cost is paid once per thousand units, not on every one. Open
+ * attention requests are live state and are never evicted.
  */
 export const CLOSED_PER_SESSION = 10_000;
 
@@ -510,6 +525,24 @@ export class StreamValidator {
   /** Number of (source, id) fingerprints currently held (for memory accounting). */
   get rememberedIds(): number {
     return this.ids.size;
+  }
+
+  /**
+   * What the validator holds, for memory accounting (tests pin the bounds): window entries held
+   * and allocated (at most the window), entries whose id is kept as a string (ids of more than 40
+   * characters or with a character above U+00FF), sources remembered (those with sessions or
+   * window entries), source slot numbers ever handed out (reused when a source leaves), and
+   * requests open for foreign commands.
+   */
+  get footprint(): { ids: number; allocatedIds: number; stringIds: number; sources: number; sourceSlots: number; openRequests: number } {
+    return {
+      ids: this.ids.size,
+      allocatedIds: this.ids.allocated,
+      stringIds: this.ids.stringIds,
+      sources: this.sessions.size,
+      sourceSlots: this.sourceBySlot.length,
+      openRequests: this.requestsBySessionName.size,
+    };
   }
 
   /**
