@@ -36,18 +36,21 @@ export class Outgoing {
     return this.parsedEvent;
   }
 
-  private frames: Map<string, string | Buffer> | undefined;
+  /** Frames by binding and ceiling: index 5 x binding (sse 0, ws 1) + ceiling rank (none 4). */
+  private frames: Array<string | Buffer | undefined> | undefined;
 
   /**
    * A per-binding frame built once per (Event, ceiling) and shared by every subscriber, so
-   * fan-out to N consumers formats and UTF-8-encodes an Event once, not N times.
+   * fan-out to N consumers formats and UTF-8-encodes an Event once, not N times. `build` is a
+   * module-level function (no closure per call: issue 19, the fan-out's garbage).
    */
-  frame<T extends string | Buffer>(binding: 'sse' | 'ws', ceiling: CaptureLevel | undefined, build: (text: string) => T): T {
-    const key = `${binding}:${ceiling ?? ''}`;
-    const hit = this.frames?.get(key);
+  frame<T extends string | Buffer>(binding: 'sse' | 'ws', ceiling: CaptureLevel | undefined, build: (o: Outgoing, text: string) => T): T {
+    const k = (binding === 'sse' ? 0 : 5) + (ceiling === undefined ? 4 : captureRank(ceiling));
+    const frames = (this.frames ??= []);
+    const hit = frames[k];
     if (hit !== undefined) return hit as T;
-    const f = build(this.render(ceiling));
-    (this.frames ??= new Map()).set(key, f);
+    const f = build(this, this.render(ceiling));
+    frames[k] = f;
     return f;
   }
 
@@ -190,6 +193,13 @@ const NOTICE = 2;
 /** Registry of live subscriptions and the fan-out loop. */
 export class Hub {
   private readonly consumers = new Map<ConsumerSink, Subscription[]>();
+  /**
+   * The consumers as two parallel arrays (sinks, their subscription lists), rebuilt after a sink
+   * comes or goes: publish() walks them without allocating (a Map iterator and its [key, value]
+   * pairs were, per Event and consumer, a large share of the fan-out's garbage: issue 19).
+   */
+  private sinkList: ConsumerSink[] | undefined;
+  private subLists: Subscription[][] = [];
   readonly stats: FanoutStats = { delivered: 0, dropped: 0, slowDisconnects: 0, subscriptions: 0, maxQueuedBytes: 0 };
   private readonly warned = new WeakSet<ConsumerSink>();
 
@@ -202,7 +212,10 @@ export class Hub {
   add(sub: Subscription): void {
     const list = this.consumers.get(sub.sink);
     if (list) list.push(sub);
-    else this.consumers.set(sub.sink, [sub]);
+    else {
+      this.consumers.set(sub.sink, [sub]);
+      this.sinkList = undefined;
+    }
     this.stats.subscriptions++;
   }
 
@@ -214,7 +227,10 @@ export class Hub {
       list.splice(i, 1);
       this.stats.subscriptions--;
     }
-    if (list.length === 0) this.consumers.delete(sub.sink);
+    if (list.length === 0) {
+      this.consumers.delete(sub.sink);
+      this.sinkList = undefined;
+    }
   }
 
   removeSink(sink: ConsumerSink): void {
@@ -222,6 +238,7 @@ export class Hub {
     if (!list) return;
     this.stats.subscriptions -= list.length;
     this.consumers.delete(sink);
+    this.sinkList = undefined;
   }
 
   get consumerCount(): number {
@@ -230,12 +247,25 @@ export class Hub {
 
   /** Live fan-out of one ingested Event, as received (redeliveries included, §5). */
   publish(o: Outgoing): void {
-    for (const [sink, subs] of this.consumers) {
+    let sinks = this.sinkList;
+    if (sinks === undefined) {
+      sinks = this.sinkList = [...this.consumers.keys()];
+      this.subLists = [...this.consumers.values()];
+    }
+    // Local copies: a consumer disconnected below rebuilds the lists for the next Event; this
+    // one goes on over the old ones (a removed consumer is closed, and skipped).
+    const lists = this.subLists;
+    for (let i = 0; i < sinks.length; i++) {
+      const sink = sinks[i]!;
       if (sink.closed) continue;
+      const subs = lists[i]!;
       let best: CaptureLevel | undefined | null = null; // null = no live match
       let bestRank = -1;
-      let matched: Subscription[] | undefined;
-      for (const sub of subs) {
+      // The live matches: the first, and all of them only when there are several (rare).
+      let first: Subscription | undefined;
+      let more: Subscription[] | undefined;
+      for (let k = 0; k < subs.length; k++) {
+        const sub = subs[k]!;
         let m: boolean;
         try {
           m = sub.matches(o);
@@ -252,10 +282,11 @@ export class Hub {
           bestRank = r;
           best = sub.spec.ceiling;
         }
-        (matched ??= []).push(sub);
+        if (first === undefined) first = sub;
+        else (more ??= [first]).push(sub);
       }
       // queue() above may just have disconnected this consumer (a notice over its hard mark).
-      if (matched && best !== null && !sink.closed) this.send(sink, matched, o, best);
+      if (first !== undefined && best !== null && !sink.closed) this.send(sink, first, more, o, best);
     }
   }
 
@@ -289,7 +320,7 @@ export class Hub {
   }
 
   /** Backpressure policy: drop debug/info above the soft mark; notice+ over the hard mark => disconnect. */
-  send(sink: ConsumerSink, subs: Subscription[], o: Outgoing, ceiling: CaptureLevel | undefined): void {
+  send(sink: ConsumerSink, first: Subscription, more: Subscription[] | undefined, o: Outgoing, ceiling: CaptureLevel | undefined): void {
     const b = sink.buffered();
     if (b > this.stats.maxQueuedBytes) this.stats.maxQueuedBytes = b;
     if (b > this.limits.slowConsumerBytes) {
@@ -308,8 +339,9 @@ export class Hub {
     } catch {
       return;
     }
-    sink.deliver(subs[0]!, o, ceiling);
-    for (const s of subs) s.noteDelivered(o);
+    sink.deliver(first, o, ceiling);
+    if (more === undefined) first.noteDelivered(o);
+    else for (const s of more) s.noteDelivered(o);
     this.stats.delivered++;
   }
 

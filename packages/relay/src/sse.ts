@@ -7,36 +7,63 @@ import type { RelayCore } from './core.js';
 import { sendError } from './errors.js';
 import { securityHeaders } from './headers.js';
 import { Subscription, compileSpec, type ConsumerSink, type Outgoing } from './hub.js';
-import { corkForTick, sseSafe } from './util.js';
+import { TickBatch, sseSafe } from './util.js';
+
+/**
+ * The SSE frame of an Event rendered as `text` (AEP-0003 §3.3): `event:`, `data:`, and an `id:`
+ * resume token for a positioned Event whose session fits on one line. Encoded straight into one
+ * buffer (no intermediate string of the whole frame).
+ */
+function sseEventFrame(o: Outgoing, text: string): Buffer {
+  const id = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? `id: ${o.session}:${o.pos[0]}:${o.pos[1]}\n` : '';
+  const head = `event: ${o.type}\ndata: `;
+  const tail = `\n${id}\n`;
+  const a = Buffer.byteLength(head, 'utf8');
+  const b = Buffer.byteLength(text, 'utf8');
+  const f = Buffer.allocUnsafe(a + b + Buffer.byteLength(tail, 'utf8'));
+  f.write(head, 0, 'utf8');
+  f.write(text, a, 'utf8');
+  f.write(tail, a + b, 'utf8');
+  return f;
+}
 
 /** One SSE response as a consumer. */
 export class SseSink implements ConsumerSink {
   readonly kind = 'sse' as const;
   closed = false;
-  corked = false;
+  /** Event frames of this tick, written as one chunk (every other write flushes them first). */
+  private readonly batch = new TickBatch((b) => this.writeNow(b));
   constructor(
     readonly res: ServerResponse,
     readonly principal: Principal,
   ) {}
   buffered(): number {
-    return this.res.writableLength;
+    return this.res.writableLength + this.batch.bytes;
   }
   deliver(_sub: Subscription, o: Outgoing, ceiling: CaptureLevel | undefined): void {
     if (this.closed) return;
-    if (this.res.socket) corkForTick(this, this.res.socket);
-    this.res.write(
-      o.frame('sse', ceiling, (text) => {
-        const id = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? `id: ${o.session}:${o.pos[0]}:${o.pos[1]}\n` : '';
-        // One UTF-8 encoding per (Event, ceiling), shared by every SSE subscriber (issue 19).
-        return Buffer.from(`event: ${o.type}\ndata: ${text}\n${id}\n`, 'utf8');
-      }),
-    );
+    // One UTF-8 encoding per (Event, ceiling), shared by every SSE subscriber (issue 19).
+    this.batch.add(o.frame('sse', ceiling, sseEventFrame));
+  }
+  /** A write in order: the Event frames waiting go first. */
+  private write(chunk: string): void {
+    this.batch.flush();
+    this.res.write(chunk);
+  }
+  private writeNow(b: Buffer): void {
+    if (this.closed || this.res.destroyed) return;
+    // One chunk, its length line and CRLF in one syscall.
+    const socket = this.res.socket;
+    socket?.cork();
+    this.res.write(b);
+    socket?.uncork();
   }
   marker(_sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
-    if (!this.closed) this.res.write(`: replay-exhausted ${sseSafe(session)} ${earliest.epoch}:${earliest.seq}\n\n`);
+    if (!this.closed) this.write(`: replay-exhausted ${sseSafe(session)} ${earliest.epoch}:${earliest.seq}\n\n`);
   }
   replayDone(sub: Subscription): void {
     if (!sub.liveAfterReplay && !this.closed) {
+      this.batch.flush();
       this.closed = true;
       this.res.end();
     }
@@ -47,6 +74,7 @@ export class SseSink implements ConsumerSink {
     this.res.destroy();
   }
   drained(): Promise<void> {
+    this.batch.flush(); // what waits for the end of the tick is part of what must drain
     return new Promise((resolve) => {
       if (this.closed || this.res.writableLength === 0) return resolve();
       const done = () => {
@@ -60,11 +88,12 @@ export class SseSink implements ConsumerSink {
   }
   /** Heartbeat comment (AEP-0003 §3.3), skipped while the consumer is behind. */
   ping(slowBytes: number): void {
-    if (!this.closed && this.buffered() < slowBytes) this.res.write(': ping\n\n');
+    if (!this.closed && this.buffered() < slowBytes) this.write(': ping\n\n');
   }
   /** End the stream at shutdown. */
   end(): void {
     if (!this.closed) {
+      this.batch.flush();
       this.closed = true;
       this.res.end(': closing\n\n');
     }

@@ -14,7 +14,7 @@ import { errorFrame, rawError, type FrameErrorCode } from './errors.js';
 import { securityHeaders } from './headers.js';
 import { Subscription, compileSpec, type AepEvent, type ConsumerSink, type Outgoing } from './hub.js';
 import { checkEvent, type Incoming } from './ingest.js';
-import { corkForTick, errText, hostName, isObject, parseUrl } from './util.js';
+import { TickBatch, errText, hostName, isObject, parseUrl } from './util.js';
 
 const WS_PING_MS = 30_000; // AEP-0003 §3.5.5 RECOMMENDED interval
 const WS_IDLE_MS = 90_000; // and timeout
@@ -45,11 +45,15 @@ export function wsTextFrame(text: string): Buffer {
   return f;
 }
 
+/** The frame of an Event rendered as `text` (Outgoing.frame's builder). */
+function wsEventFrame(_o: Outgoing, text: string): Buffer {
+  return wsTextFrame(text);
+}
+
 /** One WebSocket connection: a consumer sink, a claimant, a command sender. */
 export class WsConn implements ConsumerSink, Claimant {
   readonly kind = 'ws' as const;
   closed = false;
-  corked = false;
   hello: HelloInfo | null = null;
   readonly sessions = new Set<string>();
   readonly subs = new Map<string, Subscription>();
@@ -63,30 +67,43 @@ export class WsConn implements ConsumerSink, Claimant {
     readonly principal: Principal,
     private readonly socket: Duplex,
   ) {}
+  /**
+   * Event frames of this tick, written to the socket as one buffer. Every frame `ws` writes for
+   * us (sendText, frame, close) flushes them first, so order holds; `ws`'s own pings and pongs
+   * may pass them, as control frames may (RFC 6455 §5.5).
+   */
+  private readonly batch = new TickBatch((b) => {
+    if (this.live()) this.socket.write(b);
+  });
   live(): boolean {
     return !this.closed && this.ws.readyState === 1;
   }
   sendText(text: string): void {
-    if (this.live()) this.ws.send(text);
+    if (this.live()) {
+      this.batch.flush();
+      this.ws.send(text);
+    }
   }
   buffered(): number {
-    return this.ws.bufferedAmount;
+    return this.ws.bufferedAmount + this.batch.bytes;
   }
   frame(f: object): void {
-    if (!this.closed && this.ws.readyState === 1) this.ws.send(JSON.stringify(f));
+    if (!this.closed && this.ws.readyState === 1) {
+      this.batch.flush();
+      this.ws.send(JSON.stringify(f));
+    }
   }
   error(code: FrameErrorCode, detail: string, corr: { id?: unknown; cause?: unknown; more?: Record<string, unknown> } = {}): void {
     this.frame(errorFrame(code, detail, corr));
   }
   deliver(_sub: Subscription, o: Outgoing, ceiling: CaptureLevel | undefined): void {
     if (this.closed || this.ws.readyState !== 1) return;
-    corkForTick(this, this.socket);
     // The whole frame (header and UTF-8 payload) is built once per (Event, ceiling) and written
     // as is to every subscriber's socket (issue 19): what `ws.send` would write, without its
     // per-send header and option objects. Safe beside `ws`: without an extension (the server
     // negotiates none) its sender writes every frame synchronously, so order is kept, and
     // `bufferedAmount` counts the socket's queue.
-    this.socket.write(o.frame('ws', ceiling, wsTextFrame));
+    this.batch.add(o.frame('ws', ceiling, wsEventFrame));
   }
   marker(sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {
     this.frame({ type: 'replay-exhausted', sub: sub.id, session, earliest });
@@ -105,6 +122,7 @@ export class WsConn implements ConsumerSink, Claimant {
   }
   /** Resolves once everything queued reached the socket (or the connection ended); event driven, no polling loop. */
   drained(): Promise<void> {
+    if (this.live()) this.batch.flush(); // what waits for the end of the tick is part of what must drain
     return new Promise((resolve) => {
       const done = () => this.closed || this.ws.readyState !== 1 || this.ws.bufferedAmount === 0;
       if (done()) return resolve();

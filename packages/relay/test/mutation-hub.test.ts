@@ -468,21 +468,21 @@ describe('Outgoing: rendering per ceiling, built once', () => {
     assert.ok(!meta.includes('secret'));
     assert.equal(o.render('metadata'), meta, 'same text again');
     let builds = 0;
-    const f1 = o.frame('sse', 'metadata', (t) => {
+    const f1 = o.frame('sse', 'metadata', (_o, t) => {
       builds++;
       return `data: ${t}\n\n`;
     });
-    const f2 = o.frame('sse', 'metadata', (t) => {
+    const f2 = o.frame('sse', 'metadata', (_o, t) => {
       builds++;
       return `X${t}`;
     });
     assert.equal(f1, f2);
     assert.equal(f1, `data: ${meta}\n\n`);
-    const f3 = o.frame('ws', 'metadata', (t) => {
+    const f3 = o.frame('ws', 'metadata', (_o, t) => {
       builds++;
       return t;
     });
-    const f4 = o.frame('sse', undefined, (t) => {
+    const f4 = o.frame('sse', undefined, (_o, t) => {
       builds++;
       return t;
     });

@@ -384,9 +384,9 @@ describe('Outgoing and subscription specs: what the first file left open', () =>
       3,
       1,
     );
-    const none = o.frame('sse', 'none', (t) => t);
-    const meta = o.frame('sse', 'metadata', (t) => t);
-    const full = o.frame('sse', 'full', (t) => t);
+    const none = o.frame('sse', 'none', (_o, t) => t);
+    const meta = o.frame('sse', 'metadata', (_o, t) => t);
+    const full = o.frame('sse', 'full', (_o, t) => t);
     assert.equal(none, o.render('none'));
     assert.equal(meta, o.render('metadata'));
     assert.equal(full, o.render('full'));
