@@ -56,3 +56,21 @@ test('property: unmatched text never grants a permission', () => {
     { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 1000) },
   );
 });
+
+test('a request without options, even a permission, leaves the text a text answer', () => {
+  assert.deepEqual(mapTextAnswer({ kind: 'permission', prompt: 'p' }, 'go ahead'), { text: 'go ahead' });
+  assert.deepEqual(mapTextAnswer({ kind: 'permission', prompt: 'p', options: [] }, 'go ahead'), { text: 'go ahead' });
+});
+
+test('labels are matched trimmed and ignoring case', () => {
+  const req = {
+    kind: 'input',
+    prompt: 'p',
+    options: [
+      { id: 'a1', label: '  Yes please ' },
+      { id: 'a2', label: 'No' },
+    ],
+  };
+  assert.deepEqual(mapTextAnswer(req, 'yes PLEASE'), { option: 'a1' });
+  assert.deepEqual(mapTextAnswer(req, ' no '), { option: 'a2' });
+});
