@@ -32,7 +32,7 @@ export class SseSink implements ConsumerSink {
   readonly kind = 'sse' as const;
   closed = false;
   /** Event frames of this tick, written as one chunk (every other write flushes them first). */
-  private readonly batch = new TickBatch((b) => this.writeNow(b));
+  private readonly batch = new TickBatch((b, done) => this.writeNow(b, done));
   constructor(
     readonly res: ServerResponse,
     readonly principal: Principal,
@@ -50,12 +50,12 @@ export class SseSink implements ConsumerSink {
     this.batch.flush();
     this.res.write(chunk);
   }
-  private writeNow(b: Buffer): void {
-    if (this.closed || this.res.destroyed) return;
+  private writeNow(b: Buffer, done: () => void): void {
+    if (this.closed || this.res.destroyed) return done();
     // One chunk, its length line and CRLF in one syscall.
     const socket = this.res.socket;
     socket?.cork();
-    this.res.write(b);
+    this.res.write(b, done);
     socket?.uncork();
   }
   marker(_sub: Subscription, session: string, earliest: { epoch: number; seq: number }): void {

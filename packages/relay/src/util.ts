@@ -26,12 +26,22 @@ export function sseSafe(s: string): string {
  * was a large share of the fan-out's garbage and so of its GC pauses). Latency is unchanged: a
  * corked socket also waited for the end of the tick. Every other write to the same connection
  * calls flush() first, so frames keep their order.
+ *
+ * The frames are copied into a buffer the batch keeps and reuses once its write completed (a
+ * new buffer per tick and consumer was external memory churning fast enough to start a full
+ * mark-compact every few hundred milliseconds).
  */
 export class TickBatch {
   private readonly parts: Buffer[] = [];
   /** Bytes waiting; a consumer counts them in what it has buffered (backpressure). */
   bytes = 0;
-  constructor(private readonly out: (b: Buffer) => void) {}
+  /** A copy buffer no write holds any more. */
+  private spare: Buffer | undefined;
+  /**
+   * `out` writes `b` and calls `done` once nothing holds `b` any more (the write completed,
+   * failed, or was not made).
+   */
+  constructor(private readonly out: (b: Buffer, done: () => void) => void) {}
 
   add(b: Buffer): void {
     if (this.parts.length === 0) process.nextTick(flushBatch, this);
@@ -43,16 +53,41 @@ export class TickBatch {
   flush(): void {
     const n = this.parts.length;
     if (n === 0) return;
-    const b = n === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.bytes);
+    const size = this.bytes;
+    if (n === 1) {
+      const only = this.parts[0]!;
+      this.parts.length = 0;
+      this.bytes = 0;
+      this.out(only, noop);
+      return;
+    }
+    let buf = this.spare;
+    this.spare = undefined;
+    if (buf === undefined || buf.length < size) buf = Buffer.allocUnsafeSlow(Math.max(size, MIN_COPY));
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const p = this.parts[i]!;
+      p.copy(buf, at);
+      at += p.length;
+    }
     this.parts.length = 0;
     this.bytes = 0;
-    this.out(b);
+    const held = buf;
+    this.out(buf.subarray(0, size), () => {
+      if (held.length <= MAX_SPARE && (this.spare === undefined || this.spare.length < held.length)) this.spare = held;
+    });
   }
 }
+
+/** Smallest copy buffer allocated, and the largest kept for reuse (a replay's batch may be larger). */
+const MIN_COPY = 16 * 1024;
+const MAX_SPARE = 256 * 1024;
 
 function flushBatch(b: TickBatch): void {
   b.flush();
 }
+
+function noop(): void {}
 
 /** The Host header without its port, lowercased. */
 export function hostName(host: string | undefined): string {

@@ -72,8 +72,9 @@ export class WsConn implements ConsumerSink, Claimant {
    * us (sendText, frame, close) flushes them first, so order holds; `ws`'s own pings and pongs
    * may pass them, as control frames may (RFC 6455 §5.5).
    */
-  private readonly batch = new TickBatch((b) => {
-    if (this.live()) this.socket.write(b);
+  private readonly batch = new TickBatch((b, done) => {
+    if (this.live()) this.socket.write(b, done);
+    else done();
   });
   live(): boolean {
     return !this.closed && this.ws.readyState === 1;
