@@ -59,20 +59,40 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
  * undefined to drop the member. Returns `value` itself (no allocation) when nothing changed.
  */
 function mapMembers(value: Record<string, unknown>, next: (key: string, v: unknown) => unknown): Record<string, unknown> {
-  const keys = Object.keys(value);
   let out: Record<string, unknown> | null = null;
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!;
+  for (const k in value) {
+    if (!hasOwn(value, k)) continue;
     const v = value[k];
     const nv = next(k, v);
     if (out === null) {
       if (nv === v) continue;
-      out = {};
-      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+      out = membersBefore(value, k);
     }
     if (nv !== undefined) put(out, k, nv);
   }
   return out ?? value;
+}
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * A new object with the own members of `value` that come before `stop` (the start of a lazy
+ * copy). Keys are walked with `for...in` and `hasOwn` instead of `Object.keys`: same keys, same
+ * order, no array per object on the ingest path (issue 19, the fan-out's garbage).
+ */
+function membersBefore(value: Record<string, unknown>, stop: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in value) {
+    if (k === stop) break;
+    if (hasOwn(value, k)) put(out, k, value[k]);
+  }
+  return out;
+}
+
+/** True when `value` has no own enumerable member (no array allocated). */
+function noMembers(value: Record<string, unknown>): boolean {
+  for (const k in value) if (hasOwn(value, k)) return false;
+  return true;
 }
 
 /** `arr.map(f)`, but `arr` itself (no allocation) when every element maps to itself. */
@@ -175,17 +195,15 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
   if (!isObject(value) || !tree.properties) return value;
   // The hot ingest path: an inlined lazy copy (no closure, no allocation for an honest object).
   const props = tree.properties;
-  const keys = Object.keys(value);
   let out: Record<string, unknown> | null = null;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  for (const key in value) {
+    if (!hasOwn(value, key)) continue;
     const v = value[key];
-    const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    const child = hasOwn(props, key) ? props[key] : undefined;
     const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
     if (out === null) {
       if (nv === v) continue;
-      out = {};
-      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+      out = membersBefore(value, key);
     }
     if (nv !== undefined) put(out, key, nv);
   }
@@ -238,17 +256,15 @@ function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
   // A node without `properties` annotates its whole value (a leaf, `answer.values`, free-form metadata).
   if (!isObject(value) || !tree.properties) return value;
   const props = tree.properties;
-  const keys = Object.keys(value);
   let out: Record<string, unknown> | null = null;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  for (const key in value) {
+    if (!hasOwn(value, key)) continue;
     const v = value[key];
-    const child = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    const child = hasOwn(props, key) ? props[key] : undefined;
     const nv = child === undefined ? undefined : child.properties === undefined && child.items === undefined ? v : annotatedOnly(v, child);
     if (out === null) {
       if (nv === v) continue;
-      out = {};
-      for (let j = 0; j < i; j++) put(out, keys[j]!, value[keys[j]!]);
+      out = membersBefore(value, key);
     }
     if (nv !== undefined) put(out, key, nv);
   }
@@ -260,8 +276,8 @@ export function dropUnannotated(ev: Record<string, unknown>): Record<string, unk
   if (!Object.prototype.hasOwnProperty.call(ev, 'data')) return ev;
   const data = ev['data'];
   const tree = treeOf(ev['type']);
-  if (!tree || !tree.properties || Object.keys(tree.properties).length === 0 || !isObject(data)) {
-    return isObject(data) && Object.keys(data).length === 0 ? ev : withData(ev, undefined);
+  if (!tree || !tree.properties || noMembers(tree.properties) || !isObject(data)) {
+    return isObject(data) && noMembers(data) ? ev : withData(ev, undefined);
   }
   const out = annotatedOnly(data, tree);
   return out === data ? ev : withData(ev, out);

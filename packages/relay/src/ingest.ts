@@ -81,7 +81,9 @@ export function checkEvent(
  * positions and resume ids stop being exact (`epoch: 1e300` passes "is an integer").
  */
 function unsafeInteger(ev: Record<string, unknown>): Issue | null {
-  for (const k of Object.keys(ev)) {
+  // for...in, not Object.keys: no array per Event (issue 19); inherited members are skipped.
+  for (const k in ev) {
+    if (!Object.prototype.hasOwnProperty.call(ev, k)) continue;
     const v = ev[k];
     if (typeof v !== 'number' || Number.isSafeInteger(v)) continue;
     const rule = k === 'seq' ? 'envelope.seq' : k === 'epoch' ? 'envelope.epoch' : 'envelope.ext-value';
