@@ -1,6 +1,7 @@
 // HTTP routes (AEP-0003 §3.2, §3.4): discovery, the ingest endpoint
 // `POST /events`, `/stream` (handed to the SSE binding), `/healthz`, static files.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Auth, scrubUrl, type Principal } from './auth.js';
 import { BackendUnavailableError } from './backend.js';
@@ -244,7 +245,8 @@ export class HttpRoutes {
    * 413 reliably (issue 12 item 6): read and discard the rest of the body first, then answer and
    * close. Answering first and closing with unread bytes in the socket makes the kernel send a
    * reset, which the client may see before the answer. Bounded: past `DRAIN_LIMIT` more bytes
-   * (or the request timeout) the answer goes out and the connection is cut.
+   * (or the request timeout) the answer goes out and the connection is closed: FIN first, the
+   * socket destroyed 2 s later (lingerClose), for the same reason.
    */
   private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
     const answer = () => {
@@ -262,7 +264,7 @@ export class HttpRoutes {
         req.removeAllListeners('data');
         req.pause();
         answer();
-        res.on('finish', () => req.socket.destroy());
+        res.on('finish', () => lingerClose(req.socket));
       }
     });
     req.on('end', answer);
@@ -361,3 +363,21 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
     req.on('close', () => resolve(req.complete ? Buffer.concat(chunks) : null));
   });
 }
+
+/**
+ * Closes a connection whose client is still sending a body the relay refused, once the answer
+ * is out: FIN now, the socket destroyed only after LINGER_MS (or when the client closes).
+ * Destroying it at once, with the client's bytes still arriving, makes the kernel answer them
+ * with a reset, and a reset can reach the client before it has read the answer, which it then
+ * never sees (found as the 64 MiB drain test failing under load). Nothing more is read
+ * meanwhile: the client's writes just stop when the buffers are full.
+ */
+function lingerClose(socket: Socket): void {
+  const stop = setTimeout(() => socket.destroy(), LINGER_MS);
+  stop.unref();
+  socket.once('close', () => clearTimeout(stop));
+  socket.end();
+}
+
+/** How long a refused client is given to read its answer before its connection is destroyed. */
+const LINGER_MS = 2000;
