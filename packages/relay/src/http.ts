@@ -245,8 +245,8 @@ export class HttpRoutes {
    * 413 reliably (issue 12 item 6): read and discard the rest of the body first, then answer and
    * close. Answering first and closing with unread bytes in the socket makes the kernel send a
    * reset, which the client may see before the answer. Bounded: past `DRAIN_LIMIT` more bytes
-   * (or the request timeout) the answer goes out and the connection is closed: FIN first, the
-   * socket destroyed 2 s later (lingerClose), for the same reason.
+   * (or the request timeout) the answer goes out and the connection is closed with the answer
+   * flushed first (lingerClose).
    */
   private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
     const answer = () => {
@@ -366,11 +366,11 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
 
 /**
  * Closes a connection whose client is still sending a body the relay refused, once the answer
- * is out: FIN now, the socket destroyed only after LINGER_MS (or when the client closes).
- * Destroying it at once, with the client's bytes still arriving, makes the kernel answer them
- * with a reset, and a reset can reach the client before it has read the answer, which it then
- * never sees (found as the 64 MiB drain test failing under load). Nothing more is read
- * meanwhile: the client's writes just stop when the buffers are full.
+ * is out: `end()`, so the answer and a FIN leave before the socket goes. `destroy()` here (the
+ * old code) dropped an answer still in the socket's write buffer, and the client saw the
+ * connection cut with no answer (found as the 64 MiB drain test failing under load). Node's own
+ * `Connection: close` handling destroys the socket once the FIN is out; the timer is a backstop
+ * should it not. Nothing more is read meanwhile.
  */
 function lingerClose(socket: Socket): void {
   const stop = setTimeout(() => socket.destroy(), LINGER_MS);
@@ -379,5 +379,5 @@ function lingerClose(socket: Socket): void {
   socket.end();
 }
 
-/** How long a refused client is given to read its answer before its connection is destroyed. */
+/** The backstop: a refused connection still open this long after its answer is destroyed. */
 const LINGER_MS = 2000;
