@@ -112,6 +112,13 @@ function collide(seed: number, slotA: number, genA: (i: number) => string, slotB
 const SEED = 0x5eed1234;
 const num = (i: number, width: number) => i.toString(36).padStart(width, '0');
 
+/** Two ids whose key hashes collide under SEED (a at source slot 0, b at `slotB`), checked by checkCollidingPair. */
+function collidingPair(genA: (i: number) => string, genB: (i: number) => string, slotB = 0): [string, string] {
+  const [a, b] = collide(SEED, 0, genA, slotB, genB);
+  checkCollidingPair(SEED, 0, a, slotB, b);
+  return [a, b];
+}
+
 /**
  * Colliding keys (a at source slot sa, b at slot sb) must stay two keys: in both orders, next to
  * other keys, and through eviction (index deletion moves the survivor of a probe chain back).
@@ -144,88 +151,57 @@ function checkCollidingPair(seed: number, sa: number, a: string, sb: number, b: 
 }
 
 test('colliding key hashes: two different ids of equal length, both stored inline', () => {
-  const [a, b] = collide(
-    SEED,
-    0,
+  const [a, b] = collidingPair(
     (i) => `e${num(i, 7)}`,
-    0,
     (i) => `f${num(i, 7)}`,
   );
   assert.equal(a.length, b.length);
-  checkCollidingPair(SEED, 0, a, 0, b);
 });
 
 test('colliding key hashes: an id at U+00FF (inline) and a plain one of equal length', () => {
-  const [a, b] = collide(
-    SEED,
-    0,
+  collidingPair(
     (i) => `ÿ${num(i, 7)}`,
-    0,
     (i) => `g${num(i, 7)}`,
   );
-  checkCollidingPair(SEED, 0, a, 0, b);
 });
 
 test('colliding key hashes: two inline ids of different lengths', () => {
-  const [a, b] = collide(
-    SEED,
-    0,
+  const [a, b] = collidingPair(
     (i) => `h${num(i, 4)}`,
-    0,
     (i) => `k${num(i, 8)}`,
   );
   assert.notEqual(a.length, b.length);
-  checkCollidingPair(SEED, 0, a, 0, b);
 });
 
 test('colliding key hashes: an inline id and a long one (41 characters; U+0100 at equal length)', () => {
-  const [a, b] = collide(
-    SEED,
-    0,
+  const [a, b] = collidingPair(
     (i) => `m${'x'.repeat(32)}${num(i, 7)}`, // 40 characters: inline
-    0,
     (i) => `n${'x'.repeat(33)}${num(i, 7)}`, // 41 characters: long
   );
   assert.deepEqual([a.length, b.length], [40, 41]);
-  checkCollidingPair(SEED, 0, a, 0, b);
-  const [c, d] = collide(
-    SEED,
-    0,
+  collidingPair(
     (i) => `q${num(i, 7)}`,
-    0,
     (i) => `Ā${num(i, 7)}`,
   );
-  checkCollidingPair(SEED, 0, c, 0, d);
 });
 
 test('colliding key hashes: two long ids (U+0100 and above; more than 40 characters)', () => {
-  const [a, b] = collide(
-    SEED,
-    0,
+  collidingPair(
     (i) => `Ā${num(i, 7)}`,
-    0,
     (i) => `ā${num(i, 7)}`,
   );
-  checkCollidingPair(SEED, 0, a, 0, b);
-  const [c, d] = collide(
-    SEED,
-    0,
+  collidingPair(
     (i) => `r${'y'.repeat(40)}${num(i, 7)}`,
-    0,
     (i) => `s${'y'.repeat(44)}${num(i, 7)}`,
   );
-  checkCollidingPair(SEED, 0, c, 0, d);
 });
 
 test('colliding key hashes: ids under two different sources', () => {
-  const [a, b] = collide(
-    SEED,
-    0,
+  collidingPair(
     (i) => `t${num(i, 7)}`,
-    1,
     (i) => `u${num(i, 7)}`,
+    1,
   );
-  checkCollidingPair(SEED, 0, a, 1, b);
 });
 
 // Seeds found by brute force over all validator seeds (a small C loop over keyHash's arithmetic,

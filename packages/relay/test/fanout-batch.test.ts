@@ -29,40 +29,41 @@ async function relayWithHistory(session: string) {
   return { relay, ids };
 }
 
-describe('fan-out writes batched per tick', () => {
-  it('a replay far above the soft mark reaches an SSE consumer whole and in order', { timeout: 30_000 }, async () => {
-    const S = `batch-sse-${ulid()}`;
-    const { relay, ids } = await relayWithHistory(S);
-    const c = sse(relay.url, `from=all&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`);
+/** The ids of the first N Events a consumer on `binding` receives asking for session `S` from the start. */
+async function replayedIds(url: string, S: string, binding: 'sse' | 'ws'): Promise<unknown[]> {
+  if (binding === 'sse') {
+    const c = sse(url, `from=all&filter=${encodeURIComponent(JSON.stringify({ session: S }))}`);
     try {
       await c.waitFor((m) => m.filter((x) => x.data !== undefined).length >= N, 20_000);
-      assert.deepEqual(
-        c.events().map((e) => e['id']),
-        ids,
-      );
+      return c.events().map((e) => e['id']);
     } finally {
       c.close();
-      await relay.close();
     }
-  });
+  }
+  const w = await WsClient.open(url);
+  try {
+    await w.hello();
+    w.send({ type: 'subscribe', id: 'r', from: 'all', filter: { session: S } });
+    await w.waitFor(() => w.events().length >= N, 20_000);
+    return w.events().map((e) => e['id']);
+  } finally {
+    w.close();
+  }
+}
 
-  it('a replay far above the soft mark reaches a WebSocket consumer whole and in order', { timeout: 30_000 }, async () => {
-    const S = `batch-ws-${ulid()}`;
-    const { relay, ids } = await relayWithHistory(S);
-    const w = await WsClient.open(relay.url);
-    try {
-      await w.hello();
-      w.send({ type: 'subscribe', id: 'r', from: 'all', filter: { session: S } });
-      await w.waitFor(() => w.events().length >= N, 20_000);
-      assert.deepEqual(
-        w.events().map((e) => e['id']),
-        ids,
-      );
-    } finally {
-      w.close();
-      await relay.close();
-    }
-  });
+describe('fan-out writes batched per tick', () => {
+  for (const binding of ['sse', 'ws'] as const) {
+    const name = binding === 'sse' ? 'an SSE' : 'a WebSocket';
+    it(`a replay far above the soft mark reaches ${name} consumer whole and in order`, { timeout: 30_000 }, async () => {
+      const S = `batch-${binding}-${ulid()}`;
+      const { relay, ids } = await relayWithHistory(S);
+      try {
+        assert.deepEqual(await replayedIds(relay.url, S, binding), ids);
+      } finally {
+        await relay.close();
+      }
+    });
+  }
 
   it('live: one batch reaches SSE and WebSocket consumers in order, each consumer its own copy', async () => {
     const relay = await startRelay({ port: 0, storePath: null });
