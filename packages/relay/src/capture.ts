@@ -23,7 +23,7 @@ const LEVEL: Readonly<Record<string, number>> = { none: 0, metadata: 1, redacted
 export type FieldsOf = (ev: Record<string, unknown>) => readonly unknown[] | undefined;
 
 function treeOf(type: unknown): CaptureTree | undefined {
-  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(CAPTURE_TREES, type) ? CAPTURE_TREES[type] : undefined;
+  return typeof type === 'string' && Object.hasOwn(CAPTURE_TREES, type) ? CAPTURE_TREES[type] : undefined;
 }
 
 function levelOf(t: CaptureTree): number {
@@ -32,7 +32,7 @@ function levelOf(t: CaptureTree): number {
 
 /** Declared capture rank (absent = metadata; not a level = full, the conservative reading). */
 export function declaredRank(ev: Record<string, unknown>): number {
-  const c = Object.prototype.hasOwnProperty.call(ev, 'capture') ? ev['capture'] : 'metadata';
+  const c = Object.hasOwn(ev, 'capture') ? ev['capture'] : 'metadata';
   const r = captureRank(c);
   return r < 0 ? FULL : r;
 }
@@ -61,7 +61,7 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
 function mapMembers(value: Record<string, unknown>, next: (key: string, v: unknown) => unknown): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
   for (const k in value) {
-    if (!hasOwn(value, k)) continue;
+    if (!Object.hasOwn(value, k)) continue;
     const v = value[k];
     const nv = next(k, v);
     if (out === null) {
@@ -73,25 +73,23 @@ function mapMembers(value: Record<string, unknown>, next: (key: string, v: unkno
   return out ?? value;
 }
 
-const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
-
 /**
  * A new object with the own members of `value` that come before `stop` (the start of a lazy
- * copy). Keys are walked with `for...in` and `hasOwn` instead of `Object.keys`: same keys, same
- * order, no array per object on the ingest path (issue 19, the fan-out's garbage).
+ * copy). Keys are walked with `for...in` and `Object.hasOwn` instead of `Object.keys`: same
+ * keys, same order, no array per object on the ingest path (issue 19, the fan-out's garbage).
  */
 function membersBefore(value: Record<string, unknown>, stop: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k in value) {
     if (k === stop) break;
-    if (hasOwn(value, k)) put(out, k, value[k]);
+    if (Object.hasOwn(value, k)) put(out, k, value[k]);
   }
   return out;
 }
 
 /** True when `value` has no own enumerable member (no array allocated). */
 function noMembers(value: Record<string, unknown>): boolean {
-  for (const k in value) if (hasOwn(value, k)) return false;
+  for (const k in value) if (Object.hasOwn(value, k)) return false;
   return true;
 }
 
@@ -197,9 +195,9 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
   const props = tree.properties;
   let out: Record<string, unknown> | null = null;
   for (const key in value) {
-    if (!hasOwn(value, key)) continue;
+    if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
-    const child = hasOwn(props, key) ? props[key] : undefined;
+    const child = Object.hasOwn(props, key) ? props[key] : undefined;
     const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
     if (out === null) {
       if (nv === v) continue;
@@ -234,7 +232,7 @@ function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
  * §9.4 pipeline. Members without an annotation are left to `gateFor` (they reach only `full`).
  */
 export function makeHonest(ev: Record<string, unknown>, fieldsOf?: FieldsOf): Record<string, unknown> {
-  if (!Object.prototype.hasOwnProperty.call(ev, 'data')) return ev;
+  if (!Object.hasOwn(ev, 'data')) return ev;
   const declared = declaredRank(ev);
   if (declared === 0) return withData(ev, undefined);
   if (declared === FULL) return ev;
@@ -258,9 +256,9 @@ function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
   const props = tree.properties;
   let out: Record<string, unknown> | null = null;
   for (const key in value) {
-    if (!hasOwn(value, key)) continue;
+    if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
-    const child = hasOwn(props, key) ? props[key] : undefined;
+    const child = Object.hasOwn(props, key) ? props[key] : undefined;
     const nv = child === undefined ? undefined : child.properties === undefined && child.items === undefined ? v : annotatedOnly(v, child);
     if (out === null) {
       if (nv === v) continue;
@@ -273,7 +271,7 @@ function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
 
 /** `ev` without unannotated `data` members (a type without an annotated schema loses its whole `data`). */
 export function dropUnannotated(ev: Record<string, unknown>): Record<string, unknown> {
-  if (!Object.prototype.hasOwnProperty.call(ev, 'data')) return ev;
+  if (!Object.hasOwn(ev, 'data')) return ev;
   const data = ev['data'];
   const tree = treeOf(ev['type']);
   if (!tree || !tree.properties || noMembers(tree.properties) || !isObject(data)) {

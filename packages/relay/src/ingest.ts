@@ -83,7 +83,7 @@ export function checkEvent(
 function unsafeInteger(ev: Record<string, unknown>): Issue | null {
   // for...in, not Object.keys: no array per Event (issue 19); inherited members are skipped.
   for (const k in ev) {
-    if (!Object.prototype.hasOwnProperty.call(ev, k)) continue;
+    if (!Object.hasOwn(ev, k)) continue;
     const v = ev[k];
     if (typeof v !== 'number' || Number.isSafeInteger(v)) continue;
     const rule = k === 'seq' ? 'envelope.seq' : k === 'epoch' ? 'envelope.epoch' : 'envelope.ext-value';
