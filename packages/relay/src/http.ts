@@ -1,7 +1,6 @@
 // HTTP routes (AEP-0003 §3.2, §3.4): discovery, the ingest endpoint
 // `POST /events`, `/stream` (handed to the SSE binding), `/healthz`, static files.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Auth, scrubUrl, type Principal } from './auth.js';
 import { BackendUnavailableError } from './backend.js';
@@ -246,7 +245,7 @@ export class HttpRoutes {
    * close. Answering first and closing with unread bytes in the socket makes the kernel send a
    * reset, which the client may see before the answer. Bounded: past `DRAIN_LIMIT` more bytes
    * (or the request timeout) the answer goes out and the connection is closed with the answer
-   * flushed first (lingerClose).
+   * flushed first.
    */
   private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
     const answer = () => {
@@ -264,7 +263,11 @@ export class HttpRoutes {
         req.removeAllListeners('data');
         req.pause();
         answer();
-        res.on('finish', () => lingerClose(req.socket));
+        // end(), not destroy(): destroy() dropped an answer still in the socket's write buffer,
+        // and the client saw the connection cut with no answer (found as the 64 MiB drain test
+        // failing under load). Node's `Connection: close` handling destroys the socket once the
+        // answer and its FIN are out.
+        res.on('finish', () => req.socket.end());
       }
     });
     req.on('end', answer);
@@ -363,21 +366,3 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too-larg
     req.on('close', () => resolve(req.complete ? Buffer.concat(chunks) : null));
   });
 }
-
-/**
- * Closes a connection whose client is still sending a body the relay refused, once the answer
- * is out: `end()`, so the answer and a FIN leave before the socket goes. `destroy()` here (the
- * old code) dropped an answer still in the socket's write buffer, and the client saw the
- * connection cut with no answer (found as the 64 MiB drain test failing under load). Node's own
- * `Connection: close` handling destroys the socket once the FIN is out; the timer is a backstop
- * should it not. Nothing more is read meanwhile.
- */
-function lingerClose(socket: Socket): void {
-  const stop = setTimeout(() => socket.destroy(), LINGER_MS);
-  stop.unref();
-  socket.once('close', () => clearTimeout(stop));
-  socket.end();
-}
-
-/** The backstop: a refused connection still open this long after its answer is destroyed. */
-const LINGER_MS = 2000;
