@@ -89,10 +89,7 @@ export class WsConn implements ConsumerSink, Claimant {
     return this.ws.bufferedAmount + this.batch.bytes;
   }
   frame(f: object): void {
-    if (!this.closed && this.ws.readyState === 1) {
-      this.batch.flush();
-      this.ws.send(JSON.stringify(f));
-    }
+    this.sendText(JSON.stringify(f));
   }
   error(code: FrameErrorCode, detail: string, corr: { id?: unknown; cause?: unknown; more?: Record<string, unknown> } = {}): void {
     this.frame(errorFrame(code, detail, corr));
@@ -123,7 +120,7 @@ export class WsConn implements ConsumerSink, Claimant {
   }
   /** Resolves once everything queued reached the socket (or the connection ended); event driven, no polling loop. */
   drained(): Promise<void> {
-    if (this.live()) this.batch.flush(); // what waits for the end of the tick is part of what must drain
+    this.batch.flush(); // what waits for the end of the tick is part of what must drain
     return new Promise((resolve) => {
       const done = () => this.closed || this.ws.readyState !== 1 || this.ws.bufferedAmount === 0;
       if (done()) return resolve();
