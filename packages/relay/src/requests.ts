@@ -46,6 +46,13 @@ export interface OfflineEntry {
 export class RequestIndex {
   private readonly byKey = new Map<string, RequestInfo>();
   private readonly byClaim = new Map<string, Set<RequestInfo>>();
+  /**
+   * Insertion order, oldest at `head` (issue 19): asking the Map for its oldest entry
+   * (`values().next()`) walks past every entry deleted since V8 last rehashed it, up to half its
+   * capacity, so at the cap each admitted request paid for thousands of skipped holes.
+   */
+  private order: Array<RequestInfo | undefined> = [];
+  private head = 0;
 
   constructor(
     private readonly cap: number,
@@ -71,19 +78,28 @@ export class RequestIndex {
 
   private add(info: RequestInfo): void {
     this.byKey.set(RequestIndex.key(info.session, info.id), info);
+    this.order.push(info);
     if (info.claim !== null) {
       let set = this.byClaim.get(info.claim);
       if (!set) this.byClaim.set(info.claim, (set = new Set()));
       set.add(info);
     }
     while (this.byKey.size > this.cap) {
-      const oldest = this.byKey.values().next().value as RequestInfo;
-      this.byKey.delete(RequestIndex.key(oldest.session, oldest.id));
+      const oldest = this.order[this.head]!;
+      this.order[this.head++] = undefined;
+      const key = RequestIndex.key(oldest.session, oldest.id);
+      // Replaced under the same key since (a restored binding loaded twice): not this entry.
+      if (this.byKey.get(key) !== oldest) continue;
+      this.byKey.delete(key);
       if (oldest.claim !== null) {
         this.byClaim.get(oldest.claim)?.delete(oldest);
         if (this.byClaim.get(oldest.claim)?.size === 0) this.byClaim.delete(oldest.claim);
         this.sink?.unbind(oldest.session, oldest.id);
       }
+    }
+    if (this.head >= 1024 && this.head * 2 >= this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
     }
   }
 
