@@ -90,8 +90,10 @@ class Slab {
 const SLAB = 1 << 20;
 /** Events larger than this get a slab of their own (exact size). */
 const BIG = SLAB >> 2;
-/** Released slabs kept for reuse. */
+/** Released slabs kept for reuse: at least this many... */
 const POOL = 8;
+/** ...or slabs worth 1/POOL_SHARE of the live bytes, when that is more. */
+const POOL_SHARE = 5;
 
 /** Flags of a slot. */
 const F_USED = 1;
@@ -228,9 +230,13 @@ class RawArena {
   private readonly freeIdx: number[] = [];
   readonly slabs = new Set<Slab>();
   /**
-   * Released 1 MiB slabs kept for reuse (at most POOL): a fresh allocation costs a page fault per
-   * 4 KiB written (measured: 0.9-1.4 µs per 456-byte Event against 0.08 µs into a reused slab).
-   * Reuse is safe: nothing reads a slab but through a slot that lives in it (`Held` checks it).
+   * Released 1 MiB slabs kept for reuse (at most POOL, or a fifth of the live bytes' worth): a
+   * fresh allocation costs a page fault per 4 KiB written (measured: 0.9-1.4 µs per 456-byte
+   * Event against 0.08 µs into a reused slab; 12 µs per fault on the 2026-12-06 machine). A
+   * compaction releases the sparse slabs all at once, 10-15 % of a full arena: with 8 kept, a
+   * `--memory` relay at its retention allocated 6 fresh slabs for each reused one (issue 19,
+   * docs/benchmarks.md). Reuse is safe: nothing reads a slab but through a slot that lives in it
+   * (`Held` checks it).
    */
   private readonly pool: Buffer[] = [];
   private cur: Slab = this.add(new Slab(Buffer.allocUnsafeSlow(SLAB)));
@@ -309,7 +315,7 @@ class RawArena {
     this.allocated -= s.buf.length;
     this.table[s.idx] = null;
     this.freeIdx.push(s.idx);
-    if (s.buf.length === SLAB && this.pool.length < POOL) this.pool.push(s.buf);
+    if (s.buf.length === SLAB && this.pool.length < Math.max(POOL, Math.floor(this.live / (POOL_SHARE * SLAB)))) this.pool.push(s.buf);
   }
 
   /** True when sparse slabs hold enough dead bytes to be worth a compaction. */
@@ -317,10 +323,24 @@ class RawArena {
     return this.written >= this.quietUntil && this.allocated > this.live * 1.15 + 4 * SLAB;
   }
 
-  /** Move the slots of sparse slabs into fresh ones; every slot in use is visited once. */
+  /**
+   * Move the slots of the sparsest slabs into others, until what stays allocated is within
+   * 1.05x the bytes held + 2 MiB; every slot in use is visited once. Sparsest first (issue 19):
+   * every slab under 85 % live was moved before, which with evictions spread over the sessions
+   * meant copying nearly the whole arena at every compaction, into fresh (page-faulted) slabs.
+   */
   compact(used: number): void {
+    const candidates: Slab[] = [];
+    for (const s of this.slabs) if (s !== this.cur && s.live < s.buf.length * 0.85) candidates.push(s);
+    candidates.sort((a, b) => a.live / a.buf.length - b.live / b.buf.length);
     const sparse = new Set<Slab>();
-    for (const s of this.slabs) if (s !== this.cur && s.live < s.buf.length * 0.85) sparse.add(s);
+    let left = this.allocated;
+    const goal = this.live * 1.05 + 2 * SLAB;
+    for (const s of candidates) {
+      if (left <= goal) break;
+      sparse.add(s);
+      left -= s.buf.length - s.live;
+    }
     if (sparse.size > 0) {
       const c = this.c;
       for (let i = 0; i < used; i++) {

@@ -97,10 +97,12 @@ describe('ReplayBuffer arena', () => {
     for (let i = 0; i < 120; i++) admit(b, sent, ev(i % 2 === 0 ? 'A' : 'B', E));
     assert.deepEqual(b.arenaStats, { allocated: 12 * SLAB, live: 120 * E, slabs: 12, compactions: 0 }, 'no compaction while nothing is sparse');
     // Session C evicts A (least recently written): every slab keeps 5 of its 10 Events.
-    // Allocated 13 slabs > 1.15 x 6.1 MB + 4 MiB: the 12 sparse slabs are compacted. B's 60
-    // Events move: 9 fill the current slab (C's), 50 fill five fresh slabs, 1 starts a sixth.
+    // Allocated 13 slabs > 1.15 x 6.1 MB + 4 MiB: the sparse slabs are compacted, sparsest first,
+    // until what stays allocated is within 1.05 x 6.1 MB + 2 MiB (8,502,152 bytes): each moved
+    // slab gives back 548,576 bytes, so 10 of the 12 (13 MiB - 10 x 548,576 = 8,145,728). Their
+    // 50 Events of B move: 9 fill the current slab (C's), 40 fill four more, 1 starts a fifth.
     admit(b, sent, ev('C', E));
-    assert.deepEqual(b.arenaStats, { allocated: 7 * SLAB, live: 61 * E, slabs: 7, compactions: 1 });
+    assert.deepEqual(b.arenaStats, { allocated: 8 * SLAB, live: 61 * E, slabs: 8, compactions: 1 });
     assert.equal(intact(b, sent), 61);
     // D evicts B: five slabs empty (released at once); left: C's slab (1 Event) and D's.
     // Sparse again, but only 0.1 MB was written since the compaction: none before 4 MiB more.
@@ -111,6 +113,22 @@ describe('ReplayBuffer arena', () => {
     assert.equal(s.live, 42 * E);
     assert.equal(s.compactions, 1, 'the slab of C alone (0.1 of 1 MiB live) is not worth a compaction: allocated stays within 1.15x live + 4 MiB');
     assert.equal(intact(b, sent), 42);
+  });
+
+  it('compaction moves the sparsest slabs first and stops once within 1.05x the bytes held + 2 MiB (issue 19)', () => {
+    const b = new ReplayBuffer({ depth: 1000, maxSessions: 2, totalBytes: 1 << 30 }, null);
+    const sent = new Map<string, string>();
+    const E = 100_000; // 10 per slab
+    // Slabs 1-5: 8 of A and 2 of B each; slabs 6-10: 2 of A and 8 of B. B is written last.
+    for (let i = 0; i < 100; i++) admit(b, sent, ev(i % 10 < (i < 50 ? 8 : 2) ? 'A' : 'B', E));
+    // C evicts A: slabs 1-5 hold 20 %, slabs 6-10 80 % (both under 85 %: candidates). Allocated
+    // 11 MiB > 1.15 x 5.1 MB + 4 MiB. Goal 1.05 x 5.1 MB + 2 MiB = 7,452,152: moving the five
+    // sparsest gives back 5 x 848,576 (11 MiB - that = 7,291,456), so the dense five stay. Their
+    // 10 Events of B move: 9 fill C's slab, 1 starts another. Moving every candidate instead
+    // would have copied all 50 of B and left 6 slabs.
+    admit(b, sent, ev('C', E));
+    assert.deepEqual(b.arenaStats, { allocated: 7 * SLAB, live: 51 * E, slabs: 7, compactions: 1 });
+    assert.equal(intact(b, sent), 51);
   });
 
   it('compaction is amortized: after one, it waits until max(4 MiB, live/16) more bytes were written, then runs again', () => {
