@@ -27,7 +27,7 @@ export interface RelayHandle {
 /** True when SQLite refused because another connection holds the database. */
 function isLockedError(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err);
-  return /database is locked|SQLITE_BUSY|another relay/i.test(m) || (err as { code?: unknown })?.code === 'SQLITE_BUSY';
+  return /database is locked|SQLITE_BUSY/i.test(m) || (err as { code?: unknown })?.code === 'SQLITE_BUSY';
 }
 
 /**
@@ -61,8 +61,12 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
     try {
       await relay.load();
     } catch (err) {
-      if (o.storePath !== null && isLockedError(err)) throw lockedError(o.storePath, readHolder(`${o.storePath}.lock`));
-      throw err;
+      if (o.storePath === null || err instanceof RelayStartError) throw err;
+      if (isLockedError(err)) throw lockedError(o.storePath, readHolder(`${o.storePath}.lock`));
+      // Contract C6: a store that cannot be used (its writer thread could not start, a read
+      // failed) is AEP_RELAY_STORE_UNAVAILABLE, named with its cause.
+      const m = err instanceof Error ? err.message : String(err);
+      throw new RelayStartError('AEP_RELAY_STORE_UNAVAILABLE', m.startsWith(`store ${o.storePath}`) ? m : `store ${o.storePath} cannot be loaded: ${m}`);
     }
     const port = await relay.listen();
     const host = o.host.includes(':') ? `[${o.host}]` : o.host;

@@ -468,7 +468,11 @@ export class SqliteStore implements BufferSink {
     if (!ready.ready) {
       this.closed = true;
       await w.terminate();
-      throw new Error(`store ${this.path} cannot be opened for writing (is another relay using it?): ${ready.error ?? ''}`);
+      // Only a refused lock suggests another relay: any other cause (a writer thread that died,
+      // an unreadable file) is named as it is, so startRelay() does not report it as locked.
+      const cause = ready.error ?? '';
+      const locked = /database is locked|SQLITE_BUSY/i.test(cause);
+      throw new Error(`store ${this.path} cannot be opened for writing${locked ? ' (is another relay using it?)' : ''}: ${cause}`);
     }
     w.on('message', (m: { batch?: number; ok?: boolean; error?: string; closed?: boolean }) => this.onMessage(m));
     w.on('exit', () => {

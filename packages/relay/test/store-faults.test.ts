@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { startRelay } from '../src/index.js';
+import { RelayStartError } from '../src/options.js';
 import { SqliteStore } from '../src/store.js';
 import { storeEntry as entry, until } from './support/store.js';
 
@@ -66,7 +68,7 @@ describe('SqliteStore: the writer thread failing', () => {
     try {
       await settles(
         assert.rejects(s.startWriter(), (e: unknown) => {
-          assert.equal((e as Error).message, `store ${path} cannot be opened for writing (is another relay using it?): store writer exited`);
+          assert.equal((e as Error).message, `store ${path} cannot be opened for writing: store writer exited`);
           return true;
         }),
         'startWriter() with a thread that exited',
@@ -81,6 +83,30 @@ describe('SqliteStore: the writer thread failing', () => {
     await t.durable();
     await t.close();
     assert.deepEqual(await stored(path), [[1, '{"n":1}']]);
+  });
+
+  it('promise: startRelay() reports a writer that died before it was ready as unavailable, not as locked by itself', async () => {
+    // Before: the writer's message suggested "another relay", which startRelay() read as a lock
+    // and answered AEP_RELAY_STORE_LOCKED naming this very process as the holder.
+    const path = storePath('relay-early-exit.sqlite');
+    const kill = (w: Worker): void => void w.terminate();
+    process.once('worker', kill);
+    try {
+      await settles(
+        assert.rejects(startRelay({ port: 0, storePath: path }), (e: unknown) => {
+          assert.ok(e instanceof RelayStartError);
+          assert.equal(e.code, 'AEP_RELAY_STORE_UNAVAILABLE');
+          assert.equal(e.message, `store ${path} cannot be opened for writing: store writer exited`);
+          assert.equal(e.holder, undefined);
+          return true;
+        }),
+        'startRelay() with a writer thread that exited',
+      );
+    } finally {
+      process.removeListener('worker', kill);
+    }
+    const r = await startRelay({ port: 0, storePath: path }); // the lock was released
+    await r.close();
   });
 
   it('promise: once the writer thread died, no operation is queued any more (bounded memory while every POST is answered 503)', async () => {
