@@ -58,12 +58,12 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
  * Rebuild an object only when a member changes: `next(key, value)` returns the new value, or
  * undefined to drop the member. Returns `value` itself (no allocation) when nothing changed.
  */
-function mapMembers(value: Record<string, unknown>, next: (key: string, v: unknown) => unknown): Record<string, unknown> {
+function mapMembers<A>(value: Record<string, unknown>, next: (key: string, v: unknown, a: A) => unknown, a: A): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
   for (const k in value) {
     if (!Object.hasOwn(value, k)) continue;
     const v = value[k];
-    const nv = next(k, v);
+    const nv = next(k, v, a);
     if (out === null) {
       if (nv === v) continue;
       out = membersBefore(value, k);
@@ -93,12 +93,16 @@ function noMembers(value: Record<string, unknown>): boolean {
   return true;
 }
 
-/** `arr.map(f)`, but `arr` itself (no allocation) when every element maps to itself. */
-function mapItems(arr: readonly unknown[], f: (v: unknown) => unknown): unknown[] {
+/**
+ * `arr.map((v) => f(v, a, b))`, but `arr` itself (no allocation) when every element maps to
+ * itself. `f` gets its context as arguments, so callers pass module-level functions: no closure
+ * per array on the ingest path (issue 19, the fan-out's garbage).
+ */
+function mapItems<A, B>(arr: readonly unknown[], f: (v: unknown, a: A, b: B) => unknown, a: A, b: B): unknown[] {
   let out: unknown[] | null = null;
   for (let i = 0; i < arr.length; i++) {
     const v = arr[i];
-    const nv = f(v);
+    const nv = f(v, a, b);
     if (out === null) {
       if (nv === v) continue;
       out = arr.slice(0, i);
@@ -134,17 +138,18 @@ function redactStrings(v: unknown): unknown {
     return r === v ? v : r;
   }
   if (Array.isArray(v)) {
-    return mapItems(v, redactStrings);
+    return mapItems(v, redactStrings, undefined, undefined);
   }
-  if (isObject(v)) return mapMembers(v, (_k, x) => redactStrings(x));
+  if (isObject(v)) return mapMembers(v, redactMember, undefined);
   return v;
 }
 
-/** Strings of `answer.values` that are choice ids of their select field (structural, never redacted). */
-function valuesAtRedacted(values: unknown, fields: readonly unknown[] | undefined): unknown {
-  if (!isObject(values)) return values;
+const redactMember = (_k: string, x: unknown): unknown => redactStrings(x);
+
+/** Choice ids by select field id, from a request's field specs. */
+function choiceIds(fields: readonly unknown[]): Map<string, Set<string>> {
   const ids = new Map<string, Set<string>>();
-  for (const f of fields ?? []) {
+  for (const f of fields) {
     if (!isObject(f) || typeof f['id'] !== 'string' || f['type'] !== 'select' || !Array.isArray(f['choices'])) continue;
     ids.set(
       f['id'],
@@ -156,26 +161,30 @@ function valuesAtRedacted(values: unknown, fields: readonly unknown[] | undefine
       ),
     );
   }
-  return mapMembers(values, (k, v) => {
-    const choices = ids.get(k);
-    const isChoice = (x: unknown) => typeof x === 'string' && choices !== undefined && choices.has(x);
-    if (typeof v === 'string') {
-      if (isChoice(v)) return v;
-      const r = redactMemo(v);
-      return r === v ? v : r;
-    }
-    if (Array.isArray(v)) {
-      let arrChanged = false;
-      const arr = v.map((x) => {
-        if (isChoice(x)) return x;
-        const r = redactStrings(x);
-        if (r !== x) arrChanged = true;
-        return r;
-      });
-      return arrChanged ? arr : v;
-    }
-    return v;
-  });
+  return ids;
+}
+const NO_CHOICES = new Map<string, Set<string>>();
+
+/** Strings of `answer.values` that are choice ids of their select field (structural, never redacted). */
+function valuesAtRedacted(values: unknown, fields: readonly unknown[] | undefined): unknown {
+  if (!isObject(values)) return values;
+  return mapMembers(values, valueAtRedacted, fields === undefined ? NO_CHOICES : choiceIds(fields));
+}
+
+/** One member of `answer.values` at `redacted`: choice ids kept, other text through §9.4. */
+function valueAtRedacted(k: string, v: unknown, ids: Map<string, Set<string>>): unknown {
+  const choices = ids.get(k);
+  if (typeof v === 'string') {
+    if (choices !== undefined && choices.has(v)) return v;
+    const r = redactMemo(v);
+    return r === v ? v : r;
+  }
+  if (Array.isArray(v)) return mapItems(v, itemAtRedacted, choices, undefined);
+  return v;
+}
+
+function itemAtRedacted(x: unknown, choices: Set<string> | undefined): unknown {
+  return typeof x === 'string' && choices !== undefined && choices.has(x) ? x : redactStrings(x);
 }
 
 interface HonestCtx {
@@ -188,7 +197,7 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
   if (Array.isArray(value)) {
     if (!tree.items) return value;
     const items = tree.items;
-    return mapItems(value, (v) => honestValue(v, items, ctx));
+    return mapItems(value, honestValue, items, ctx);
   }
   if (!isObject(value) || !tree.properties) return value;
   // The hot ingest path: an inlined lazy copy (no closure, no allocation for an honest object).
@@ -215,6 +224,7 @@ function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
   if (child.exception === 'values') {
     const nv = ctx.declared < REDACTED ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v)) : valuesAtRedacted(v, ctx.fields);
     // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
+    if (nv === v) return v;
     if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => nv[k] === v[k])) return v;
     return Object.keys(nv as object).length === 0 && !isObject(v) ? undefined : nv;
   }
@@ -249,7 +259,7 @@ function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
   if (Array.isArray(value)) {
     if (!tree.items) return value;
     const items = tree.items;
-    return mapItems(value, (v) => annotatedOnly(v, items));
+    return mapItems(value, annotatedOnly, items, undefined);
   }
   // A node without `properties` annotates its whole value (a leaf, `answer.values`, free-form metadata).
   if (!isObject(value) || !tree.properties) return value;

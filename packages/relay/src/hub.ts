@@ -36,8 +36,16 @@ export class Outgoing {
     return this.parsedEvent;
   }
 
-  /** Frames by binding and ceiling: index 5 x binding (sse 0, ws 1) + ceiling rank (none 4). */
-  private frames: Array<string | Buffer | undefined> | undefined;
+  /**
+   * Frames by binding and ceiling, key 5 x binding (sse 0, ws 1) + ceiling rank (none 4): the
+   * first two in fields (an Event usually goes out in one or two frames; an array per Event was
+   * a measurable share of the fan-out's garbage, issue 19), any more in `moreFrames`.
+   */
+  private k1 = -1;
+  private f1: string | Buffer | undefined;
+  private k2 = -1;
+  private f2: string | Buffer | undefined;
+  private moreFrames: Array<string | Buffer | undefined> | undefined;
 
   /**
    * A per-binding frame built once per (Event, ceiling) and shared by every subscriber, so
@@ -46,11 +54,18 @@ export class Outgoing {
    */
   frame<T extends string | Buffer>(binding: 'sse' | 'ws', ceiling: CaptureLevel | undefined, build: (o: Outgoing, text: string) => T): T {
     const k = (binding === 'sse' ? 0 : 5) + (ceiling === undefined ? 4 : captureRank(ceiling));
-    const frames = (this.frames ??= []);
-    const hit = frames[k];
+    if (k === this.k1) return this.f1 as T;
+    if (k === this.k2) return this.f2 as T;
+    const hit = this.moreFrames?.[k];
     if (hit !== undefined) return hit as T;
     const f = build(this, this.render(ceiling));
-    frames[k] = f;
+    if (this.k1 < 0) {
+      this.k1 = k;
+      this.f1 = f;
+    } else if (this.k2 < 0) {
+      this.k2 = k;
+      this.f2 = f;
+    } else (this.moreFrames ??= new Array<string | Buffer | undefined>(10))[k] = f;
     return f;
   }
 

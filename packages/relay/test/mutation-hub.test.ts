@@ -489,6 +489,16 @@ describe('Outgoing: rendering per ceiling, built once', () => {
     assert.equal(f3, meta);
     assert.equal(f4, text);
     assert.equal(builds, 3);
+    // Each of the three (two kept in fields, the third past them) is built once, found again after.
+    const again = (b: 'sse' | 'ws', c: 'metadata' | undefined): string =>
+      o.frame(b, c, () => {
+        builds++;
+        return 'rebuilt';
+      });
+    assert.equal(again('sse', undefined), f4);
+    assert.equal(again('ws', 'metadata'), f3);
+    assert.equal(again('sse', 'metadata'), f1);
+    assert.equal(builds, 3);
     // An Event whose gating changes nothing is sent as its raw bytes (not re-serialized).
     const plain =
       '{"aep":"0.1",  "id":"p1","type":"progress.status","time":"2026-01-01T00:00:00Z","source":"aep://t","agent":"a","session":"s","seq":1,"capture":"metadata"}';
