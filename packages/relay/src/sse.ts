@@ -12,19 +12,52 @@ import { TickBatch, sseSafe } from './util.js';
 /**
  * The SSE frame of an Event rendered as `text` (AEP-0003 §3.3): `event:`, `data:`, and an `id:`
  * resume token for a positioned Event whose session fits on one line. Encoded straight into one
- * buffer (no intermediate string of the whole frame).
+ * buffer, piece by piece (no string of the whole frame, nor of its head or tail: issue 19).
  */
-function sseEventFrame(o: Outgoing, text: string): Buffer {
-  const id = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? `id: ${o.session}:${o.pos[0]}:${o.pos[1]}\n` : '';
-  const head = `event: ${o.type}\ndata: `;
-  const tail = `\n${id}\n`;
-  const a = Buffer.byteLength(head, 'utf8');
+export function sseEventFrame(o: Outgoing, text: string): Buffer {
+  const session = o.positioned && o.session !== null && !/[\r\n]/.test(o.session) ? o.session : null;
+  const t = Buffer.byteLength(o.type, 'utf8');
   const b = Buffer.byteLength(text, 'utf8');
-  const f = Buffer.allocUnsafe(a + b + Buffer.byteLength(tail, 'utf8'));
-  f.write(head, 0, 'utf8');
-  f.write(text, a, 'utf8');
-  f.write(tail, a + b, 'utf8');
+  // The resume token `session:epoch:seq`, its numbers written as digits (no string per Event).
+  const id = session === null ? 0 : 4 + Buffer.byteLength(session, 'utf8') + 1 + digits(o.pos[0]) + 1 + digits(o.pos[1]) + 1;
+  // "event: " type "\ndata: " text "\n" ["id: " session ":" epoch ":" seq "\n"] "\n"
+  const f = Buffer.allocUnsafe(7 + t + 7 + b + 1 + id + 1);
+  let at = f.write('event: ', 0, 'latin1');
+  at += f.write(o.type, at, 'utf8');
+  at += f.write('\ndata: ', at, 'latin1');
+  at += f.write(text, at, 'utf8');
+  f[at++] = 0x0a;
+  if (session !== null) {
+    at += f.write('id: ', at, 'latin1');
+    at += f.write(session, at, 'utf8');
+    f[at++] = 0x3a;
+    at = putNumber(f, at, o.pos[0]);
+    f[at++] = 0x3a;
+    at = putNumber(f, at, o.pos[1]);
+    f[at++] = 0x0a;
+  }
+  f[at] = 0x0a;
   return f;
+}
+
+/** Length of `String(n)` for a position number (a safe integer; anything else as its string). */
+function digits(n: number): number {
+  if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Number.isInteger(n))) return String(n).length;
+  let d = 1;
+  for (let x = n; x >= 10; x = Math.floor(x / 10)) d++;
+  return d;
+}
+
+/** Write `String(n)` at `at` (ASCII); returns the end. */
+function putNumber(f: Buffer, at: number, n: number): number {
+  if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Number.isInteger(n))) return at + f.write(String(n), at, 'latin1');
+  const end = at + digits(n);
+  let x = n;
+  for (let i = end - 1; i >= at; i--) {
+    f[i] = 0x30 + (x % 10);
+    x = Math.floor(x / 10);
+  }
+  return end;
 }
 
 /** One SSE response as a consumer. */

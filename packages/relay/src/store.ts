@@ -546,11 +546,14 @@ export class SqliteStore implements BufferSink {
   private schedule(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.send();
-    });
+    setImmediate(this.sendScheduled);
   }
+
+  /** The scheduled send, one function for the store's life (not a closure per schedule). */
+  private readonly sendScheduled = (): void => {
+    this.scheduled = false;
+    this.send();
+  };
 
   /** Send what is queued, unless a commit is in flight (then it goes with the next one). */
   private send(): void {

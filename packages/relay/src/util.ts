@@ -32,7 +32,13 @@ export function sseSafe(s: string): string {
  * mark-compact every few hundred milliseconds).
  */
 export class TickBatch {
-  private readonly parts: Buffer[] = [];
+  /**
+   * Frames waiting: `parts[0, count)`. The array is kept between ticks (setting its length to 0
+   * dropped its backing store, allocated again by the next tick's first push: one allocation per
+   * consumer and tick, issue 19); one grown past PARTS_KEPT by a burst is let go.
+   */
+  private parts: Array<Buffer | undefined> = [];
+  private count = 0;
   /** Bytes waiting; a consumer counts them in what it has buffered (backpressure). */
   bytes = 0;
   /** A copy buffer no write holds any more. */
@@ -44,19 +50,20 @@ export class TickBatch {
   constructor(private readonly out: (b: Buffer, done: () => void) => void) {}
 
   add(b: Buffer): void {
-    if (this.parts.length === 0) process.nextTick(flushBatch, this);
-    this.parts.push(b);
+    if (this.count === 0) process.nextTick(flushBatch, this);
+    this.parts[this.count++] = b;
     this.bytes += b.length;
   }
 
   /** Writes what waits, now (one buffer). */
   flush(): void {
-    const n = this.parts.length;
+    const n = this.count;
     if (n === 0) return;
     const size = this.bytes;
     if (n === 1) {
       const only = this.parts[0]!;
-      this.parts.length = 0;
+      this.parts[0] = undefined;
+      this.count = 0;
       this.bytes = 0;
       this.out(only, noop);
       return;
@@ -69,8 +76,10 @@ export class TickBatch {
       const p = this.parts[i]!;
       p.copy(buf, at);
       at += p.length;
+      this.parts[i] = undefined;
     }
-    this.parts.length = 0;
+    this.count = 0;
+    if (this.parts.length > PARTS_KEPT) this.parts = [];
     this.bytes = 0;
     const held = buf;
     this.out(buf.subarray(0, size), () => {
@@ -87,6 +96,8 @@ export class TickBatch {
  */
 const COPY_STEP = 4 * 1024;
 const MAX_SPARE = 64 * 1024;
+/** Most frame slots a consumer's batch keeps between ticks. */
+const PARTS_KEPT = 1024;
 
 function flushBatch(b: TickBatch): void {
   b.flush();
