@@ -68,6 +68,11 @@ export class RequestIndex {
     return this.byKey.size;
   }
 
+  /** Slots of the insertion-order array, forgotten ones included (bounded: about 2 x cap + 1,024). */
+  get orderSlots(): number {
+    return this.order.length;
+  }
+
   /** The request an answer or lifecycle Event names (`session`, `subject`). */
   get(session: unknown, id: unknown): RequestInfo | undefined {
     return typeof session === 'string' && typeof id === 'string' ? this.byKey.get(RequestIndex.key(session, id)) : undefined;

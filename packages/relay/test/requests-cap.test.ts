@@ -73,4 +73,36 @@ describe('RequestIndex cap', () => {
     assert.equal(idx.get('s', 'a'), undefined);
     assert.ok(idx.get('s', 'b') && idx.get('s', 'c'));
   });
+
+  it('the order array is cut back as the oldest go: bounded however many requests pass', () => {
+    const idx = new RequestIndex(10, null, () => false);
+    let most = 0;
+    for (let i = 0; i < 20_000; i++) {
+      idx.observe(request('s', `r${i}`), null, 1);
+      most = Math.max(most, idx.orderSlots);
+    }
+    // Cut once 1,024 are forgotten and they are at least half the array: never past 2,048 + 10.
+    assert.ok(most <= 2 * 1024 + 10, `${most} slots at most`);
+    assert.ok(most >= 1024, `${most}: cut only past 1,024 forgotten (not on every admission)`);
+    assert.equal(idx.size, 10);
+  });
+
+  it("a claim's requests stay together as the oldest are forgotten: going offline reaches all that are left", () => {
+    let live = true;
+    const idx = new RequestIndex(3, null, () => live);
+    for (const id of ['a', 'b', 'c', 'd']) idx.observe(request('s', id), 'claim-1', 1); // 'a' is forgotten
+    idx.observe(request('s', 'e'), 'claim-2', 1); // 'b' is forgotten
+    live = false;
+    idx.claimState('claim-1', 5_000);
+    idx.claimState('claim-2', 6_000);
+    // Every request left is listed with the time its own asker went away (not "now").
+    assert.deepEqual(
+      idx.offline(7_000, 60_000).map((o) => [o.request, o.since]),
+      [
+        ['c', new Date(5_000).toISOString()],
+        ['d', new Date(5_000).toISOString()],
+        ['e', new Date(6_000).toISOString()],
+      ],
+    );
+  });
 });
