@@ -37,6 +37,18 @@ function admit(b: ReplayBuffer, sent: Map<string, string>, e: Entry): void {
   assert.equal(b.admit(e), 'admitted');
   sent.set(e.id, e.raw);
 }
+const E100K = 100_000; // 10 per slab
+/**
+ * Slabs of ten 100 kB Events, slab k holding `aPerSlab[k]` of session A first and the rest of B
+ * (so B is written last); then an Event of C evicts A (two sessions at most).
+ */
+function evictA(aPerSlab: readonly number[]): { b: ReplayBuffer; sent: Map<string, string> } {
+  const b = new ReplayBuffer({ depth: 1000, maxSessions: 2, totalBytes: 1 << 30 }, null);
+  const sent = new Map<string, string>();
+  for (const a of aPerSlab) for (let i = 0; i < 10; i++) admit(b, sent, ev(i < a ? 'A' : 'B', E100K));
+  admit(b, sent, ev('C', E100K));
+  return { b, sent };
+}
 
 describe('ReplayBuffer arena', () => {
   it('starts with one slab; fills it exactly; an Event of exactly 256 KiB shares it, one byte more gets a slab of its own, released with it', () => {
@@ -116,33 +128,25 @@ describe('ReplayBuffer arena', () => {
   });
 
   it('compaction moves the sparsest slabs first and stops once within 1.05x the bytes held + 2 MiB (issue 19)', () => {
-    const b = new ReplayBuffer({ depth: 1000, maxSessions: 2, totalBytes: 1 << 30 }, null);
-    const sent = new Map<string, string>();
-    const E = 100_000; // 10 per slab
-    // Slabs 1-5 (written first): 2 of A and 8 of B each; slabs 6-10: 8 of A and 2 of B. B last.
-    for (let i = 0; i < 100; i++) admit(b, sent, ev(i % 10 < (i < 50 ? 2 : 8) ? 'A' : 'B', E));
+    // Slabs 1-5 (written first): 2 of A and 8 of B each; slabs 6-10: 8 of A and 2 of B.
     // C evicts A: slabs 1-5 hold 80 %, slabs 6-10 20 % (both under 85 %: candidates). Allocated
     // 11 MiB > 1.15 x 5.1 MB + 4 MiB. Goal 1.05 x 5.1 MB + 2 MiB = 7,452,152: moving the five
     // sparsest gives back 5 x 848,576 (11 MiB - that = 7,291,456), so the dense five stay. Their
     // 10 Events of B move: 9 fill C's slab, 1 starts another. Taken in the order they were
     // written instead, or every candidate, all 50 of B would move and 6 slabs be left.
-    admit(b, sent, ev('C', E));
-    assert.deepEqual(b.arenaStats, { allocated: 7 * SLAB, live: 51 * E, slabs: 7, compactions: 1 });
+    const { b, sent } = evictA([...Array<number>(5).fill(2), ...Array<number>(5).fill(8)]);
+    assert.deepEqual(b.arenaStats, { allocated: 7 * SLAB, live: 51 * E100K, slabs: 7, compactions: 1 });
     assert.equal(intact(b, sent), 51);
   });
 
   it('a slab at 85 % live or more is never moved, even when the goal is not reached without it', () => {
-    const b = new ReplayBuffer({ depth: 1000, maxSessions: 2, totalBytes: 1 << 30 }, null);
-    const sent = new Map<string, string>();
-    const E = 100_000;
-    // Slabs 1-20: 1 of A and 9 of B each; slabs 21-26: 8 of A and 2 of B. B last.
-    for (let i = 0; i < 260; i++) admit(b, sent, ev(i % 10 < (i < 200 ? 1 : 8) ? 'A' : 'B', E));
+    // Slabs 1-20: 1 of A and 9 of B each; slabs 21-26: 8 of A and 2 of B.
     // C evicts A: 20 slabs at 90 %, 6 at 20 %. Allocated 27 MiB > 1.15 x 19.3 MB + 4 MiB. Goal
     // 1.05 x 19.3 MB + 2 MiB = 22,362,152; after the six sparse ones 23,220,096 are left, but the
     // 90 % slabs are not candidates: their Events stay where they are. The 12 Events of B moved:
     // 9 fill C's slab, 3 start another (20 + 2 slabs).
-    admit(b, sent, ev('C', E));
-    assert.deepEqual(b.arenaStats, { allocated: 22 * SLAB, live: 193 * E, slabs: 22, compactions: 1 });
+    const { b, sent } = evictA([...Array<number>(20).fill(1), ...Array<number>(6).fill(8)]);
+    assert.deepEqual(b.arenaStats, { allocated: 22 * SLAB, live: 193 * E100K, slabs: 22, compactions: 1 });
     assert.equal(intact(b, sent), 193);
   });
 
