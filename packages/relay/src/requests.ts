@@ -81,8 +81,8 @@ export class RequestIndex {
   /** Field specs of the request an answer (`attention.answered`, `control.attention.respond`) names. */
   readonly fieldsOf = (ev: Record<string, unknown>): readonly unknown[] | undefined => this.get(ev['session'], ev['subject'])?.fields;
 
-  private add(info: RequestInfo): void {
-    this.byKey.set(RequestIndex.key(info.session, info.id), info);
+  private add(info: RequestInfo, key = RequestIndex.key(info.session, info.id)): void {
+    this.byKey.set(key, info);
     this.order.push(info);
     if (info.claim !== null) {
       let set = this.byClaim.get(info.claim);
@@ -92,10 +92,10 @@ export class RequestIndex {
     while (this.byKey.size > this.cap) {
       const oldest = this.order[this.head]!;
       this.order[this.head++] = undefined;
-      const key = RequestIndex.key(oldest.session, oldest.id);
+      const oldKey = RequestIndex.key(oldest.session, oldest.id);
       // Replaced under the same key since (a restored binding loaded twice): not this entry.
-      if (this.byKey.get(key) !== oldest) continue;
-      this.byKey.delete(key);
+      if (this.byKey.get(oldKey) !== oldest) continue;
+      this.byKey.delete(oldKey);
       if (oldest.claim !== null) {
         this.byClaim.get(oldest.claim)?.delete(oldest);
         if (this.byClaim.get(oldest.claim)?.size === 0) this.byClaim.delete(oldest.claim);
@@ -146,7 +146,8 @@ export class RequestIndex {
     const id = ev['id'];
     if (typeof session !== 'string' || typeof id !== 'string') return;
     const data = isObject(ev['data']) ? ev['data'] : {};
-    const known = this.byKey.get(RequestIndex.key(session, id));
+    const key = RequestIndex.key(session, id);
+    const known = this.byKey.get(key);
     const expires = typeof data['expires_at'] === 'string' ? Date.parse(data['expires_at']) : NaN;
     const source = String(ev['source']);
     const agent = String(ev['agent']);
@@ -167,7 +168,7 @@ export class RequestIndex {
     }
     const live = claim !== null && this.isLive(claim);
     const info: RequestInfo = { session, id, source, agent, kind, fields, expiresAt, claim, pending: true, offlineSince: live || claim === null ? null : now };
-    this.add(info);
+    this.add(info, key);
     if (persist && claim !== null) this.sink?.bind(session, id, claim, info.offlineSince);
   }
 
