@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
+import { Worker } from 'node:worker_threads';
 
 // AEP_BENCH_SERVER: another build's server.mjs (docs/benchmarks.md measured the code before
 // issue 19 this way, from a copy of the old sources).
@@ -216,79 +216,45 @@ async function benchIngest(): Promise<void> {
 }
 
 // ---------------------------------------------------------------- 2. fan-out
-interface Sub {
-  lat: number[];
-  received: number;
-  close(): void;
-  ready: Promise<void>;
+/**
+ * The subscribers of one fan-out run, in a worker thread (`subscribers.mjs`): their parsing does
+ * not wait behind this thread's load generator, as in relay-bench (`--sub-threads`). Latency (ms)
+ * = the worker's clock - the `bt` stamp (integer µs; extension numbers must be exact integers)
+ * put in each Event when its POST was written; both read `process.hrtime`, one clock per process.
+ */
+interface Subs {
+  reset(): void;
+  stop(): Promise<{ lat: Float64Array; received: number }>;
 }
-/** Latency (ms) = now - the `bt` stamp (integer µs: extension numbers must be exact integers) put in each Event when its POST was written. */
-function stamp(text: string): number {
-  const k = text.indexOf('"bt":');
-  return k < 0 ? NaN : nowMs() - Number(text.slice(k + 5, text.indexOf(',', k))) / 1000;
-}
-function sseSub(port: number, filter: string): Sub {
-  const s: Sub = { lat: [], received: 0, close: () => {}, ready: Promise.resolve() };
-  s.ready = new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: `/stream?filter=${encodeURIComponent(filter)}`, agent: false }, (res) => {
-      resolve();
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        buf += c;
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const frame = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const v = stamp(frame);
-          if (!Number.isNaN(v)) {
-            s.received++;
-            s.lat.push(v);
-          }
-        }
-      });
-      res.on('error', () => {});
+async function subscribers(port: number, binding: 'sse' | 'ws', raw: boolean, filter: string, count: number): Promise<Subs> {
+  const w = new Worker(new URL('./subscribers.mjs', import.meta.url), { workerData: { port, binding, raw, filter, count } });
+  const results = new Promise<{ lat: Float64Array; received: number }>((resolve, reject) => {
+    w.on('message', (m: { ready?: boolean; lat?: Float64Array; received?: number }) => {
+      if (m.lat !== undefined) resolve({ lat: m.lat, received: m.received ?? 0 });
     });
-    req.on('error', () => resolve());
-    req.end();
-    s.close = () => req.destroy();
+    w.once('error', reject);
   });
-  return s;
-}
-function wsSub(port: number, filter: string, raw: boolean): Sub {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/socket`);
-  const s: Sub = { lat: [], received: 0, close: () => ws.terminate(), ready: Promise.resolve() };
-  s.ready = new Promise((resolve) => {
-    ws.on('open', () => {
-      if (raw) {
-        resolve();
-        return;
-      }
-      ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' }));
-      ws.send(JSON.stringify({ type: 'subscribe', id: 's', filter: JSON.parse(filter) as unknown }));
+  await new Promise<void>((resolve, reject) => {
+    w.on('message', (m: { ready?: boolean }) => {
+      if (m.ready === true) resolve();
     });
-    ws.on('message', (d: Buffer) => {
-      const text = d.toString('utf8');
-      if (text.startsWith('{"type":"subscribed"')) {
-        resolve();
-        return;
-      }
-      const v = stamp(text);
-      if (!Number.isNaN(v)) {
-        s.received++;
-        s.lat.push(v);
-      }
-    });
-    ws.on('error', () => resolve());
+    w.once('error', reject);
   });
-  return s;
+  return {
+    reset: () => w.postMessage('reset'),
+    stop: async () => {
+      w.postMessage('stop');
+      const r = await results;
+      await w.terminate();
+      return r;
+    },
+  };
 }
 
 async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag: string): Promise<{ p50: number; p99: number; lost: number }> {
   const ss = Array.from({ length: 4 }, (_, i) => session(`${tag}-${i}`));
   const filter = JSON.stringify({ agent: 'bench' });
-  const subs = Array.from({ length: 10 }, () => (binding === 'sse' ? sseSub(port, filter) : wsSub(port, filter, raw)));
-  await Promise.all(subs.map((s) => s.ready));
+  const subs = await subscribers(port, binding, raw, filter, 10);
   await sleep(200);
   // 5k Events/s: 25 Events every 5 ms, one POST in flight (per-session order), 0.5 s warm-up + 3 s.
   const rate = 5000;
@@ -303,10 +269,7 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
     if (due > 0) {
       if (measuredFrom < 0 && nowMs() - t0 >= warm) {
         measuredFrom = sent;
-        for (const s of subs) {
-          s.lat = [];
-          s.received = 0;
-        }
+        subs.reset();
       }
       const time = new Date().toISOString();
       const bt = Math.round(nowMs() * 1000);
@@ -319,10 +282,9 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
   }
   const statuses = await Promise.all(inflight);
   await sleep(500);
-  const expected = (sent - measuredFrom) * subs.length;
-  const got = subs.reduce((a, s) => a + s.received, 0);
-  const lat = subs.flatMap((s) => s.lat).sort((a, b) => a - b);
-  for (const s of subs) s.close();
+  const expected = (sent - measuredFrom) * 10;
+  const { lat, received: got } = await subs.stop();
+  lat.sort();
   if (statuses.some((x) => x !== 202)) console.log('  (some POSTs refused)');
   const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))] ?? NaN;
   return { p50: pct(0.5), p99: pct(0.99), lost: Math.max(0, expected - got) };
@@ -330,7 +292,7 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
 
 async function benchFanout(): Promise<void> {
   console.log(
-    '\nfan-out  5,000 Events/s (25 every 5 ms) to 10 subscribers per binding, 3 s measured; latency = POST written -> subscriber parsed it; baseline = raw fan-out server (same lines written unparsed to 10 plain SSE / WebSocket clients), same round',
+    '\nfan-out  5,000 Events/s (25 every 5 ms) to 10 subscribers per binding, 3 s measured; latency = POST written -> subscriber (a worker thread) parsed it; baseline = raw fan-out server (same lines written unparsed to 10 plain SSE / WebSocket clients), same round',
   );
   const p99: Record<string, number[]> = {};
   for (let r = 0; r < ROUNDS; r++) {
