@@ -223,8 +223,8 @@ async function benchIngest(): Promise<void> {
  * put in each Event when its POST was written; both read `process.hrtime`, one clock per process.
  */
 interface Subs {
-  reset(): void;
-  stop(): Promise<{ lat: Float64Array; received: number }>;
+  /** Closes the subscribers; the latencies of the Events stamped `from` (µs) or later. */
+  stop(from: number): Promise<{ lat: Float64Array; received: number }>;
 }
 async function subscribers(port: number, binding: 'sse' | 'ws', raw: boolean, filter: string, count: number): Promise<Subs> {
   const w = new Worker(new URL('./subscribers.mjs', import.meta.url), { workerData: { port, binding, raw, filter, count } });
@@ -241,9 +241,8 @@ async function subscribers(port: number, binding: 'sse' | 'ws', raw: boolean, fi
     w.once('error', reject);
   });
   return {
-    reset: () => w.postMessage('reset'),
-    stop: async () => {
-      w.postMessage('stop');
+    stop: async (from) => {
+      w.postMessage({ stop: from });
       const r = await results;
       await w.terminate();
       return r;
@@ -264,16 +263,18 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
   const t0 = nowMs();
   let sent = 0;
   let measuredFrom = -1;
+  /** The stamp of the first measured batch: the subscribers count the Events stamped from it on. */
+  let measuredBt = 0;
   const inflight: Array<Promise<number>> = [];
   while (nowMs() - t0 < warm + dur) {
     const due = Math.floor(((nowMs() - t0) / 1000) * rate) - sent;
     if (due > 0) {
-      if (measuredFrom < 0 && nowMs() - t0 >= warm) {
-        measuredFrom = sent;
-        subs.reset();
-      }
       const time = new Date().toISOString();
       const bt = Math.round(nowMs() * 1000);
+      if (measuredFrom < 0 && nowMs() - t0 >= warm) {
+        measuredFrom = sent;
+        measuredBt = bt;
+      }
       let body = '';
       for (let i = 0; i < due; i++) body += next(ss[(sent + i) % ss.length]!, time, `,"bt":${bt}`) + '\n';
       sent += due;
@@ -284,7 +285,7 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
   const statuses = await Promise.all(inflight);
   await sleep(500);
   const expected = (sent - measuredFrom) * 10;
-  const { lat, received: got } = await subs.stop();
+  const { lat, received: got } = await subs.stop(measuredBt);
   lat.sort();
   if (statuses.some((x) => x !== 202)) console.log('  (some POSTs refused)');
   const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))] ?? NaN;

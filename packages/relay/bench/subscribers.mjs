@@ -2,7 +2,8 @@
 // parsing is not queued behind the load generator's event loop (relay-bench does the same with
 // its `--sub-threads`). Plain JS (no TypeScript loader in the worker).
 // workerData: { port, binding: 'sse' | 'ws', raw, filter, count }
-// Messages in: 'reset' (start measuring: counters cleared), 'stop' (answer with the results).
+// Messages in: { stop: bt } (answer with the results for the Events stamped `bt` or later: the
+// measured ones, whatever was in flight when measuring began).
 // Messages out: { ready: true } once every subscriber is ready; then { lat: Float64Array, received }.
 import { parentPort, workerData } from 'node:worker_threads';
 import { request } from 'node:http';
@@ -12,21 +13,22 @@ const { port, binding, raw, filter, count } = workerData;
 /** The same clock as the publisher's `bt` stamps: process-wide, monotonic, shared by every thread. */
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-let lat = new Float64Array(1 << 20);
+/** Per delivery: its stamp (µs) and its latency (ms), pairs back to back. */
+let rec = new Float64Array(1 << 21);
 let n = 0;
-let received = 0;
 function record(text) {
   const k = text.indexOf('"bt":');
   if (k < 0) return;
-  const v = nowMs() - Number(text.slice(k + 5, text.indexOf(',', k))) / 1000;
+  const bt = Number(text.slice(k + 5, text.indexOf(',', k)));
+  const v = nowMs() - bt / 1000;
   if (Number.isNaN(v)) return;
-  received++;
-  if (n === lat.length) {
-    const grown = new Float64Array(lat.length * 2);
-    grown.set(lat);
-    lat = grown;
+  if (n === rec.length) {
+    const grown = new Float64Array(rec.length * 2);
+    grown.set(rec);
+    rec = grown;
   }
-  lat[n++] = v;
+  rec[n++] = bt;
+  rec[n++] = v;
 }
 
 const closers = [];
@@ -79,14 +81,13 @@ function wsSub() {
 
 await Promise.all(Array.from({ length: count }, () => (binding === 'sse' ? sseSub() : wsSub())));
 parentPort.on('message', (m) => {
-  if (m === 'reset') {
-    n = 0;
-    received = 0;
-  } else if (m === 'stop') {
-    for (const c of closers) c();
-    const out = lat.slice(0, n);
-    parentPort.postMessage({ lat: out, received }, [out.buffer]);
-    parentPort.close();
-  }
+  if (m?.stop === undefined) return;
+  for (const c of closers) c();
+  const lat = new Float64Array(n / 2);
+  let received = 0;
+  for (let i = 0; i < n; i += 2) if (rec[i] >= m.stop) lat[received++] = rec[i + 1];
+  const out = lat.slice(0, received);
+  parentPort.postMessage({ lat: out, received }, [out.buffer]);
+  parentPort.close();
 });
 parentPort.postMessage({ ready: true });
