@@ -19,6 +19,23 @@ const TOKEN_PATH = /^\/tokens\/([^/]{1,64})$/;
 const MAX_ADMIN_BODY = 64 * 1024;
 /** Bytes of an oversize body read and discarded before the 413 (at least 4x the limit). */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
+/** How long a connection cut after an oversize body is still read (and discarded) after the answer. */
+const LINGER_MS = 5000;
+
+/**
+ * Close a connection whose client may still be sending, without a reset (a lingering close, as
+ * nginx and Apache do). Node closes a `Connection: close` response's socket with destroySoon():
+ * FIN, then close(2) as soon as the FIN is written; with bytes from the client still unread,
+ * close(2) makes the kernel answer with a reset, and a client that is still writing sees the reset
+ * on its write and drops the answer it had received but not read yet. Here the socket sends its
+ * FIN and goes on reading (the request, resumed, discards the rest of its body) until the client
+ * closes its side, for at most LINGER_MS.
+ */
+function lingerClose(socket: Duplex): void {
+  (socket as Duplex & { destroySoon: () => void }).destroySoon = () => socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -244,8 +261,8 @@ export class HttpRoutes {
    * 413 reliably (issue 12 item 6): read and discard the rest of the body first, then answer and
    * close. Answering first and closing with unread bytes in the socket makes the kernel send a
    * reset, which the client may see before the answer. Bounded: past `DRAIN_LIMIT` more bytes
-   * (or the request timeout) the answer goes out and the connection is closed with the answer
-   * flushed first.
+   * (or the request timeout) the answer goes out, then a FIN, and the connection lingers
+   * (lingerClose) until the client closes it.
    */
   private tooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
     const answer = () => {
@@ -261,13 +278,12 @@ export class HttpRoutes {
       drained += c.length;
       if (drained > limit) {
         req.removeAllListeners('data');
-        req.pause();
+        // The answer, then FIN; what the client still sends is read and discarded until it
+        // closes (lingerClose): a close with unread bytes would reset the connection, and the
+        // client would lose the answer (found as the 64 MiB drain test failing under load).
+        lingerClose(req.socket);
+        req.resume();
         answer();
-        // end(), not destroy(): destroy() dropped an answer still in the socket's write buffer,
-        // and the client saw the connection cut with no answer (found as the 64 MiB drain test
-        // failing under load). Node's `Connection: close` handling destroys the socket once the
-        // answer and its FIN are out.
-        res.on('finish', () => req.socket.end());
       }
     });
     req.on('end', answer);

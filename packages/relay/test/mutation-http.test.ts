@@ -194,6 +194,50 @@ describe('oversize bodies', () => {
     }
   });
 
+  it('a client that writes past the drain limit before reading anything still gets its 413 (the close is not a reset)', { timeout: 120_000 }, async () => {
+    // Planted: the relay answered at the drain limit and closed the socket with the client's bytes
+    // still unread, so the kernel reset the connection; the client's next write failed and it
+    // never read the 413 waiting in its receive buffer (seen as a flaky 64 MiB drain test under load).
+    const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
+    try {
+      const MiB = 1024 * 1024;
+      const chunk = Buffer.alloc(MiB, 0x20);
+      const url = new URL(r.url);
+      const socket = netConnect({ host: url.hostname, port: Number(url.port) });
+      await once(socket, 'connect');
+      socket.pause(); // reads nothing until the whole body is written
+      socket.on('error', () => {});
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write(`POST /events HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAEP-Version: 0.1\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      let sent = 0;
+      while (!socket.destroyed && sent < 80 * MiB) {
+        socket.write(`${chunk.length.toString(16)}\r\n`);
+        socket.write(chunk);
+        const ok = socket.write('\r\n');
+        sent += chunk.length;
+        if (!ok)
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              socket.off('drain', done);
+              socket.off('close', done);
+              resolve();
+            };
+            socket.on('drain', done);
+            socket.on('close', done);
+          });
+      }
+      assert.equal(sent, 80 * MiB, 'every write went through: the relay did not reset the connection');
+      let answer = '';
+      socket.on('data', (b: Buffer) => (answer += b.toString('latin1')));
+      socket.resume();
+      await closed; // the relay's FIN ends it once the answer is read
+      assert.match(answer, /^HTTP\/1\.1 413 /, answer.slice(0, 200));
+      assert.match(answer, /"detail":"body exceeds maxBodyBytes=1024"/);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('a client that keeps streaming is read up to the drain limit (64 MiB), then answered 413 and cut off', { timeout: 120_000 }, async () => {
     const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
     try {
