@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as netConnect } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { startRelay, type RelayHandle } from '@aep/relay';
 import { ev, http, post, ulid } from './helpers.js';
@@ -128,6 +128,37 @@ describe('a failed commit is logged with its cause (never the token)', () => {
   });
 });
 
+/**
+ * A raw `POST /events` with a chunked body, its head written. `closed` resolves when the socket
+ * closes (not events.once: it rejects on a reset); errors (EPIPE, ECONNRESET) are the test's to
+ * judge from what was received.
+ */
+async function chunkedPost(relayUrl: string): Promise<{ socket: Socket; closed: Promise<void> }> {
+  const url = new URL(relayUrl);
+  const socket = netConnect({ host: url.hostname, port: Number(url.port) });
+  await once(socket, 'connect');
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(`POST /events HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAEP-Version: 0.1\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  return { socket, closed };
+}
+
+/** Writes one chunk of a chunked body; resolves once the socket takes more (drained) or has closed. */
+async function writeChunk(socket: Socket, chunk: Buffer): Promise<void> {
+  socket.write(`${chunk.length.toString(16)}\r\n`);
+  socket.write(chunk);
+  if (socket.write('\r\n')) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+}
+
 describe('oversize bodies', () => {
   it('413 names the limit and closes the connection, declared or streamed', async () => {
     const r = await startRelay({ port: 0, storePath: null, maxBodyBytes: 1024 });
@@ -202,29 +233,12 @@ describe('oversize bodies', () => {
     try {
       const MiB = 1024 * 1024;
       const chunk = Buffer.alloc(MiB, 0x20);
-      const url = new URL(r.url);
-      const socket = netConnect({ host: url.hostname, port: Number(url.port) });
-      await once(socket, 'connect');
+      const { socket, closed } = await chunkedPost(r.url);
       socket.pause(); // reads nothing until the whole body is written
-      socket.on('error', () => {});
-      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-      socket.write(`POST /events HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAEP-Version: 0.1\r\nTransfer-Encoding: chunked\r\n\r\n`);
       let sent = 0;
       while (!socket.destroyed && sent < 80 * MiB) {
-        socket.write(`${chunk.length.toString(16)}\r\n`);
-        socket.write(chunk);
-        const ok = socket.write('\r\n');
+        await writeChunk(socket, chunk);
         sent += chunk.length;
-        if (!ok)
-          await new Promise<void>((resolve) => {
-            const done = (): void => {
-              socket.off('drain', done);
-              socket.off('close', done);
-              resolve();
-            };
-            socket.on('drain', done);
-            socket.on('close', done);
-          });
       }
       assert.equal(sent, 80 * MiB, 'every write went through: the relay did not reset the connection');
       let answer = '';
@@ -243,10 +257,7 @@ describe('oversize bodies', () => {
     try {
       const MiB = 1024 * 1024;
       const chunk = Buffer.alloc(MiB, 0x20);
-      const url = new URL(r.url);
-      const socket = netConnect({ host: url.hostname, port: Number(url.port) });
-      await once(socket, 'connect');
-      socket.write(`POST /events HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAEP-Version: 0.1\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      const { socket, closed } = await chunkedPost(r.url);
       let answer = '';
       let sentAtAnswer = -1;
       let sent = 0;
@@ -254,24 +265,11 @@ describe('oversize bodies', () => {
         if (sentAtAnswer < 0) sentAtAnswer = sent;
         answer += b.toString('latin1');
       });
-      socket.on('error', () => {}); // EPIPE / ECONNRESET once the relay cuts the connection
-      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve())); // not events.once: it rejects on the reset
       // Stream chunks, honouring backpressure, until the relay answers or closes (at most 200 MiB).
       while (sentAtAnswer < 0 && !socket.destroyed && sent < 200 * MiB) {
-        socket.write(`${chunk.length.toString(16)}\r\n`);
-        socket.write(chunk);
-        const ok = socket.write('\r\n');
+        const written = writeChunk(socket, chunk);
         sent += chunk.length;
-        if (!ok)
-          await new Promise<void>((resolve) => {
-            const done = (): void => {
-              socket.off('drain', done);
-              socket.off('close', done);
-              resolve();
-            };
-            socket.on('drain', done);
-            socket.on('close', done);
-          });
+        await written;
       }
       await closed; // the relay ends the connection itself; the client never finished its body
       assert.match(answer, /^HTTP\/1\.1 413 /, answer.slice(0, 200));
