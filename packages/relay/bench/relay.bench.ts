@@ -228,22 +228,20 @@ interface Subs {
 }
 async function subscribers(port: number, binding: 'sse' | 'ws', raw: boolean, filter: string, count: number): Promise<Subs> {
   const w = new Worker(new URL('./subscribers.mjs', import.meta.url), { workerData: { port, binding, raw, filter, count } });
-  const results = new Promise<{ lat: Float64Array; received: number }>((resolve, reject) => {
-    w.on('message', (m: { ready?: boolean; lat?: Float64Array; received?: number }) => {
-      if (m.lat !== undefined) resolve({ lat: m.lat, received: m.received ?? 0 });
-    });
-    w.once('error', reject);
+  let ready!: () => void;
+  let done!: (r: { lat: Float64Array; received: number }) => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  const results = new Promise<{ lat: Float64Array; received: number }>((resolve) => (done = resolve));
+  const failed = new Promise<never>((_, reject) => w.once('error', reject));
+  w.on('message', (m: { ready?: boolean; lat?: Float64Array; received?: number }) => {
+    if (m.ready === true) ready();
+    else if (m.lat !== undefined) done({ lat: m.lat, received: m.received ?? 0 });
   });
-  await new Promise<void>((resolve, reject) => {
-    w.on('message', (m: { ready?: boolean }) => {
-      if (m.ready === true) resolve();
-    });
-    w.once('error', reject);
-  });
+  await Promise.race([isReady, failed]);
   return {
     stop: async (from) => {
       w.postMessage({ stop: from });
-      const r = await results;
+      const r = await Promise.race([results, failed]);
       await w.terminate();
       return r;
     },
@@ -255,8 +253,8 @@ async function fanoutOnce(port: number, binding: 'sse' | 'ws', raw: boolean, tag
   const filter = JSON.stringify({ agent: 'bench' });
   const subs = await subscribers(port, binding, raw, filter, 10);
   await sleep(200);
-  // 5k Events/s: 25 Events every 5 ms, 1 s warm-up + 10 s measured (relay-bench's defaults, which measured the figures:
-  // over 3 s, one stall of a few ms on this 2-core machine was 1 % of the deliveries, the whole p99).
+  // 5k Events/s: 25 Events every 5 ms, 1 s warm-up + 10 s measured (relay-bench's defaults, with
+  // which the figures were taken; over 3 s one stall of a few ms was the whole p99).
   const rate = 5000;
   const warm = 1000;
   const dur = 10_000;
