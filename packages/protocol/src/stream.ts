@@ -8,6 +8,9 @@ import { RULES, issue, type RuleId } from './rules.js';
 import { envelopeFastValid, scopeClass } from './envelope.js';
 import { validateEvent, type ValidateOptions } from './validate.js';
 import { validateFormAnswer, formAnswerMustHold, indexFields, choiceIds, type FieldSpec } from './forms.js';
+import { KeyTable, keyHash, keyList, type KeyList } from './key-table.js';
+
+export { keyHash } from './key-table.js';
 
 /** Options of {@link StreamValidator}. */
 export interface StreamValidatorOptions {
@@ -46,13 +49,14 @@ export interface PushHints {
 /** Default of {@link StreamValidatorOptions.dedupeWindow}. */
 export const DEFAULT_DEDUPE_WINDOW = 1_000_000;
 
+/** An open attention request (closed ones are only a terminal fingerprint in the closed units). */
 interface RequestInfo {
   /** Field index of a `kind: "form"` request (undefined otherwise). */
   fields: Map<string, FieldSpec> | undefined;
   /** Raw fields array for validateFormAnswer. */
   rawFields: unknown;
-  /** Content fingerprint of its terminal, once closed. */
-  terminal: number | undefined;
+  /** Order of the request among its session's requests (first seen first), for reports. */
+  order: number;
 }
 
 interface SessionState {
@@ -60,10 +64,22 @@ interface SessionState {
   epoch: number;
   seq: number;
   ended: number | undefined;
-  runTerminals: Map<string, number>;
+  /** Namespace of this session's closed units in the validator's closed-unit table. */
+  readonly ns: number;
+  /** Closed units, oldest first: run terminals (run -> fp), closed attention requests (id -> fp, order), acks (cause -> fp). */
+  readonly runs: KeyList;
+  readonly closed: KeyList;
+  readonly acks: KeyList;
+  /** Open attention requests. */
   requests: Map<string, RequestInfo>;
-  acks: Map<string, number>;
+  /** Order number of the next request first seen in this session. */
+  nextOrder: number;
 }
+
+/** Closed-unit kinds, the low two bits of a closed unit's namespace. */
+const RUNS = 0;
+const CLOSED_REQUESTS = 1;
+const ACKS = 2;
 
 /** The sessions of one source (session -> state), with the source's dedupe bookkeeping. */
 class SourceState extends Map<string, SessionState> {
@@ -247,239 +263,14 @@ export function fingerprint(value: unknown): number {
   return 4294967296 * (2097151 & b) + (a >>> 0);
 }
 
-// The dedupe window of the stream rules (AEP-0001 §7.4): (source, id) -> content fingerprint of
-// the last `capacity` distinct ids, oldest forgotten first (issue 19).
-//
-// Memory layout, chosen for `aep validate` on large files, where this structure is most of the
-// memory the run touches:
-// - entries are numbered in insertion order around a ring of `capacity`; their fields live in
-//   fixed-size blocks of typed arrays, allocated as the ring fills and never copied (doubling
-//   arrays copied everything at each step and touched twice the memory they kept);
-// - an id of up to ID_SLOT characters, all below U+0100, is stored as its character codes in
-//   the entry's slot of a byte block; any other id is kept as a string (`longIds`). A million
-//   id strings were a million heap objects for every young-generation collection to copy and
-//   promote; bytes in a typed array cost the collector nothing;
-// - the hash index (linear probing) holds the entry number and its 32-bit key hash side by
-//   side, so a probe that misses never touches the entry blocks.
-// Keys are compared exactly (source slot and every character of the id); the hash only narrows
-// the search.
-
-/** Entries per block (a power of two). */
-const BLOCK_BITS = 12;
-const BLOCK = 1 << BLOCK_BITS;
-const BLOCK_MASK = BLOCK - 1;
-/** Longest id kept in the byte blocks (ULIDs have 26 characters, UUIDs 36). */
-const ID_SLOT = 40;
-/** Per-entry fields in `meta`: source slot, key hash, id length (-1: the id is in `longIds`). */
-const META = 3;
-
-class IdWindow {
-  private readonly capacity: number;
-  private readonly meta: Int32Array[] = [];
-  private readonly fps: Float64Array[] = [];
-  private readonly chars: Uint8Array[] = [];
-  private readonly longIds = new Map<number, string>();
-  /** Hash index: pairs (entry number + 1, key hash); entry 0 = empty. Size a power of two, at least twice the entries. */
-  private index: Int32Array;
-  private indexMask: number;
-  private ringPos = 0;
-  private count = 0;
-
-  constructor(capacity: number) {
-    this.capacity = capacity;
-    let slots = 2;
-    while (slots < Math.min(capacity, 1024) * 2) slots *= 2;
-    this.index = new Int32Array(slots * 2);
-    this.indexMask = slots - 1;
-  }
-
-  /** Number of entries held. */
-  get size(): number {
-    return this.count;
-  }
-
-  /** Entries the blocks have room for (never more than the capacity). */
-  get allocated(): number {
-    let n = 0;
-    for (const b of this.fps) n += b.length;
-    return n;
-  }
-
-  /** Entries whose id is kept as a string (`longIds`), not in the byte blocks. */
-  get stringIds(): number {
-    return this.longIds.size;
-  }
-
-  /** Entry number of (slot, id) with key hash `h`, or -1. */
-  find(slot: number, id: string, h: number): number {
-    const index = this.index;
-    const mask = this.indexMask;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const e = index[2 * i]! - 1;
-      if (e < 0) return -1;
-      if (index[2 * i + 1] === h && this.holds(e, slot, id)) return e;
-    }
-  }
-
-  /** Content fingerprint of entry `e`. */
-  fingerprint(e: number): number {
-    return this.fps[e >>> BLOCK_BITS]![e & BLOCK_MASK]!;
-  }
-
-  /** Source slot of entry `e`. */
-  sourceSlot(e: number): number {
-    return this.meta[e >>> BLOCK_BITS]![(e & BLOCK_MASK) * META]!;
-  }
-
-  /**
-   * Remembers (slot, id) -> fp (the caller checked it is absent). Returns the source slot of the
-   * entry it forgot to make room (the oldest), or -1 when the window was not full yet.
-   */
-  add(slot: number, id: string, h: number, fp: number): number {
-    let e: number;
-    let evicted = -1;
-    if (this.count < this.capacity) {
-      e = this.count++;
-      const b = e >>> BLOCK_BITS;
-      if (b === this.meta.length) this.addBlock();
-      if (this.count * 2 > this.indexMask + 1) this.growIndex();
-    } else {
-      e = this.ringPos;
-      this.ringPos = e + 1 === this.capacity ? 0 : e + 1;
-      evicted = this.sourceSlot(e);
-      this.indexDelete(e, this.meta[e >>> BLOCK_BITS]![(e & BLOCK_MASK) * META + 1]!);
-    }
-    const meta = this.meta[e >>> BLOCK_BITS]!;
-    const o = e & BLOCK_MASK;
-    meta[o * META] = slot;
-    meta[o * META + 1] = h;
-    this.fps[e >>> BLOCK_BITS]![o] = fp;
-    this.storeId(e, meta, o, id);
-    this.indexInsert(e, h);
-    return evicted;
-  }
-
-  private addBlock(): void {
-    const size = Math.min(BLOCK, this.capacity - this.meta.length * BLOCK);
-    this.meta.push(new Int32Array(size * META));
-    this.fps.push(new Float64Array(size));
-    this.chars.push(new Uint8Array(size * ID_SLOT));
-  }
-
-  /** True when entry `e` is (slot, id). */
-  private holds(e: number, slot: number, id: string): boolean {
-    const meta = this.meta[e >>> BLOCK_BITS]!;
-    const o = e & BLOCK_MASK;
-    if (meta[o * META] !== slot) return false;
-    const len = meta[o * META + 2]!;
-    if (len < 0) return this.longIds.get(e) === id;
-    if (len !== id.length) return false;
-    const chars = this.chars[e >>> BLOCK_BITS]!;
-    const base = o * ID_SLOT;
-    for (let i = 0; i < len; i++) if (chars[base + i] !== id.charCodeAt(i)) return false;
-    return true;
-  }
-
-  private storeId(e: number, meta: Int32Array, o: number, id: string): void {
-    if (meta[o * META + 2] === -1) this.longIds.delete(e);
-    const n = id.length;
-    if (n <= ID_SLOT) {
-      const chars = this.chars[e >>> BLOCK_BITS]!;
-      const base = o * ID_SLOT;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = id.charCodeAt(i);
-        if (c > 0xff) break;
-        chars[base + i] = c;
-      }
-      if (i === n) {
-        meta[o * META + 2] = n;
-        return;
-      }
-    }
-    meta[o * META + 2] = -1;
-    this.longIds.set(e, id);
-  }
-
-  private indexInsert(e: number, h: number): void {
-    const index = this.index;
-    const mask = this.indexMask;
-    let i = h & mask;
-    while (index[2 * i] !== 0) i = (i + 1) & mask;
-    index[2 * i] = e + 1;
-    index[2 * i + 1] = h;
-  }
-
-  /** Removes entry `e` (key hash `h`) from the index (backward-shift deletion keeps probe chains whole). */
-  private indexDelete(e: number, h: number): void {
-    const index = this.index;
-    const mask = this.indexMask;
-    let i = h & mask;
-    while (index[2 * i] !== e + 1) i = (i + 1) & mask;
-    index[2 * i] = 0;
-    for (let j = (i + 1) & mask; index[2 * j] !== 0; j = (j + 1) & mask) {
-      const ideal = index[2 * j + 1]! & mask;
-      if (((j - ideal) & mask) >= ((j - i) & mask)) {
-        index[2 * i] = index[2 * j]!;
-        index[2 * i + 1] = index[2 * j + 1]!;
-        index[2 * j] = 0;
-        i = j;
-      }
-    }
-  }
-
-  /** Doubles the index and re-inserts every entry from the old one. */
-  private growIndex(): void {
-    const old = this.index;
-    const slots = (this.indexMask + 1) * 2;
-    this.index = new Int32Array(slots * 2);
-    this.indexMask = slots - 1;
-    for (let i = 0; i < old.length; i += 2) if (old[i] !== 0) this.indexInsert(old[i]! - 1, old[i + 1]!);
-  }
-}
-
 /**
- * 32-bit key hash of (source slot, id) in the dedupe window, under a validator's `seed`; every
- * character counts (ids are short). Pure; exported for tests (tests: colliding keys for
- * IdWindow, test/stream-idwindow.test.ts).
- */
-export function keyHash(seed: number, slot: number, id: string): number {
-  let h = Math.imul(seed ^ slot, 0x9e3779b1) ^ id.length;
-  const n = id.length;
-  let i = 0;
-  for (; i + 1 < n; i += 2) h = Math.imul(h ^ (id.charCodeAt(i) | (id.charCodeAt(i + 1) << 16)), 0x01000193) ^ (h >>> 15);
-  if (i < n) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) ^ (h >>> 15);
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
-
-/**
- * Per session, how many closed units (run terminals, acks, closed attention requests) are
- * remembered for duplicate detection; the oldest are forgotten beyond it, so memory stays bounded
- * on endless streams. When one more would exceed it, the oldest tenth is forgotten at once (down
- * to 90 %), so the eviction cost is paid once per thousand units, not on every one. Open
- * attention requests are live state and are never evicted.
+ * Per session, how many closed units of each kind (run terminals, acks, closed attention
+ * requests) are remembered for duplicate detection; the oldest are forgotten beyond it, so memory
+ * stays bounded on endless streams. When one more would exceed it, the oldest tenth (by the order
+ * they closed) is forgotten at once (down to 90 %), so the eviction cost is paid once per thousand
+ * units, not on every one. Open attention requests are live state: never evicted, not counted.
  */
 export const CLOSED_PER_SESSION = 10_000;
-
-function capClosed(map: Map<string, unknown>): void {
-  if (map.size <= CLOSED_PER_SESSION) return;
-  const target = CLOSED_PER_SESSION * 0.9;
-  for (const k of map.keys()) {
-    if (map.size <= target) break;
-    map.delete(k);
-  }
-}
-
-function capClosedRequests(map: Map<string, RequestInfo>): void {
-  if (map.size <= CLOSED_PER_SESSION) return;
-  const target = CLOSED_PER_SESSION * 0.9;
-  for (const [k, r] of map) {
-    if (map.size <= target) break;
-    if (r.terminal !== undefined) map.delete(k);
-  }
-}
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -495,7 +286,13 @@ export class StreamValidator {
   private readonly window: number;
   private readonly raw: boolean;
   /** The dedupe window: (source slot, id) -> content fingerprint of the last `window` distinct ids. */
-  private readonly ids: IdWindow;
+  private readonly ids: KeyTable;
+  /** The oldest-first list of the dedupe window's entries. */
+  private readonly idList = keyList();
+  /** Closed units of every session (see SessionState), namespaced by session and kind. */
+  private readonly closedUnits = new KeyTable(0x7fffffff, { aux: true });
+  /** Sessions created so far (numbers the closed-unit namespaces). */
+  private sessionCount = 0;
   /** Per-validator hash seed, so crafted ids cannot be aimed at one probe chain. */
   private readonly seed = (Math.random() * 0x100000000) | 0;
   /**
@@ -519,7 +316,7 @@ export class StreamValidator {
     const w = opts.dedupeWindow ?? DEFAULT_DEDUPE_WINDOW;
     this.window = Number.isInteger(w) && w > 0 ? w : DEFAULT_DEDUPE_WINDOW;
     this.raw = opts.rawFingerprints === true;
-    this.ids = new IdWindow(this.window);
+    this.ids = new KeyTable(this.window);
   }
 
   /** Number of (source, id) fingerprints currently held (for memory accounting). */
@@ -534,14 +331,15 @@ export class StreamValidator {
    * window entries), source slot numbers ever handed out (reused when a source leaves), and
    * requests open for foreign commands.
    */
-  get footprint(): { ids: number; allocatedIds: number; stringIds: number; sources: number; sourceSlots: number; openRequests: number } {
+  get footprint(): { ids: number; allocatedIds: number; stringIds: number; sources: number; sourceSlots: number; openRequests: number; closedUnits: number } {
     return {
       ids: this.ids.size,
       allocatedIds: this.ids.allocated,
-      stringIds: this.ids.stringIds,
+      stringIds: this.ids.stringKeys,
       sources: this.sessions.size,
       sourceSlots: this.sourceBySlot.length,
       openRequests: this.requestsBySessionName.size,
+      closedUnits: this.closedUnits.size,
     };
   }
 
@@ -578,11 +376,11 @@ export class StreamValidator {
   /** Remembers (source, id) -> fp, forgetting the oldest entry beyond the window. */
   private remember(src: SourceState, id: string, h: number, fp: number): void {
     src.refs++; // first, so evicting this source's own oldest entry cannot drop it
-    const evicted = this.ids.add(src.slot, id, h, fp);
-    if (evicted >= 0) {
-      const old = this.sourceBySlot[evicted]!;
+    if (this.idList.count === this.window) {
+      const old = this.sourceBySlot[this.ids.removeOldest(this.idList)]!;
       if (--old.refs === 0 && old.size === 0) this.dropSource(old);
     }
+    this.ids.add(this.idList, src.slot, id, h, fp);
   }
 
   private sourceState(source: string): SourceState {
@@ -600,6 +398,25 @@ export class StreamValidator {
     this.sessions.delete(st.name);
     this.sourceBySlot[st.slot] = undefined;
     this.freeSlots.push(st.slot);
+  }
+
+  /** The closed unit `key` of `kind` in session `st` (an entry of `closedUnits`), or -1. */
+  private closedUnit(st: SessionState, kind: number, key: string): number {
+    const ns = st.ns + kind;
+    return this.closedUnits.find(ns, key, keyHash(this.seed, ns, key));
+  }
+
+  /**
+   * Remembers the closed unit `key` of `kind` (absent) with its terminal's fingerprint, forgetting
+   * the oldest tenth of the session's units of that kind first when it holds CLOSED_PER_SESSION.
+   */
+  private close(st: SessionState, kind: number, list: KeyList, key: string, fp: number, order: number): void {
+    if (list.count >= CLOSED_PER_SESSION) {
+      const keep = CLOSED_PER_SESSION * 0.9 - 1;
+      while (list.count > keep) this.closedUnits.removeOldest(list);
+    }
+    const ns = st.ns + kind;
+    this.closedUnits.add(list, ns, key, keyHash(this.seed, ns, key), fp, order);
   }
 
   private add(rule: RuleId, path: string, message: string): void {
@@ -621,7 +438,7 @@ export class StreamValidator {
     const h = keyHash(this.seed, src.slot, id);
     const seen = this.ids.find(src.slot, id, h);
     if (seen >= 0) {
-      if (this.ids.fingerprint(seen) !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
+      if (this.ids.value(seen) !== fp) this.add('stream.id-conflict', '/id', `id "${id}" of source ${source} already named a different event`);
       // An identical repeat is redelivery: it was judged the first time (AEP-0001 §7.4).
       return;
     }
@@ -635,7 +452,18 @@ export class StreamValidator {
     }
     let st = src.get(session);
     if (st === undefined) {
-      st = { hasPos: false, epoch: 0, seq: -1, ended: undefined, runTerminals: new Map(), requests: new Map(), acks: new Map() };
+      st = {
+        hasPos: false,
+        epoch: 0,
+        seq: -1,
+        ended: undefined,
+        ns: this.sessionCount++ * 4,
+        runs: keyList(),
+        closed: keyList(),
+        acks: keyList(),
+        requests: new Map(),
+        nextOrder: 0,
+      };
       src.set(session, st);
     }
     // (epoch, seq) ordering in emission order (AEP-0001 §7.2).
@@ -663,11 +491,10 @@ export class StreamValidator {
       case 'run.cancelled': {
         const run = e['run'];
         if (typeof run !== 'string') break;
-        const prev = st.runTerminals.get(run);
-        if (prev === undefined) {
-          st.runTerminals.set(run, fp);
-          capClosed(st.runTerminals);
-        } else if (prev !== fp) this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
+        const unit = this.closedUnit(st, RUNS, run);
+        if (unit < 0) this.close(st, RUNS, st.runs, run, fp, 0);
+        else if (this.closedUnits.value(unit) !== fp)
+          this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
         break;
       }
       case 'session.ended': {
@@ -676,19 +503,27 @@ export class StreamValidator {
           break;
         }
         st.ended = fp;
-        for (const [reqId, req] of st.requests) {
-          if (req.terminal === undefined)
-            this.add(
-              'stream.attention-open-at-session-end',
-              '',
-              `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`,
-            );
+        // In the order the requests were first seen (a request re-opened after it closed keeps its place).
+        const open = [...st.requests].sort((a, b) => a[1].order - b[1].order);
+        for (const [reqId] of open) {
+          this.add(
+            'stream.attention-open-at-session-end',
+            '',
+            `attention request "${reqId}" has no attention.resolved or attention.timeout before session.ended`,
+          );
         }
         break;
       }
       case 'attention.requested': {
         const form = isObj(data) && data['kind'] === 'form' && Array.isArray(data['fields']);
-        const info: RequestInfo = { fields: form ? indexFields(data['fields']) : undefined, rawFields: form ? data['fields'] : undefined, terminal: undefined };
+        const prev = st.requests.get(id);
+        let order: number;
+        if (prev !== undefined) order = prev.order;
+        else {
+          const unit = this.closedUnit(st, CLOSED_REQUESTS, id);
+          order = unit >= 0 ? this.closedUnits.aux(unit) : st.nextOrder++;
+        }
+        const info: RequestInfo = { fields: form ? indexFields(data['fields']) : undefined, rawFields: form ? data['fields'] : undefined, order };
         st.requests.set(id, info);
         this.requestsBySessionName.set(session + '\u0000' + id, info);
         break;
@@ -725,20 +560,18 @@ export class StreamValidator {
       case 'attention.resolved':
       case 'attention.timeout': {
         if (typeof subject !== 'string') break;
-        let req = st.requests.get(subject);
-        if (req === undefined) {
-          // The request is not in this stream (e.g. a partial recording): still remember the
-          // terminal so a second, different one is caught.
-          req = { fields: undefined, rawFields: undefined, terminal: undefined };
-          st.requests.set(subject, req);
-        }
-        if (req.terminal === undefined) {
-          req.terminal = fp;
-          capClosedRequests(st.requests);
-          req.fields = undefined;
-          req.rawFields = undefined;
+        const req = st.requests.get(subject);
+        const unit = this.closedUnit(st, CLOSED_REQUESTS, subject);
+        if (req !== undefined || unit < 0) {
+          // Closing an open request, or one not in this stream (e.g. a partial recording): still
+          // remember the terminal so a second, different one is caught.
+          if (req !== undefined) st.requests.delete(subject);
+          if (unit >= 0) {
+            // Re-opened after it closed (its id left the dedupe window): it keeps its place.
+            this.closedUnits.setValue(unit, fp);
+          } else this.close(st, CLOSED_REQUESTS, st.closed, subject, fp, req !== undefined ? req.order : st.nextOrder++);
           this.requestsBySessionName.delete(session + '\u0000' + subject);
-        } else if (req.terminal !== fp) {
+        } else if (this.closedUnits.value(unit) !== fp) {
           this.add('stream.attention-terminal-duplicate', '/type', `attention request "${subject}" was already closed; ${type} is a second terminal`);
         }
         break;
@@ -747,11 +580,9 @@ export class StreamValidator {
       case 'control.rejected': {
         const cause = e['cause'];
         if (typeof cause !== 'string') break;
-        const prev = st.acks.get(cause);
-        if (prev === undefined) {
-          st.acks.set(cause, fp);
-          capClosed(st.acks);
-        } else if (prev !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
+        const unit = this.closedUnit(st, ACKS, cause);
+        if (unit < 0) this.close(st, ACKS, st.acks, cause, fp, 0);
+        else if (this.closedUnits.value(unit) !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
         break;
       }
       default:

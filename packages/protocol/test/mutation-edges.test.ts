@@ -27,14 +27,16 @@ test('closed attention requests are forgotten beyond CLOSED_PER_SESSION, oldest 
     sv.push(ev('attention.requested', { data: { kind: 'input', prompt: 'p' } }), seq);
     sv.push(ev('attention.resolved', { subject: id, data: { resolution: 'answered' } }), seq);
   }
-  const st = (sv as unknown as { sessions: Map<string, Map<string, { requests: Map<string, { terminal: unknown }> }>> }).sessions
-    .get('aep://q/agent/a/session/q')!
-    .get('q')!;
-  assert.ok(st.requests.size <= CLOSED_PER_SESSION + 1, `bounded: ${st.requests.size}`);
-  assert.ok(st.requests.size >= CLOSED_PER_SESSION * 0.9, `only the oldest are dropped: ${st.requests.size}`);
-  assert.ok(st.requests.has('Q0') && st.requests.get('Q0')!.terminal === undefined, 'the open request is kept');
+  const f = sv.footprint;
+  assert.ok(f.closedUnits <= CLOSED_PER_SESSION, `bounded: ${f.closedUnits}`);
+  assert.ok(f.closedUnits >= CLOSED_PER_SESSION * 0.9, `only the oldest are dropped: ${f.closedUnits}`);
+  assert.equal(f.openRequests, 1, 'the open request is kept');
   const newest = `Q${seq - 2}`;
-  assert.ok(st.requests.has(newest), 'the newest closed request is remembered');
+  // The oldest closed request (Q1) was forgotten: a second terminal for it is not recognized.
+  assert.deepEqual(
+    sv.push(ev('attention.timeout', { subject: 'Q1' }), seq).map((i) => i.rule),
+    [],
+  );
   assert.deepEqual(
     sv.push(ev('attention.timeout', { subject: newest }), seq).map((i) => i.rule),
     ['stream.attention-terminal-duplicate'],
