@@ -148,79 +148,126 @@ export interface LineSpanOptions {
 /**
  * {@link readLineBatches} as byte ranges (same files, same lines, same order; see {@link LineSpans}).
  *
- * One read buffer serves the whole run: a file is read straight into it, a stream's chunks are
- * copied into it, and the unfinished last line of a fill is moved to its front before the next
- * one (the buffer doubles only when a single line does not fit). A fresh 1 MiB buffer per read
- * (what `createReadStream` does) costs a fresh mapping each time: ~20,000 page faults and
- * ~0.15 s of system time per 50 MB (issue 19).
+ * A file is read ahead: two read buffers take turns, and the next read runs (in Node's thread
+ * pool) while the consumer checks the lines of the last one, so reading costs the consumer no
+ * waiting (issue 19: ~50 reads of 1 MiB per 50 MB, each a round trip through the thread pool).
+ * The unfinished last line of a fill is copied to the front of the other buffer before its read
+ * starts. A stream's chunks are copied into one buffer whose unfinished last line is moved to its
+ * front before the next one. Buffers double only when a single line does not fit; they are
+ * reused, not allocated per read: a fresh 1 MiB buffer per read (what `createReadStream` does)
+ * costs a fresh mapping each time, ~20,000 page faults and ~0.15 s of system time per 50 MB.
  */
 export async function* readLineSpans(inputs: readonly string[], stdin: Readable = process.stdin, opts: LineSpanOptions = {}): AsyncGenerator<LineSpans> {
   const list = inputs.length === 0 ? ['-'] : inputs;
   const table: SpanTable = { starts: new Int32Array(4096), ends: new Int32Array(4096), rest: 0 };
-  let buf = Buffer.allocUnsafeSlow(Math.max(1, opts.bufferSize ?? 1 << 20));
+  const size = Math.max(1, opts.bufferSize ?? 1 << 20);
+  const bufs: [Buffer, Buffer | undefined] = [Buffer.allocUnsafeSlow(size), undefined];
   for (const file of list) {
-    // Open errors (ENOENT, EISDIR, EACCES) surface here, before the first line.
-    const handle = file === '-' ? undefined : await open(file, 'r');
-    const chunks = file === '-' ? (stdin[Symbol.asyncIterator]() as AsyncIterator<unknown>) : undefined;
-    let finished = false;
-    try {
-      let lineNo = 0;
-      /** Bytes of an unfinished line at `buf[0..carry)`. */
-      let carry = 0;
-      for (;;) {
-        if (carry === buf.length) {
-          const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+    if (file === '-') yield* streamSpans(stdin, table, bufs);
+    else yield* fileSpans(file, table, bufs);
+  }
+}
+
+/** The spans of one file, read ahead into `bufs` (two buffers, kept for the next file). */
+async function* fileSpans(file: string, table: SpanTable, bufs: [Buffer, Buffer | undefined]): AsyncGenerator<LineSpans> {
+  // Open errors (ENOENT, EISDIR, EACCES) surface here, before the first line.
+  const handle = await open(file, 'r');
+  let cur = bufs[0];
+  let next = bufs[1] ?? Buffer.allocUnsafeSlow(cur.length);
+  /** The read in flight, into `cur` after `carry` bytes of an unfinished line. */
+  let reading: Promise<{ bytesRead: number }> | undefined = handle.read(cur, 0, cur.length, null);
+  let carry = 0;
+  let lineNo = 0;
+  try {
+    for (;;) {
+      const got: number = (await reading).bytesRead;
+      reading = undefined;
+      const end: number = carry + got;
+      if (got === 0) {
+        // The end of the file: what is left is its last line (no terminator).
+        if (carry > 0) {
+          const first = lineNo + 1;
+          lineNo = span(cur, 0, carry, 0, lineNo, table);
+          yield { file, buf: cur, firstLineNo: first, count: 1, starts: table.starts, ends: table.ends };
+        }
+        return;
+      }
+      // Only the new bytes can hold a terminator (the carried ones were searched already), and
+      // the search must not run into the stale bytes past `end`.
+      const k = splitLines(end === cur.length ? cur : cur.subarray(0, end), carry, lineNo, table);
+      const first = lineNo + 1;
+      lineNo += k;
+      // Start the next read before handing these lines out: the unfinished line goes first.
+      const rest: number = end - table.rest;
+      if (rest + 1 > next.length) next = Buffer.allocUnsafeSlow(Math.max(next.length * 2, rest * 2));
+      if (rest > 0) cur.copy(next, 0, table.rest, end);
+      reading = handle.read(next, rest, next.length - rest, null);
+      if (k > 0) yield { file, buf: cur, firstLineNo: first, count: k, starts: table.starts, ends: table.ends };
+      carry = rest;
+      const done = cur;
+      cur = next;
+      next = done;
+    }
+  } finally {
+    // Left early (the consumer stopped or threw) with a read in flight: let it finish first.
+    if (reading !== undefined) await reading.catch(() => undefined);
+    bufs[0] = cur;
+    bufs[1] = next;
+    await handle.close();
+  }
+}
+
+/** The spans of a stream (stdin), its chunks copied into `bufs[0]`. */
+async function* streamSpans(stdin: Readable, table: SpanTable, bufs: [Buffer, Buffer | undefined]): AsyncGenerator<LineSpans> {
+  const file = '-';
+  const chunks = stdin[Symbol.asyncIterator]() as AsyncIterator<unknown>;
+  let buf = bufs[0];
+  let finished = false;
+  try {
+    let lineNo = 0;
+    /** Bytes of an unfinished line at `buf[0..carry)`. */
+    let carry = 0;
+    for (;;) {
+      // Fill buf[carry..) with the next chunk; `got === 0` is the end of the stream.
+      let got = 0;
+      const next = await chunks.next();
+      if (next.done !== true) {
+        const raw = next.value;
+        const chunk: Buffer = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer);
+        if (chunk.length > buf.length - carry) {
+          let size = buf.length * 2;
+          while (size - carry < chunk.length) size *= 2;
+          const bigger = Buffer.allocUnsafeSlow(size);
           buf.copy(bigger, 0, 0, carry);
           buf = bigger;
+          bufs[0] = buf;
         }
-        // Fill buf[carry..) with the next bytes; `got === 0` is the end of this input.
-        let got = 0;
-        if (handle !== undefined) {
-          got = (await handle.read(buf, carry, buf.length - carry, null)).bytesRead;
-        } else {
-          const next = await chunks!.next();
-          if (next.done !== true) {
-            const raw = next.value;
-            const chunk: Buffer = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer);
-            if (chunk.length > buf.length - carry) {
-              let size = buf.length * 2;
-              while (size - carry < chunk.length) size *= 2;
-              const bigger = Buffer.allocUnsafeSlow(size);
-              buf.copy(bigger, 0, 0, carry);
-              buf = bigger;
-            }
-            got = chunk.copy(buf, carry);
-            if (got === 0) continue; // an empty chunk is not the end
-          }
-        }
-        const end = carry + got;
-        if (got === 0) {
-          // The end of the input: what is left is its last line (no terminator).
-          if (carry > 0) {
-            const first = lineNo + 1;
-            lineNo = span(buf, 0, carry, 0, lineNo, table);
-            yield { file, buf, firstLineNo: first, count: 1, starts: table.starts, ends: table.ends };
-          }
-          finished = true;
-          break;
-        }
-        const first = lineNo + 1;
-        // Only the new bytes can hold a terminator (the carried ones were searched already), and
-        // the search must not run into the stale bytes past `end`.
-        const k = splitLines(end === buf.length ? buf : buf.subarray(0, end), carry, lineNo, table);
-        lineNo += k;
-        const start = table.rest;
-        const { starts, ends } = table;
-        if (k > 0) yield { file, buf, firstLineNo: first, count: k, starts, ends };
-        // The consumer is done with this fill: keep the unfinished line for the next one.
-        carry = end - start;
-        if (carry > 0 && start > 0) buf.copy(buf, 0, start, end);
+        got = chunk.copy(buf, carry);
+        if (got === 0) continue; // an empty chunk is not the end
       }
-    } finally {
-      await handle?.close();
-      // Left early (the consumer stopped or threw): release stdin as `for await` would.
-      if (!finished) await chunks?.return?.();
+      const end = carry + got;
+      if (got === 0) {
+        // The end of the input: what is left is its last line (no terminator).
+        if (carry > 0) {
+          const first = lineNo + 1;
+          lineNo = span(buf, 0, carry, 0, lineNo, table);
+          yield { file, buf, firstLineNo: first, count: 1, starts: table.starts, ends: table.ends };
+        }
+        finished = true;
+        break;
+      }
+      const first = lineNo + 1;
+      const k = splitLines(end === buf.length ? buf : buf.subarray(0, end), carry, lineNo, table);
+      lineNo += k;
+      const start = table.rest;
+      if (k > 0) yield { file, buf, firstLineNo: first, count: k, starts: table.starts, ends: table.ends };
+      // The consumer is done with this fill: keep the unfinished line for the next one.
+      carry = end - start;
+      if (carry > 0 && start > 0) buf.copy(buf, 0, start, end);
     }
+  } finally {
+    // Left early (the consumer stopped or threw): release stdin as `for await` would.
+    if (!finished) await chunks.return?.();
   }
 }
 
