@@ -258,10 +258,20 @@ export class KeyTable {
     }
   }
 
-  /** Doubles the index and re-inserts every entry from the old one. */
-  private growIndex(): void {
+  /**
+   * Sizes the index for `entries` entries (at most the capacity) at once, so that a table known
+   * to grow large is not rehashed at every doubling on the way. Never shrinks it.
+   */
+  reserve(entries: number): void {
+    const n = Math.min(entries, this.capacity);
+    let slots = this.indexMask + 1;
+    while (n * 2 > slots) slots *= 2;
+    if (slots > this.indexMask + 1) this.growIndex(slots);
+  }
+
+  /** Grows the index to `slots` slots (default: twice as many) and re-inserts every entry from the old one. */
+  private growIndex(slots = (this.indexMask + 1) * 2): void {
     const old = this.index;
-    const slots = (this.indexMask + 1) * 2;
     this.index = new Int32Array(slots * 2);
     this.indexMask = slots - 1;
     for (let i = 0; i < old.length; i += 2) if (old[i] !== 0) this.indexInsert(old[i]! - 1, old[i + 1]!);

@@ -43,11 +43,12 @@ function seeded(seed: number, dedupeWindow: number): StreamValidator {
  * stream.id-conflict, any other key no issue at all. Session events carry a rising seq, so no
  * other stream rule fires; commands leave with their source's last window entry.
  */
-function checkAgainstModel(sv: StreamValidator, window: number, ops: readonly Op[], offset = 0): void {
+function checkAgainstModel(sv: StreamValidator, window: number, ops: readonly Op[], offset = 0, before?: (k: number) => void): void {
   const fifo: string[] = [];
   let head = 0;
   const held = new Set<string>();
   ops.forEach((op, k) => {
+    before?.(k);
     const i = offset + k;
     const source = SOURCES[op.src]!;
     const event = op.cmd
@@ -85,6 +86,25 @@ test('model: a key among the last N distinct keys is a duplicate, anything else 
     fc.property(fc.integer({ min: 1, max: 50 }), fc.integer(), fc.array(opArb, { maxLength: 300, size: 'max' }), (window, seed, ops) => {
       checkAgainstModel(seeded(seed, window), window, ops);
     }),
+    { numRuns: RUNS },
+  );
+});
+
+test('model: reserve (sizing the index up front, at any point and any size) changes no verdict', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 50 }),
+      fc.integer(),
+      fc.array(opArb, { maxLength: 300, size: 'max' }),
+      fc.nat({ max: 300 }),
+      fc.nat({ max: 5000 }),
+      (window, seed, ops, at, events) => {
+        const sv = seeded(seed, window);
+        checkAgainstModel(sv, window, ops, 0, (k) => {
+          if (k === at) sv.reserve(events);
+        });
+      },
+    ),
     { numRuns: RUNS },
   );
 });

@@ -89,6 +89,7 @@ export function register(program: Command): void {
         }
         const inputs = files.length === 0 ? ['-'] : files;
         const { stat } = await import('node:fs/promises');
+        let bytes = 0;
         for (const f of inputs) {
           if (f === '-') continue;
           let st;
@@ -98,9 +99,10 @@ export function register(program: Command): void {
             throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, EXIT.USAGE);
           }
           if (st.isDirectory()) throw new CliError('AEP_CLI_UNREADABLE', `cannot read ${f}: it is a directory`, EXIT.USAGE);
+          if (st.isFile()) bytes += st.size;
         }
         if (inputs.filter((f) => f === '-').length > 1) throw new CliError('AEP_CLI_BAD_OPTION', 'stdin ("-") can be given only once', EXIT.USAGE);
-        const ok = await runValidate(inputs, { json: opts.json === true, emitter: opts.emitter === true, stream: opts.stream !== false, window });
+        const ok = await runValidate(inputs, { json: opts.json === true, emitter: opts.emitter === true, stream: opts.stream !== false, window, bytes });
         process.exitCode = ok ? EXIT.OK : EXIT.INVALID;
       }),
     );
@@ -111,6 +113,8 @@ interface RunOptions {
   emitter: boolean;
   stream: boolean;
   window: number;
+  /** Size of the regular files among the inputs (0 when unknown), to size the stream rules' tables up front. */
+  bytes: number;
 }
 
 type Protocol = typeof ProtocolModule;
@@ -171,6 +175,11 @@ class LineChecker {
    */
   run(spans: LineSpans, from: number): number {
     const { file, buf, starts, ends, count, firstLineNo } = spans;
+    if (this.index === 0 && from === 0 && this.sv !== null && this.o.bytes > 0) {
+      // The first lines tell how long lines are: expect the files' size in such lines.
+      const avg = Math.max(1, (ends[count - 1]! - starts[0]!) / count);
+      this.sv.reserve(this.o.bytes / avg);
+    }
     const hints = this.hints;
     hints.bytes = buf;
     for (let k = from; k < count; k++) {
