@@ -85,6 +85,9 @@ const ACKS = 2;
 class SourceState extends Map<string, SessionState> {
   /** Window entries naming this source. */
   refs = 0;
+  /** The session looked up last, and its state (sources usually emit for one session at a time). */
+  lastName = '\u0000';
+  lastState: SessionState | undefined = undefined;
   constructor(
     readonly name: string,
     /** Slot number, used in the dedupe window instead of the source string. */ readonly slot: number,
@@ -307,7 +310,9 @@ export class StreamValidator {
   /** Source state by slot number (for eviction). */
   private readonly sourceBySlot: (SourceState | undefined)[] = [];
   /** Live requests by bare `session` + request id, for foreign commands (AEP-0001 §7.4). */
-  private readonly requestsBySessionName = new Map<string, RequestInfo>();
+  private readonly requestsBySessionName = new Map<string, Map<string, RequestInfo>>();
+  /** Entries of `requestsBySessionName`. */
+  private openRequestCount = 0;
   /** Issues of the event being pushed (allocated on the first one only). */
   private issues: Issue[] | undefined = undefined;
   private issueIndex = 0;
@@ -338,7 +343,7 @@ export class StreamValidator {
       stringIds: this.ids.stringKeys,
       sources: this.sessions.size,
       sourceSlots: this.sourceBySlot.length,
-      openRequests: this.requestsBySessionName.size,
+      openRequests: this.openRequestCount,
       closedUnits: this.closedUnits.size,
     };
   }
@@ -408,6 +413,42 @@ export class StreamValidator {
     this.freeSlots.push(st.slot);
   }
 
+  /** The state of a session seen for the first time. */
+  private newSession(src: SourceState, session: string): SessionState {
+    const st: SessionState = {
+      hasPos: false,
+      epoch: 0,
+      seq: -1,
+      ended: undefined,
+      ns: this.sessionCount++ * 4,
+      runs: keyList(),
+      closed: keyList(),
+      acks: keyList(),
+      requests: new Map(),
+      nextOrder: 0,
+    };
+    src.set(session, st);
+    return st;
+  }
+
+  /**
+   * Sets (or with `info` undefined, deletes) the open request `id` of bare session name
+   * `session`, for foreign commands. Keyed by the two strings separately: the stream rules have
+   * just hashed both (a joined key was a new string to build and hash per request).
+   */
+  private openByName(session: string, id: string, info: RequestInfo | undefined): void {
+    let byId = this.requestsBySessionName.get(session);
+    if (info !== undefined) {
+      if (byId === undefined) this.requestsBySessionName.set(session, (byId = new Map()));
+      const before = byId.size;
+      byId.set(id, info);
+      this.openRequestCount += byId.size - before;
+    } else if (byId !== undefined && byId.delete(id)) {
+      this.openRequestCount--;
+      if (byId.size === 0) this.requestsBySessionName.delete(session);
+    }
+  }
+
   /** The closed unit `key` of `kind` in session `st` (an entry of `closedUnits`), or -1. */
   private closedUnit(st: SessionState, kind: number, key: string): number {
     const ns = st.ns + kind;
@@ -455,24 +496,14 @@ export class StreamValidator {
     if (typeof session !== 'string') return;
     const cls = scopeClass(type);
     if (cls === 'foreign') {
-      if (type === 'control.attention.respond') this.checkValuesCapture(e, this.requestsBySessionName.get(session + '\u0000' + String(e['subject'])));
+      if (type === 'control.attention.respond') this.checkValuesCapture(e, this.requestsBySessionName.get(session)?.get(String(e['subject'])));
       return;
     }
-    let st = src.get(session);
+    let st = src.lastName === session ? src.lastState : undefined;
     if (st === undefined) {
-      st = {
-        hasPos: false,
-        epoch: 0,
-        seq: -1,
-        ended: undefined,
-        ns: this.sessionCount++ * 4,
-        runs: keyList(),
-        closed: keyList(),
-        acks: keyList(),
-        requests: new Map(),
-        nextOrder: 0,
-      };
-      src.set(session, st);
+      st = src.get(session) ?? this.newSession(src, session);
+      src.lastName = session;
+      src.lastState = st;
     }
     // (epoch, seq) ordering in emission order (AEP-0001 §7.2).
     const seq = e['seq'] as number;
@@ -533,7 +564,7 @@ export class StreamValidator {
         }
         const info: RequestInfo = { fields: form ? indexFields(data['fields']) : undefined, rawFields: form ? data['fields'] : undefined, order };
         st.requests.set(id, info);
-        this.requestsBySessionName.set(session + '\u0000' + id, info);
+        this.openByName(session, id, info);
         break;
       }
       case 'attention.answered': {
@@ -578,7 +609,7 @@ export class StreamValidator {
             // Re-opened after it closed (its id left the dedupe window): it keeps its place.
             this.closedUnits.setValue(unit, fp);
           } else this.close(st, CLOSED_REQUESTS, st.closed, subject, fp, req !== undefined ? req.order : st.nextOrder++);
-          this.requestsBySessionName.delete(session + '\u0000' + subject);
+          this.openByName(session, subject, undefined);
         } else if (this.closedUnits.value(unit) !== fp) {
           this.add('stream.attention-terminal-duplicate', '/type', `attention request "${subject}" was already closed; ${type} is a second terminal`);
         }
