@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { sameSecret } from './channel.js';
 import { ADAPTER_ERRORS } from './errors.js';
 import type { AdapterError } from './errors.js';
@@ -140,8 +141,7 @@ function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerRes
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > o.maxHookBytes) {
-    tooLarge(o, res);
-    req.resume();
+    tooLarge(o, req, res);
     return;
   }
   const chunks: Buffer[] = [];
@@ -153,7 +153,7 @@ function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerRes
     if (size > o.maxHookBytes) {
       over = true;
       chunks.length = 0;
-      tooLarge(o, res);
+      tooLarge(o, req, res);
       return;
     }
     chunks.push(c);
@@ -190,7 +190,22 @@ function onRequest(o: HttpTransportOptions, req: IncomingMessage, res: ServerRes
   });
 }
 
-function tooLarge(o: HttpTransportOptions, res: ServerResponse): void {
+/** How long a refused connection is read and discarded after its answer, at most. */
+const LINGER_MS = 5_000;
+
+/**
+ * Answers 413 at once and closes without a reset: the answer, then a FIN, and the rest of the body
+ * is read and discarded until the client closes its side (at most LINGER_MS). Closing with the
+ * client's bytes still arriving makes the kernel reset the connection, and a client still writing
+ * its body (as Claude Code's HTTP hook handler does) gets EPIPE and never reads the answer.
+ */
+function tooLarge(o: HttpTransportOptions, req: IncomingMessage, res: ServerResponse): void {
   o.refusals.note(ADAPTER_ERRORS.HOOK_TOO_LARGE, `hook body over ${o.maxHookBytes} bytes (--max-hook-bytes): no decision`);
+  const socket: Duplex = req.socket;
+  // node:http closes a `connection: close` response's socket with destroySoon(): end it instead.
+  (socket as Duplex & { destroySoon: () => void }).destroySoon = () => socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
+  req.resume();
   refuse(res, 413, ADAPTER_ERRORS.HOOK_TOO_LARGE, `hook body exceeds ${o.maxHookBytes} bytes (--max-hook-bytes)`, { connection: 'close' });
 }

@@ -6,6 +6,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { connect as netConnect } from 'node:net';
+import type { Socket } from 'node:net';
+import { once } from 'node:events';
 import { subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
 import { DEFAULT_LIMITS } from '@aep/adapter-claude-code';
@@ -173,3 +176,51 @@ test('a hook over --max-hook-bytes gets 413 with its code (no decision)', async 
   assert.deepEqual(big.body, { error: 'AEP_CC_HOOK_TOO_LARGE', message: `hook body exceeds ${DEFAULT_LIMITS.maxHookBytes} bytes (--max-hook-bytes)` });
   await logged(daemon, /AEP_CC_HOOK_TOO_LARGE: hook body over 1048576 bytes/);
 });
+
+/** Writes `buf`; resolves once the socket takes more (drained) or has closed. */
+async function writeAll(socket: Socket, buf: Buffer): Promise<void> {
+  if (socket.write(buf)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.on('drain', done);
+    socket.on('close', done);
+  });
+}
+
+for (const framing of ['content-length', 'chunked'] as const) {
+  test(`a hook client that writes its whole oversize body (${framing}) before reading still gets its 413 (the close is not a reset)`, async () => {
+    // Planted: the endpoint answered 413 at once and closed the socket with the client's bytes
+    // still arriving, so the kernel reset the connection; the client's write failed (EPIPE) and it
+    // lost the answer (seen as \`fetch failed\` in the --max-hook-bytes test on a loaded machine).
+    const MiB = 1024 * 1024;
+    const total = 8 * MiB;
+    const url = new URL(daemon.url);
+    const socket = netConnect({ host: url.hostname, port: Number(url.port) });
+    await once(socket, 'connect');
+    socket.on('error', () => {});
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const length = framing === 'content-length' ? `Content-Length: ${total}` : 'Transfer-Encoding: chunked';
+    socket.write(
+      `POST /hooks/PreToolUse HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${daemon.secret}\r\nContent-Type: application/json\r\n${length}\r\n\r\n`,
+    );
+    socket.pause(); // reads nothing until the whole body is written
+    const chunk = Buffer.alloc(MiB, 0x20);
+    let sent = 0;
+    while (!socket.destroyed && sent < total) {
+      await writeAll(socket, framing === 'chunked' ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk);
+      sent += chunk.length;
+    }
+    if (framing === 'chunked' && !socket.destroyed) await writeAll(socket, Buffer.from('0\r\n\r\n'));
+    assert.equal(sent, total, 'every write went through: the daemon did not reset the connection');
+    let answer = '';
+    socket.on('data', (b: Buffer) => (answer += b.toString('latin1')));
+    socket.resume();
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 413 /, answer.slice(0, 200));
+    assert.match(answer, /AEP_CC_HOOK_TOO_LARGE/);
+  });
+}
