@@ -154,3 +154,58 @@ test('readLineSpans: a missing file or a directory rejects with its errno code',
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('readLineSpans: stdin between two files (the read-ahead buffers and the stream buffer take turns)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
+  try {
+    const a = join(dir, 'a.jsonl');
+    const b = join(dir, 'b.jsonl');
+    // Lines longer than the buffer in both, so every path grows a buffer.
+    writeFileSync(a, `first\n${'a'.repeat(100)}\nlast-a`);
+    writeFileSync(b, `${'b'.repeat(70)}\r\nb2\n`);
+    const stdin = () => Readable.from([Buffer.from('s1\n' + 's'.repeat(90)), Buffer.from('\ns3')]);
+    const want: [string, number, string][] = [];
+    for await (const batch of readLineBatches([a, '-', b], stdin())) for (const l of batch) want.push([l.file, l.lineNo, l.text]);
+    for (const bufferSize of [1, 7, 64, 1024]) {
+      const got: [string, number, string][] = [];
+      for await (const s of readLineSpans([a, '-', b], stdin(), { bufferSize })) {
+        for (let k = 0; k < s.count; k++) got.push([s.file, s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
+      }
+      assert.deepEqual(got, want, `buffer ${bufferSize}`);
+    }
+    assert.equal(want.length, 8);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readLineSpans: a consumer that stops or throws with a read in flight leaves no error behind', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
+  try {
+    const f = join(dir, 'big.jsonl');
+    writeFileSync(f, 'line\n'.repeat(10_000));
+    for (const bufferSize of [16, 4096]) {
+      let seen = 0;
+      for await (const s of readLineSpans([f], undefined, { bufferSize })) {
+        seen += s.count;
+        break; // the next read has already started
+      }
+      assert.ok(seen > 0);
+      await assert.rejects(
+        (async () => {
+          for await (const s of readLineSpans([f], undefined, { bufferSize })) {
+            void s;
+            throw new Error('consumer failed');
+          }
+        })(),
+        /consumer failed/,
+      );
+      // And the file reads in full afterwards.
+      let lines = 0;
+      for await (const s of readLineSpans([f], undefined, { bufferSize })) lines += s.count;
+      assert.equal(lines, 10_000);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
