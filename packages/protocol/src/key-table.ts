@@ -266,7 +266,12 @@ export class KeyTable {
     const n = Math.min(entries, this.capacity);
     let slots = this.indexMask + 1;
     while (n * 2 > slots) slots *= 2;
-    if (slots > this.indexMask + 1) this.growIndex(slots);
+    if (slots <= this.indexMask + 1) return;
+    try {
+      this.growIndex(slots);
+    } catch {
+      // Only a hint: an index too large to allocate leaves the table growing as it fills.
+    }
   }
 
   /** Grows the index to `slots` slots (default: twice as many) and re-inserts every entry from the old one. */

@@ -291,3 +291,28 @@ test('index growth past 1024 entries with a probe run wrapping around the end of
   const ops: Op[] = [{ src: 0, id: a }, { src: 0, id: b }, ...fillers, { src: 0, id: 'new' }, { src: 0, id: b }, { src: 0, id: a }, { src: 0, id: b }];
   checkAgainstModel(seeded(SEED, window), window, ops);
 });
+
+test('reserve is a hint: an index too large to allocate (or a nonsense count) leaves the validator working', () => {
+  const sv = new StreamValidator({ dedupeWindow: 2 ** 40 });
+  sv.reserve(1e12); // 2^41 slots: cannot be allocated
+  sv.reserve(Number.NaN);
+  sv.reserve(-5);
+  sv.reserve(Number.POSITIVE_INFINITY);
+  const ev = (id: string, n: number) => ({
+    aep: '0.1',
+    id,
+    type: 'progress.status',
+    time: '2026-08-01T09:00:00Z',
+    source: 'aep://h/agent/a/session/s',
+    agent: 'a',
+    session: 's',
+    seq: n,
+    data: { n },
+  });
+  for (let i = 0; i < 3000; i++) assert.deepEqual(sv.push(ev(`R${i}`, i), i), []);
+  assert.deepEqual(
+    sv.push(ev('R7', 3000), 3000).map((x) => x.rule),
+    ['stream.id-conflict'],
+  );
+  assert.equal(sv.rememberedIds, 3000);
+});
