@@ -4,7 +4,7 @@
 // stack trace.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, rmSync, createWriteStream } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, createWriteStream, openSync, closeSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -103,6 +103,39 @@ test('all inputs are one stream: an id reused across files with other content is
   assert.equal(r.code, EXIT.INVALID);
   assert.match(r.stdout, new RegExp(`^${b}:1 E1 stream\\.id-conflict `));
   assert.equal(r.stdout.trim().split('\n').length, 1);
+});
+
+test('stdin redirected from a file is read like a file: same report as the same bytes through a pipe', async () => {
+  // Several fills (3 MB), a line longer than the 1 MiB read buffer, a conflict inside stdin and
+  // one across stdin and a file named after it.
+  const rows: string[] = [];
+  for (let i = 0; i < 6000; i++) rows.push(line({ id: `S${i}`, seq: i, acmepad: 'm'.repeat(400) }));
+  rows.push(line({ id: 'S5', seq: 6000, acmepad: 'changed' }));
+  rows.push(line({ id: 'LONG', seq: 6001, acmepad: 'x'.repeat(1_500_000) }));
+  const a = file('stdin-src.jsonl', rows.join('\n') + '\n');
+  const b = file('after-stdin.jsonl', line({ id: 'S9', seq: 7000, acmepad: 'other' }) + '\n');
+  const piped = await runAep(['validate', '-', b], readFileSync(a));
+  const fd = openSync(a, 'r');
+  let redirected;
+  try {
+    redirected = await runAep(['validate', '-', b], undefined, { stdio: [fd, 'pipe', 'pipe'] });
+  } finally {
+    closeSync(fd);
+  }
+  assert.equal(piped.code, EXIT.INVALID);
+  assert.equal(redirected.code, EXIT.INVALID);
+  assert.equal(redirected.stdout, piped.stdout);
+  assert.equal(redirected.stderr, piped.stderr);
+  assert.deepEqual(
+    piped.stdout
+      .trim()
+      .split('\n')
+      .map((l) => HUMAN.exec(l)?.slice(1, 5)),
+    [
+      ['-', '6001', 'S5', 'stream.id-conflict'],
+      [b, '1', 'S9', 'stream.id-conflict'],
+    ],
+  );
 });
 
 test('consumer tolerance by default, emitter strictness with --emitter', async () => {
