@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect as netConnect } from 'node:net';
-import type { Socket } from 'node:net';
 import { once } from 'node:events';
 import { subscribe } from '@aep/client/node';
 import type { Subscription, WireEvent } from '@aep/client';
@@ -15,6 +14,7 @@ import { DEFAULT_LIMITS } from '@aep/adapter-claude-code';
 import { startRelayProcess } from '../../../test/support/cli.js';
 import type { DaemonProcess } from './support/daemon.js';
 import { hook, logged, startDaemonProcess, stopProcess, waitConnected, waitFor } from './support/daemon.js';
+import { writeDrained } from '../../../test/support/socket.js';
 
 const TOKEN = 'limits-test-token-0b77e2';
 let relay: Awaited<ReturnType<typeof startRelayProcess>>;
@@ -177,20 +177,6 @@ test('a hook over --max-hook-bytes gets 413 with its code (no decision)', async 
   await logged(daemon, /AEP_CC_HOOK_TOO_LARGE: hook body over 1048576 bytes/);
 });
 
-/** Writes `buf`; resolves once the socket takes more (drained) or has closed. */
-async function writeAll(socket: Socket, buf: Buffer): Promise<void> {
-  if (socket.write(buf)) return;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.on('drain', done);
-    socket.on('close', done);
-  });
-}
-
 for (const framing of ['content-length', 'chunked'] as const) {
   test(`a hook client that writes its whole oversize body (${framing}) before reading still gets its 413 (the close is not a reset)`, async () => {
     // Planted: the endpoint answered 413 at once and closed the socket with the client's bytes
@@ -211,10 +197,10 @@ for (const framing of ['content-length', 'chunked'] as const) {
     const chunk = Buffer.alloc(MiB, 0x20);
     let sent = 0;
     while (!socket.destroyed && sent < total) {
-      await writeAll(socket, framing === 'chunked' ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk);
+      await writeDrained(socket, framing === 'chunked' ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk);
       sent += chunk.length;
     }
-    if (framing === 'chunked' && !socket.destroyed) await writeAll(socket, Buffer.from('0\r\n\r\n'));
+    if (framing === 'chunked' && !socket.destroyed) await writeDrained(socket, Buffer.from('0\r\n\r\n'));
     assert.equal(sent, total, 'every write went through: the daemon did not reset the connection');
     let answer = '';
     socket.on('data', (b: Buffer) => (answer += b.toString('latin1')));

@@ -12,6 +12,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { startRelay, type RelayHandle } from '@aep/relay';
 import { ev, http, post, ulid } from './helpers.js';
+import { writeDrained } from '../../../test/support/socket.js';
 
 let relay: RelayHandle;
 const OWNER = 'mutation-http-owner-0123456789';
@@ -147,16 +148,7 @@ async function chunkedPost(relayUrl: string): Promise<{ socket: Socket; closed: 
 async function writeChunk(socket: Socket, chunk: Buffer): Promise<void> {
   socket.write(`${chunk.length.toString(16)}\r\n`);
   socket.write(chunk);
-  if (socket.write('\r\n')) return;
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.on('drain', done);
-    socket.on('close', done);
-  });
+  await writeDrained(socket, '\r\n');
 }
 
 describe('oversize bodies', () => {
