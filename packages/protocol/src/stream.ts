@@ -449,23 +449,29 @@ export class StreamValidator {
     }
   }
 
+  /** Namespace and key hash of the closed unit `closedUnit` looked up last (for `close`). */
+  private unitNs = 0;
+  private unitHash = 0;
+
   /** The closed unit `key` of `kind` in session `st` (an entry of `closedUnits`), or -1. */
   private closedUnit(st: SessionState, kind: number, key: string): number {
     const ns = st.ns + kind;
-    return this.closedUnits.find(ns, key, keyHash(this.seed, ns, key));
+    this.unitNs = ns;
+    this.unitHash = keyHash(this.seed, ns, key);
+    return this.closedUnits.find(ns, key, this.unitHash);
   }
 
   /**
-   * Remembers the closed unit `key` of `kind` (absent) with its terminal's fingerprint, forgetting
-   * the oldest tenth of the session's units of that kind first when it holds CLOSED_PER_SESSION.
+   * Remembers the closed unit `key` that `closedUnit` was last asked for and did not find, with
+   * its terminal's fingerprint (its key hash is not computed twice), forgetting the oldest tenth
+   * of the session's units of that kind first when it holds CLOSED_PER_SESSION.
    */
-  private close(st: SessionState, kind: number, list: KeyList, key: string, fp: number, order: number): void {
+  private close(list: KeyList, key: string, fp: number, order: number): void {
     if (list.count >= CLOSED_PER_SESSION) {
       const keep = CLOSED_PER_SESSION * 0.9 - 1;
       while (list.count > keep) this.closedUnits.removeOldest(list);
     }
-    const ns = st.ns + kind;
-    this.closedUnits.add(list, ns, key, keyHash(this.seed, ns, key), fp, order);
+    this.closedUnits.add(list, this.unitNs, key, this.unitHash, fp, order);
   }
 
   private add(rule: RuleId, path: string, message: string): void {
@@ -531,7 +537,7 @@ export class StreamValidator {
         const run = e['run'];
         if (typeof run !== 'string') break;
         const unit = this.closedUnit(st, RUNS, run);
-        if (unit < 0) this.close(st, RUNS, st.runs, run, fp, 0);
+        if (unit < 0) this.close(st.runs, run, fp, 0);
         else if (this.closedUnits.value(unit) !== fp)
           this.add('stream.run-terminal-duplicate', '/type', `run "${run}" already reached a terminal; ${type} is a second one`);
         break;
@@ -608,7 +614,7 @@ export class StreamValidator {
           if (unit >= 0) {
             // Re-opened after it closed (its id left the dedupe window): it keeps its place.
             this.closedUnits.setValue(unit, fp);
-          } else this.close(st, CLOSED_REQUESTS, st.closed, subject, fp, req !== undefined ? req.order : st.nextOrder++);
+          } else this.close(st.closed, subject, fp, req !== undefined ? req.order : st.nextOrder++);
           this.openByName(session, subject, undefined);
         } else if (this.closedUnits.value(unit) !== fp) {
           this.add('stream.attention-terminal-duplicate', '/type', `attention request "${subject}" was already closed; ${type} is a second terminal`);
@@ -620,7 +626,7 @@ export class StreamValidator {
         const cause = e['cause'];
         if (typeof cause !== 'string') break;
         const unit = this.closedUnit(st, ACKS, cause);
-        if (unit < 0) this.close(st, ACKS, st.acks, cause, fp, 0);
+        if (unit < 0) this.close(st.acks, cause, fp, 0);
         else if (this.closedUnits.value(unit) !== fp) this.add('stream.ack-conflict', '/type', `command "${cause}" already has a different ack from ${source}`);
         break;
       }
