@@ -18,12 +18,15 @@ export const DEFAULT_SEVERITY: Severity = 'info';
 // Ranks by own-property lookup only: a Map has no prototype chain, so names such as `toString`,
 // `constructor` or `__proto__` are not levels (a plain-object lookup would find
 // Object.prototype members and let them pass as a level).
-const CAPTURE_RANK: ReadonlyMap<string, number> = new Map(CAPTURE_LEVELS.map((l, i) => [l, i]));
 const SEVERITY_RANK: ReadonlyMap<string, number> = new Map(SEVERITIES.map((l, i) => [l, i]));
 
-/** Rank of a capture level (0..3), or -1 for anything that is not a level. */
+/**
+ * Rank of a capture level (0..3, the index in CAPTURE_LEVELS), or -1 for anything that is not a
+ * level. Compared, not looked up: it runs for every gated member and every member the capture
+ * walk visits (issue 19), and comparisons with the four names admit nothing else either.
+ */
 export function captureRank(level: unknown): number {
-  return typeof level === 'string' ? (CAPTURE_RANK.get(level) ?? -1) : -1;
+  return level === 'metadata' ? 1 : level === 'redacted' ? 2 : level === 'full' ? 3 : level === 'none' ? 0 : -1;
 }
 
 /** Rank of a severity (0..5), or -1 for anything that is not a level. */

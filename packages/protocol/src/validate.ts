@@ -241,9 +241,7 @@ function captureWalk(value: unknown, tree: CaptureTree, rank: number, out: Issue
   for (const k in value) {
     const sub = props[k];
     if (sub === undefined) continue;
-    // The level's rank (levels.ts), without a lookup per member: the walk runs on every event.
-    const need = sub.level === 'full' ? 3 : sub.level === 'redacted' ? 2 : 1;
-    if (need > rank) {
+    if (captureRank(sub.level) > rank) {
       const p = walkPath(k);
       out.push(
         issue(

@@ -13,6 +13,7 @@ import {
   hasInvisible,
   APPROVAL_DIGEST_ATTR,
   captureRank,
+  CAPTURE_LEVELS,
   severityRank,
   isCaptureLevel,
   isSeverity,
@@ -148,6 +149,7 @@ test('levels are looked up by own property only: prototype names are not levels'
     assert.equal(isCaptureLevel(name), false);
     assert.equal(isSeverity(name), false);
   }
-  assert.equal(captureRank('full'), 3);
+  CAPTURE_LEVELS.forEach((level, i) => assert.equal(captureRank(level), i, level));
+  for (const other of ['', 'FULL', 'full ', 'metadata\u0000', 3, null, undefined, {}]) assert.equal(captureRank(other), -1, String(other));
   assert.equal(severityRank('critical'), 5);
 });
