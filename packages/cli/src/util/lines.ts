@@ -148,30 +148,34 @@ export interface LineSpanOptions {
 /**
  * {@link readLineBatches} as byte ranges (same files, same lines, same order; see {@link LineSpans}).
  *
- * A file (and stdin redirected from one) is read ahead: two read buffers take turns, and the next read runs (in Node's thread
- * pool) while the consumer checks the lines of the last one, so reading costs the consumer no
- * waiting (issue 19: ~50 reads of 1 MiB per 50 MB, each a round trip through the thread pool).
- * The unfinished last line of a fill is copied to the front of the other buffer before its read
- * starts. A stream's chunks are copied into one buffer whose unfinished last line is moved to its
- * front before the next one. Buffers double only when a single line does not fit; they are
- * reused, not allocated per read: a fresh 1 MiB buffer per read (what `createReadStream` does)
- * costs a fresh mapping each time, ~20,000 page faults and ~0.15 s of system time per 50 MB.
+ * Every input is read into two buffers that take turns: the unfinished last line of a fill is
+ * copied to the front of the other buffer, and the next read fills the rest. A file (and stdin
+ * redirected from one) is read ahead: its next read runs in Node's thread pool while the consumer
+ * checks the lines of the last one, so reading costs the consumer no waiting (issue 19: ~50 reads
+ * of 1 MiB per 50 MB, each a round trip through the thread pool). A stream is read only once the
+ * consumer asks for more (a read pending on a pipe could not be abandoned). Buffers double only
+ * when a single line does not fit; they are reused, not allocated per read: a fresh 1 MiB buffer
+ * per read (what `createReadStream` does) costs a fresh mapping each time, ~20,000 page faults and
+ * ~0.15 s of system time per 50 MB.
  */
 export async function* readLineSpans(inputs: readonly string[], stdin: Readable = process.stdin, opts: LineSpanOptions = {}): AsyncGenerator<LineSpans> {
   const list = inputs.length === 0 ? ['-'] : inputs;
   const table: SpanTable = { starts: new Int32Array(4096), ends: new Int32Array(4096), rest: 0 };
   const size = Math.max(1, opts.bufferSize ?? 1 << 20);
-  const bufs: [Buffer, Buffer | undefined] = [Buffer.allocUnsafeSlow(size), undefined];
+  const bufs: [Buffer, Buffer] = [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
   for (const file of list) {
-    if (file === '-' && stdin === process.stdin && stdinIsFile()) yield* fileSpans('-', stdinReader(), table, bufs);
-    else if (file === '-') yield* streamSpans(stdin, table, bufs);
-    else yield* fileSpans(file, await fileReader(file), table, bufs);
+    let input: Reader;
+    if (file !== '-') input = await fileReader(file);
+    else input = stdin === process.stdin && stdinIsFile() ? stdinReader() : streamReader(stdin);
+    yield* inputSpans(file, input, table, bufs);
   }
 }
 
 /** Reads of one input into a caller's buffer, at its current position; 0 bytes = its end. */
 interface Reader {
   read(buf: Buffer, offset: number, length: number): Promise<number>;
+  /** True when a read may be started before the consumer is done with the last one (files). */
+  ahead: boolean;
   close(): Promise<void>;
 }
 
@@ -180,6 +184,7 @@ async function fileReader(file: string): Promise<Reader> {
   const handle = await open(file, 'r');
   return {
     read: async (buf, offset, length) => (await handle.read(buf, offset, length, null)).bytesRead,
+    ahead: true,
     close: () => handle.close(),
   };
 }
@@ -201,25 +206,56 @@ function stdinIsFile(): boolean {
 function stdinReader(): Reader {
   return {
     read: (buf, offset, length) => new Promise<number>((resolve, reject) => readFd(0, buf, offset, length, null, (err, n) => (err ? reject(err) : resolve(n)))),
+    ahead: true,
     close: () => Promise.resolve(),
   };
 }
 
-/** The spans of one file, read ahead into `bufs` (two buffers, kept for the next file). */
-async function* fileSpans(file: string, input: Reader, table: SpanTable, bufs: [Buffer, Buffer | undefined]): AsyncGenerator<LineSpans> {
-  let cur = bufs[0];
-  let next = bufs[1] ?? Buffer.allocUnsafeSlow(cur.length);
+/** A stream's chunks (stdin), copied into the caller's buffer; a chunk larger than the room asked for goes over several reads. */
+function streamReader(stream: Readable): Reader {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<unknown>;
+  let chunk: Buffer | undefined;
+  let at = 0;
+  let done = false;
+  return {
+    read: async (buf, offset, length) => {
+      while (chunk === undefined || at === chunk.length) {
+        if (done) return 0;
+        const next = await chunks.next();
+        if (next.done === true) {
+          done = true;
+          return 0;
+        }
+        const raw = next.value;
+        chunk = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer); // an empty chunk is not the end
+        at = 0;
+      }
+      const n = chunk.copy(buf, offset, at, Math.min(chunk.length, at + length));
+      at += n;
+      return n;
+    },
+    ahead: false,
+    // Left early (the consumer stopped or threw): release stdin as `for await` would.
+    close: async () => {
+      if (!done) await chunks.return?.();
+    },
+  };
+}
+
+/** The spans of one input, read into `bufs` (two buffers, kept for the next input). */
+async function* inputSpans(file: string, input: Reader, table: SpanTable, bufs: [Buffer, Buffer]): AsyncGenerator<LineSpans> {
+  let [cur, next] = bufs;
   /** The read in flight, into `cur` after `carry` bytes of an unfinished line. */
   let reading: Promise<number> | undefined = input.read(cur, 0, cur.length);
   let carry = 0;
   let lineNo = 0;
   try {
     for (;;) {
-      const got: number = await reading;
+      const got: number = await reading!;
       reading = undefined;
       const end: number = carry + got;
       if (got === 0) {
-        // The end of the file: what is left is its last line (no terminator).
+        // The end of the input: what is left is its last line (no terminator).
         if (carry > 0) {
           const first = lineNo + 1;
           lineNo = span(cur, 0, carry, 0, lineNo, table);
@@ -232,12 +268,14 @@ async function* fileSpans(file: string, input: Reader, table: SpanTable, bufs: [
       const k = splitLines(end === cur.length ? cur : cur.subarray(0, end), carry, lineNo, table);
       const first = lineNo + 1;
       lineNo += k;
-      // Start the next read before handing these lines out: the unfinished line goes first.
+      // The unfinished line goes first into the other buffer, then its next read (started before
+      // these lines are handed out when the input allows it).
       const rest: number = end - table.rest;
       if (rest + 1 > next.length) next = Buffer.allocUnsafeSlow(Math.max(next.length * 2, rest * 2));
       if (rest > 0) cur.copy(next, 0, table.rest, end);
-      reading = input.read(next, rest, next.length - rest);
+      if (input.ahead) reading = input.read(next, rest, next.length - rest);
       if (k > 0) yield { file, buf: cur, firstLineNo: first, count: k, starts: table.starts, ends: table.ends };
+      if (!input.ahead) reading = input.read(next, rest, next.length - rest);
       carry = rest;
       const done = cur;
       cur = next;
@@ -249,60 +287,6 @@ async function* fileSpans(file: string, input: Reader, table: SpanTable, bufs: [
     bufs[0] = cur;
     bufs[1] = next;
     await input.close();
-  }
-}
-
-/** The spans of a stream (stdin), its chunks copied into `bufs[0]`. */
-async function* streamSpans(stdin: Readable, table: SpanTable, bufs: [Buffer, Buffer | undefined]): AsyncGenerator<LineSpans> {
-  const file = '-';
-  const chunks = stdin[Symbol.asyncIterator]() as AsyncIterator<unknown>;
-  let buf = bufs[0];
-  let finished = false;
-  try {
-    let lineNo = 0;
-    /** Bytes of an unfinished line at `buf[0..carry)`. */
-    let carry = 0;
-    for (;;) {
-      // Fill buf[carry..) with the next chunk; `got === 0` is the end of the stream.
-      let got = 0;
-      const next = await chunks.next();
-      if (next.done !== true) {
-        const raw = next.value;
-        const chunk: Buffer = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer);
-        if (chunk.length > buf.length - carry) {
-          let size = buf.length * 2;
-          while (size - carry < chunk.length) size *= 2;
-          const bigger = Buffer.allocUnsafeSlow(size);
-          buf.copy(bigger, 0, 0, carry);
-          buf = bigger;
-          bufs[0] = buf;
-        }
-        got = chunk.copy(buf, carry);
-        if (got === 0) continue; // an empty chunk is not the end
-      }
-      const end = carry + got;
-      if (got === 0) {
-        // The end of the input: what is left is its last line (no terminator).
-        if (carry > 0) {
-          const first = lineNo + 1;
-          lineNo = span(buf, 0, carry, 0, lineNo, table);
-          yield { file, buf, firstLineNo: first, count: 1, starts: table.starts, ends: table.ends };
-        }
-        finished = true;
-        break;
-      }
-      const first = lineNo + 1;
-      const k = splitLines(end === buf.length ? buf : buf.subarray(0, end), carry, lineNo, table);
-      lineNo += k;
-      const start = table.rest;
-      if (k > 0) yield { file, buf, firstLineNo: first, count: k, starts: table.starts, ends: table.ends };
-      // The consumer is done with this fill: keep the unfinished line for the next one.
-      carry = end - start;
-      if (carry > 0 && start > 0) buf.copy(buf, 0, start, end);
-    }
-  } finally {
-    // Left early (the consumer stopped or threw): release stdin as `for await` would.
-    if (!finished) await chunks.return?.();
   }
 }
 
