@@ -15,6 +15,22 @@ async function collect(chunks: (string | Buffer)[]) {
   return out.map((l) => ({ n: l.lineNo, text: l.text, crlf: l.crlf }));
 }
 
+/** [file, line number, text] of every line of `inputs`, as readLineBatches reads them. */
+async function batchLines(inputs: string[], stdin?: Readable): Promise<[string, number, string][]> {
+  const out: [string, number, string][] = [];
+  for await (const batch of readLineBatches(inputs, stdin)) for (const l of batch) out.push([l.file, l.lineNo, l.text]);
+  return out;
+}
+
+/** The same, as readLineSpans reads them with a read buffer of `bufferSize` bytes. */
+async function spanLines(inputs: string[], stdin: Readable | undefined, bufferSize: number): Promise<[string, number, string][]> {
+  const out: [string, number, string][] = [];
+  for await (const s of readLineSpans(inputs, stdin, { bufferSize })) {
+    for (let k = 0; k < s.count; k++) out.push([s.file, s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
+  }
+  return out;
+}
+
 test('splits on \\n, reports \\r\\n, strips the BOM of line 1 only', async () => {
   assert.deepEqual(await collect(['\ufeffa\r\nb\n\ufeffc']), [
     { n: 1, text: 'a', crlf: true },
@@ -88,13 +104,8 @@ test('readLineSpans yields exactly the lines of readLineBatches, for any chunkin
           last = p;
         }
         chunks.push(bytes.subarray(last));
-        const want: [number, string][] = [];
-        for await (const batch of readLineBatches([], Readable.from(chunks.map((c) => Buffer.from(c))))) for (const l of batch) want.push([l.lineNo, l.text]);
-        const got: [number, string][] = [];
-        for await (const s of readLineSpans([], Readable.from(chunks.map((c) => Buffer.from(c))), { bufferSize })) {
-          for (let k = 0; k < s.count; k++) got.push([s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
-        }
-        assert.deepEqual(got, want);
+        const stdin = () => Readable.from(chunks.map((c) => Buffer.from(c)));
+        assert.deepEqual(await spanLines([], stdin(), bufferSize), await batchLines([], stdin()));
       },
     ),
     { numRuns: 500 },
@@ -121,13 +132,7 @@ test('readLineSpans over files yields exactly the lines of readLineBatches, what
             writeFileSync(f, pieces.join(''));
             return f;
           });
-          const want: [string, number, string][] = [];
-          for await (const batch of readLineBatches(files)) for (const l of batch) want.push([l.file, l.lineNo, l.text]);
-          const got: [string, number, string][] = [];
-          for await (const s of readLineSpans(files, undefined, { bufferSize })) {
-            for (let k = 0; k < s.count; k++) got.push([s.file, s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
-          }
-          assert.deepEqual(got, want);
+          assert.deepEqual(await spanLines(files, undefined, bufferSize), await batchLines(files));
         },
       ),
       { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
@@ -164,15 +169,8 @@ test('readLineSpans: stdin between two files (the read-ahead buffers and the str
     writeFileSync(a, `first\n${'a'.repeat(100)}\nlast-a`);
     writeFileSync(b, `${'b'.repeat(70)}\r\nb2\n`);
     const stdin = () => Readable.from([Buffer.from('s1\n' + 's'.repeat(90)), Buffer.from('\ns3')]);
-    const want: [string, number, string][] = [];
-    for await (const batch of readLineBatches([a, '-', b], stdin())) for (const l of batch) want.push([l.file, l.lineNo, l.text]);
-    for (const bufferSize of [1, 7, 64, 1024]) {
-      const got: [string, number, string][] = [];
-      for await (const s of readLineSpans([a, '-', b], stdin(), { bufferSize })) {
-        for (let k = 0; k < s.count; k++) got.push([s.file, s.firstLineNo + k, s.buf.toString('utf8', s.starts[k]!, s.ends[k]!)]);
-      }
-      assert.deepEqual(got, want, `buffer ${bufferSize}`);
-    }
+    const want = await batchLines([a, '-', b], stdin());
+    for (const bufferSize of [1, 7, 64, 1024]) assert.deepEqual(await spanLines([a, '-', b], stdin(), bufferSize), want, `buffer ${bufferSize}`);
     assert.equal(want.length, 8);
   } finally {
     rmSync(dir, { recursive: true, force: true });
