@@ -160,7 +160,7 @@ test('readLineSpans: a missing file or a directory rejects with its errno code',
   }
 });
 
-test('readLineSpans: stdin between two files (the read-ahead buffers and the stream buffer take turns)', async () => {
+test('readLineSpans: stdin between two files (files read ahead and a stream share the two buffers)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
   try {
     const a = join(dir, 'a.jsonl');
