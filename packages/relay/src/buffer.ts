@@ -376,6 +376,9 @@ class SessionBuf {
   lastSourceIdx = -1;
   lastAgentIdx = -1;
   evictedHigh: Pos | null = null;
+  /** Neighbours in the relay's least-recently-written order (named sessions only). */
+  older: SessionBuf | null = null;
+  newer: SessionBuf | null = null;
   constructor(readonly name: string | null) {}
   get size(): number {
     return this.tail - this.head;
@@ -545,7 +548,15 @@ export type Admission = 'admitted' | 'duplicate';
 
 /** The per-session replay buffer with dedupe, eviction and tombstones. */
 export class ReplayBuffer {
-  private readonly sessions = new Map<string, SessionBuf>(); // insertion order = LRU (re-set on write)
+  /** Named sessions by name; their write order is the list below, not the map's order. */
+  private readonly sessions = new Map<string, SessionBuf>();
+  /**
+   * Least recently written session first. A list through the sessions themselves: moving a
+   * session to the end on every write was a `Map` delete and set, which leaves holes that every
+   * later walk from the start (the eviction's "oldest session") skipped again (issue 19).
+   */
+  private lruOldest: SessionBuf | null = null;
+  private lruNewest: SessionBuf | null = null;
   private readonly agentBuf = new SessionBuf(null);
   private readonly c = new Columns();
   /** Slots never used yet start at `used`; freed ones are reused first. */
@@ -610,7 +621,7 @@ export class ReplayBuffer {
   /** Slots allocated in the per-session position lists (tests: a session's list stays near its depth). */
   get sessionSlots(): number {
     let n = this.agentBuf.slots.length;
-    for (const b of this.sessions.values()) n += b.slots.length;
+    for (let b = this.lruOldest; b !== null; b = b.newer) n += b.slots.length;
     return n;
   }
 
@@ -929,8 +940,10 @@ export class ReplayBuffer {
     let buf: SessionBuf;
     if (session === null) buf = this.agentBuf;
     else if (existing) {
-      this.sessions.delete(session);
-      this.sessions.set(session, existing);
+      if (existing !== this.lruNewest) {
+        this.unlink(existing);
+        this.append(existing);
+      }
       buf = existing;
     } else {
       buf = new SessionBuf(session);
@@ -942,12 +955,30 @@ export class ReplayBuffer {
         this.tombstones.delete(session);
       }
       this.sessions.set(session, buf);
+      this.append(buf);
     }
     buf.insert(this.c, slot);
     this.bytes += this.c.bytes[slot]!;
     if (arriving) this.sink?.insert(arriving);
     this.enforce(buf);
     if (this.arena.wantsCompaction()) this.arena.compact(this.used);
+  }
+
+  /** Make `buf` the most recently written session. */
+  private append(buf: SessionBuf): void {
+    buf.older = this.lruNewest;
+    buf.newer = null;
+    if (this.lruNewest) this.lruNewest.newer = buf;
+    else this.lruOldest = buf;
+    this.lruNewest = buf;
+  }
+
+  private unlink(buf: SessionBuf): void {
+    if (buf.older) buf.older.newer = buf.newer;
+    else this.lruOldest = buf.newer;
+    if (buf.newer) buf.newer.older = buf.older;
+    else this.lruNewest = buf.older;
+    buf.older = buf.newer = null;
   }
 
   /** Restore a persisted tombstone / eviction high-water mark (store load). */
@@ -992,19 +1023,17 @@ export class ReplayBuffer {
     if (!buf) return;
     while (buf.size > 0) this.evictOne(buf);
     this.sessions.delete(name);
+    this.unlink(buf);
     this.stats.sessionsEvicted++;
     if (buf.evictedHigh) this.rememberTombstone(name, buf.evictedHigh);
   }
 
   private enforce(buf: SessionBuf): void {
     while (buf.size > this.limits.depth) this.evictOne(buf);
-    while (this.sessions.size > this.limits.maxSessions) {
-      const lru = this.sessions.keys().next().value as string;
-      this.evictSession(lru);
-    }
+    while (this.sessions.size > this.limits.maxSessions) this.evictSession(this.lruOldest!.name!);
     while (this.bytes > this.limits.totalBytes) {
       // Oldest Events of the least recently written session go first; agent-scoped last.
-      const lru = this.sessions.values().next().value as SessionBuf | undefined;
+      const lru = this.lruOldest;
       if (lru && lru !== buf) {
         this.evictOne(lru);
         if (lru.size === 0 && lru.name !== null) this.evictSession(lru.name);
@@ -1061,7 +1090,7 @@ export class ReplayBuffer {
     const out: ReplayPart[] = [];
     const c = this.c;
     if (this.agentBuf.size > 0) out.push({ session: null, after: null, until: posOf(c, this.agentBuf.last()), evictedAtStart: this.agentEvictedHigh });
-    for (const buf of this.sessions.values()) {
+    for (let buf = this.lruOldest; buf !== null; buf = buf.newer) {
       const last = buf.last();
       out.push({ session: buf.name, after: null, until: last >= 0 ? posOf(c, last) : null, evictedAtStart: buf.evictedHigh });
     }
