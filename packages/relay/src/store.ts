@@ -482,6 +482,7 @@ export class SqliteStore implements BufferSink {
       this.dead = new Error('the store writer thread stopped');
       this.failInflight(this.dead);
       this.ops = new OpQueue();
+      this.evictions.clear();
     });
     this.worker = w;
     if (this.queued() || this.waiters.length > 0) this.schedule();
@@ -507,17 +508,32 @@ export class SqliteStore implements BufferSink {
 
   /** Operations waiting for a commit (the kills become operations when a batch is sent). */
   private queued(): boolean {
-    return this.ops.count > 0 || this.segs.dirty;
+    return this.ops.count > 0 || this.segs.dirty || this.evictions.size > 0;
   }
 
   evicted(session: string, pos: Pos | null): void {
     if (this.dead) return;
-    const q = this.ops;
-    if (pos) q.nums.push(2, pos[0], pos[1], pos[2]);
-    else q.nums.push(3);
-    q.str(session);
-    q.count++;
+    this.evictions.set(session, pos);
     this.schedule();
+  }
+
+  /**
+   * The eviction marks since the last send, the last one per session (a position, or null: the
+   * session's mark is forgotten). Only the last one of a batch can matter (the batch is one
+   * transaction, and nothing else reads the table): at a full retention every admission evicts
+   * an Event, and one upsert per Event in the writer became one per session and commit (issue 19).
+   */
+  private readonly evictions = new Map<string, Pos | null>();
+
+  private flushEvictions(): void {
+    const q = this.ops;
+    for (const [session, pos] of this.evictions) {
+      if (pos) q.nums.push(2, pos[0], pos[1], pos[2]);
+      else q.nums.push(3);
+      q.str(session);
+      q.count++;
+    }
+    this.evictions.clear();
   }
 
   /** Persist (or update) the binding of a request to a claim digest; `offline` in ms or null. */
@@ -562,6 +578,7 @@ export class SqliteStore implements BufferSink {
       for (const w of this.waiters.splice(0)) w.reject(this.dead);
       return;
     }
+    this.flushEvictions();
     this.segs.flush(this.ops);
     if (this.ops.count === 0) {
       const w = this.waiters;

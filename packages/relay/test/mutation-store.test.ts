@@ -52,6 +52,8 @@ describe('SqliteStore', () => {
     s.evicted('sess-b', null);
     s.evicted('sess-c', [0, -1, 1]);
     s.evicted('sess-c', [0, 7, 0]);
+    s.evicted('sess-d', null);
+    s.evicted('sess-d', [9, 9, 9]);
     s.bind('sess-a', 'req-1', 'c'.repeat(64), null);
     s.bind('sess-a', 'req-2', 'd'.repeat(64), 1234);
     s.bind('sess-a', 'req-3', 'e'.repeat(64), 0);
@@ -76,7 +78,8 @@ describe('SqliteStore', () => {
     });
     await s.durable();
     assert.ok(s.stats.commits >= 1);
-    assert.equal(s.stats.rows, 300 + 1 + 5 + 4 + 3);
+    // Eviction marks: the last one per session and commit (sess-a, b, c, d), not one per call.
+    assert.equal(s.stats.rows, 300 + 1 + 4 + 4 + 3);
     assert.equal(s.stats.failures, 0);
     await s.close();
     const r = await reopen(path);
@@ -94,6 +97,7 @@ describe('SqliteStore', () => {
       [
         { session: 'sess-a', pos: [1, 2, 3] },
         { session: 'sess-c', pos: [0, 7, 0] },
+        { session: 'sess-d', pos: [9, 9, 9] },
       ],
     );
     assert.deepEqual(
