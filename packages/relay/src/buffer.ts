@@ -897,7 +897,12 @@ export class ReplayBuffer {
     if (!this.bytesInSink) c.bytes[slot] = this.arena.put(raw, byteLen, slot, at);
     this.lastSlot = slot;
     this.lastSession = session;
-    this.place(slot, session, buf, persist ? new Arriving(row, source, id, session, pos, positioned, type, rank, byteLen, agent, raw, at) : null);
+    this.place(
+      slot,
+      session,
+      buf,
+      persist && this.sink !== null ? new Arriving(row, source, id, session, pos, positioned, type, rank, byteLen, agent, raw, at) : null,
+    );
     return 'admitted';
   }
 
