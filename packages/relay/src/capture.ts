@@ -13,7 +13,7 @@
 // Decision and reasons: docs/decisions.md "Relay authority (issue 12)".
 import { CAPTURE_TREES, captureRank, downlevel, gateFormValues, redact, structuralValues } from '@aep/protocol';
 import type { CaptureLevel, CaptureTree } from '@aep/protocol';
-import { isObject } from './util.js';
+import { isObject, own } from './util.js';
 
 const REDACTED = 2;
 const FULL = 3;
@@ -61,7 +61,7 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
 function mapMembers<A>(value: Record<string, unknown>, next: (key: string, v: unknown, a: A) => unknown, a: A): Record<string, unknown> {
   let out: Record<string, unknown> | null = null;
   for (const k in value) {
-    if (!Object.hasOwn(value, k)) continue;
+    if (!own(value, k)) continue;
     const v = value[k];
     const nv = next(k, v, a);
     if (out === null) {
@@ -82,14 +82,14 @@ function membersBefore(value: Record<string, unknown>, stop: string): Record<str
   const out: Record<string, unknown> = {};
   for (const k in value) {
     if (k === stop) break;
-    if (Object.hasOwn(value, k)) put(out, k, value[k]);
+    if (own(value, k)) put(out, k, value[k]);
   }
   return out;
 }
 
 /** True when `value` has no own enumerable member (no array allocated). */
 function noMembers(value: Record<string, unknown>): boolean {
-  for (const k in value) if (Object.hasOwn(value, k)) return false;
+  for (const k in value) if (own(value, k)) return false;
   return true;
 }
 
@@ -204,7 +204,7 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
   const props = tree.properties;
   let out: Record<string, unknown> | null = null;
   for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
+    if (!own(value, key)) continue;
     const v = value[key];
     const child = Object.hasOwn(props, key) ? props[key] : undefined;
     const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
@@ -266,7 +266,7 @@ function annotatedOnly(value: unknown, tree: CaptureTree): unknown {
   const props = tree.properties;
   let out: Record<string, unknown> | null = null;
   for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
+    if (!own(value, key)) continue;
     const v = value[key];
     const child = Object.hasOwn(props, key) ? props[key] : undefined;
     const nv = child === undefined ? undefined : child.properties === undefined && child.items === undefined ? v : annotatedOnly(v, child);

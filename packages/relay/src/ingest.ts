@@ -4,6 +4,7 @@ import { validateEnvelope, isCommandType } from '@aep/protocol';
 import type { Issue } from '@aep/protocol';
 import type { HttpErrorCode } from './errors.js';
 import type { AepEvent } from './hub.js';
+import { isObject, own } from './util.js';
 
 /**
  * One parsed Event with the exact bytes it arrived as. `body`, when present, holds `raw` as the
@@ -55,10 +56,6 @@ function isSpace(c: number): boolean {
   );
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Validate one parsed value as an ingestible Event (envelope only, §3.2; no commands on HTTP). */
 export function checkEvent(
   value: unknown,
@@ -83,7 +80,7 @@ export function checkEvent(
 function unsafeInteger(ev: Record<string, unknown>): Issue | null {
   // for...in, not Object.keys: no array per Event (issue 19); inherited members are skipped.
   for (const k in ev) {
-    if (!Object.hasOwn(ev, k)) continue;
+    if (!own(ev, k)) continue;
     const v = ev[k];
     if (typeof v !== 'number' || Number.isSafeInteger(v)) continue;
     const rule = k === 'seq' ? 'envelope.seq' : k === 'epoch' ? 'envelope.epoch' : 'envelope.ext-value';

