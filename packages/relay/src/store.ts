@@ -271,7 +271,7 @@ export class SqliteStore implements BufferSink {
    * Buffers kept for reuse (issue 19: a fresh one costs a page fault per 4 KiB written): queue
    * buffers whose batch committed, and the hand-off buffers the writer gives back.
    */
-  private readonly queueBufs: Buffer[] = [];
+  private readonly spareQueues: OpQueue[] = [];
   private readonly handoffBufs: ArrayBuffer[] = [];
   private waiters: Waiter[] = [];
   private inflight: { batch: number; ops: OpQueue; waiters: Waiter[] } | null = null;
@@ -301,7 +301,7 @@ export class SqliteStore implements BufferSink {
 
   /** Byte sizes of the queue buffers kept for reuse (tests: at most 2, none above 16 MiB). */
   get keptQueueBuffers(): number[] {
-    return this.queueBufs.map((b) => b.length);
+    return this.spareQueues.map((q) => q.rbuf.length);
   }
 
   /** Byte sizes of the hand-off buffers kept for reuse (tests: at most 2, none above 16 MiB). */
@@ -615,7 +615,7 @@ export class SqliteStore implements BufferSink {
 
   /** An empty queue, on a reused buffer when there is one. */
   private newQueue(): OpQueue {
-    return new OpQueue(this.queueBufs.pop());
+    return new OpQueue(undefined, this.spareQueues.pop());
   }
 
   /** Hand one batch to the writer thread. */
@@ -625,7 +625,7 @@ export class SqliteStore implements BufferSink {
     ops.close();
     const nums = new Float64Array(ops.nums);
     const lens = new Uint32Array(ops.lens);
-    const rlens = new Uint32Array(ops.rlens);
+    const rlens = ops.eventLengths();
     // The queue keeps its bytes until the commit is answered (reads of rows not committed yet, a
     // retry after a failure): the writer gets a copy (strings, then Event bytes), transferred.
     const total = ops.used + ops.rused;
@@ -723,7 +723,7 @@ export class SqliteStore implements BufferSink {
     if (m.ok) {
       this.stats.commits++;
       this.stats.rows += f.ops.count;
-      if (this.queueBufs.length < 2 && f.ops.rbuf.length <= 16 << 20) this.queueBufs.push(f.ops.rbuf);
+      if (this.spareQueues.length < 2 && f.ops.rbuf.length <= 16 << 20 && f.ops.rows.length <= 1 << 16) this.spareQueues.push(f.ops);
       for (const w of f.waiters) w.resolve();
     } else {
       this.failBatch(f, new Error(m.error ?? 'store write failed'));
