@@ -1,6 +1,6 @@
 // Parsing of POST bodies (AEP-0003 §3.2): one Event (`application/json`, also a JSON array) or
 // NDJSON (`application/x-ndjson`). Raw bytes are kept per Event for byte-identical replay.
-import { validateEnvelope, isCommandType } from '@aep/protocol';
+import { envelopeFastValid, validateEnvelope, isCommandType } from '@aep/protocol';
 import type { Issue } from '@aep/protocol';
 import type { HttpErrorCode } from './errors.js';
 import type { AepEvent } from './hub.js';
@@ -61,15 +61,29 @@ export function checkEvent(
   value: unknown,
   allowCommands: boolean,
 ): { ok: true } | { ok: false; status: number; error: HttpErrorCode; detail: string; issues?: Issue[] } {
-  const issues = validateEnvelope(value);
-  if (issues.length > 0) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail(issues), issues };
+  // The fast verdict first: `validateEnvelope` returns a new (empty) array for every valid Event.
+  if (!fastValid(value)) {
+    const issues = validateEnvelope(value);
+    if (issues.length > 0) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail(issues), issues };
+  }
   const unsafe = unsafeInteger(value as Record<string, unknown>);
   if (unsafe) return { ok: false, status: 400, error: 'invalid-event', detail: issuesDetail([unsafe]), issues: [unsafe] };
   const type = (value as { type: string }).type;
   if (!allowCommands && isCommandType(type)) {
     return { ok: false, status: 403, error: 'unauthorized', detail: 'commands require the WebSocket binding (AEP-0004 §4.1)' };
   }
-  return { ok: true };
+  return OK;
+}
+
+const OK = { ok: true } as const;
+
+/** The envelope fast path's verdict; false (the full validator decides) when it throws. */
+function fastValid(value: unknown): boolean {
+  try {
+    return envelopeFastValid(value);
+  } catch {
+    return false;
+  }
 }
 
 /**
