@@ -190,6 +190,8 @@ function itemAtRedacted(x: unknown, choices: Set<string> | undefined): unknown {
 interface HonestCtx {
   declared: number;
   fields: readonly unknown[] | undefined;
+  /** The honest value keeps a member no annotation covers (its raw rank is then `full`). */
+  unannotated: boolean;
 }
 
 /** Prune one value to the declared level (step 1 above); same reference when already honest. */
@@ -208,6 +210,11 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
     const v = value[key];
     const child = Object.hasOwn(props, key) ? props[key] : undefined;
     const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
+    if (child === undefined) ctx.unannotated = true;
+    else if (nv !== undefined && !ctx.unannotated && (child.properties !== undefined || child.items !== undefined) && !descended(child, ctx)) {
+      // honestMember kept or rewrote this member without walking its annotations: look.
+      if (hasUnannotated(nv, child)) ctx.unannotated = true;
+    }
     if (out === null) {
       if (nv === v) continue;
       out = membersBefore(value, key);
@@ -215,6 +222,29 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
     if (nv !== undefined) put(out, key, nv);
   }
   return out ?? value;
+}
+
+/** True when honestMember walked a kept member with `honestValue` (its last case below). */
+function descended(child: CaptureTree, ctx: HonestCtx): boolean {
+  return !child.exception && !(levelOf(child) === REDACTED && ctx.declared === REDACTED);
+}
+
+/** True when `annotatedOnly(value, tree)` would remove something (no allocation). */
+function hasUnannotated(value: unknown, tree: CaptureTree): boolean {
+  if (Array.isArray(value)) {
+    if (!tree.items) return false;
+    for (let i = 0; i < value.length; i++) if (hasUnannotated(value[i], tree.items)) return true;
+    return false;
+  }
+  if (!isObject(value) || !tree.properties) return false;
+  const props = tree.properties;
+  for (const key in value) {
+    if (!own(value, key)) continue;
+    const child = Object.hasOwn(props, key) ? props[key] : undefined;
+    if (child === undefined) return true;
+    if ((child.properties !== undefined || child.items !== undefined) && hasUnannotated(value[key], child)) return true;
+  }
+  return false;
 }
 
 /** One annotated member at the declared level: itself, a gated copy, or undefined (removed). */
@@ -236,21 +266,37 @@ function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
 
 /**
  * The Event made honest for its declared capture, or `ev` itself (===) when it already is.
+ * `ranked`, when given, receives `rawRank` of the result, found in the same walk (issue 19: the
+ * ingest path walked the payload a second time for it).
  * `none` carries no `data`; `full` carries anything; in between, members annotated above the
  * declared level are removed, `answer.values` is gated with the request's fields (the hop
  * rule when the relay does not hold the request), and at `redacted` the free text passes the
  * §9.4 pipeline. Members without an annotation are left to `gateFor` (they reach only `full`).
  */
-export function makeHonest(ev: Record<string, unknown>, fieldsOf?: FieldsOf): Record<string, unknown> {
-  if (!Object.hasOwn(ev, 'data')) return ev;
+export function makeHonest(ev: Record<string, unknown>, fieldsOf?: FieldsOf, ranked?: { rank: number }): Record<string, unknown> {
+  if (!Object.hasOwn(ev, 'data')) {
+    if (ranked) ranked.rank = declaredRank(ev);
+    return ev;
+  }
   const declared = declaredRank(ev);
-  if (declared === 0) return withData(ev, undefined);
-  if (declared === FULL) return ev;
+  if (declared === 0) {
+    if (ranked) ranked.rank = 0;
+    return withData(ev, undefined);
+  }
+  if (declared === FULL) {
+    if (ranked) ranked.rank = FULL;
+    return ev;
+  }
   const tree = treeOf(ev['type']);
   const data = ev['data'];
-  if (!tree || !tree.properties || !isObject(data)) return ev;
+  if (!tree || !tree.properties || !isObject(data)) {
+    if (ranked) ranked.rank = isObject(data) && noMembers(data) ? declared : FULL;
+    return ev;
+  }
   const needsFields = ev['type'] === 'attention.answered' || ev['type'] === 'control.attention.respond';
-  const out = honestValue(data, tree, { declared, fields: needsFields && fieldsOf ? fieldsOf(ev) : undefined });
+  const ctx: HonestCtx = { declared, fields: needsFields && fieldsOf ? fieldsOf(ev) : undefined, unannotated: false };
+  const out = honestValue(data, tree, ctx);
+  if (ranked) ranked.rank = ctx.unannotated ? FULL : declared;
   return out === data ? ev : withData(ev, out);
 }
 

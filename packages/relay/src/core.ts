@@ -125,7 +125,7 @@ export class RelayCore {
   }
 
   /** Attributes the buffer orders and routes on (AEP-0001 §5, §7), from a parsed Event. */
-  describe(ev: Record<string, unknown>): Described {
+  describe(ev: Record<string, unknown>, rank: number = rawRank(ev)): Described {
     const session = typeof ev['session'] === 'string' ? ev['session'] : null;
     const seq = ev['seq'];
     const positioned = session !== null && Number.isInteger(seq);
@@ -137,9 +137,12 @@ export class RelayCore {
       pos: positioned ? [epoch, seq as number, 0] : this.buffer.nextUnpositioned(session),
       positioned,
       type: String(ev['type']),
-      rawRank: rawRank(ev),
+      rawRank: rank,
     };
   }
+
+  /** Receives the raw rank `makeHonest` finds on the ingest path (one object for the relay's life). */
+  private readonly ranked = { rank: 0 };
 
   /**
    * Admit one valid, non-command Event (or a routed command's history copy) and fan it out
@@ -148,13 +151,14 @@ export class RelayCore {
    */
   ingest(received: Incoming, from: Claimant | null): void {
     let inc = received;
-    const ev = makeHonest(inc.event, this.requests.fieldsOf);
+    const ranked = this.ranked;
+    const ev = makeHonest(inc.event, this.requests.fieldsOf, ranked);
     if (ev !== inc.event) {
       this.counters.regated++;
       const raw = JSON.stringify(ev);
       inc = { event: ev, raw, bytes: Buffer.byteLength(raw) };
     }
-    const d = this.describe(ev);
+    const d = this.describe(ev, ranked.rank);
     this.counters.ingested++;
     // The raw bytes go once into the buffer's off-heap arena (issue 19): straight from the body.
     this.buffer.admitRaw(

@@ -55,3 +55,56 @@ test('an honest Event is kept as the same object at ingest (byte-identical), and
     { numRuns: RUNS },
   );
 });
+
+// The ingest path takes the raw rank from makeHonest's own walk (issue 19) instead of walking
+// the honest Event again: same Event, same rank as rawRank, with and without a request's fields.
+const FIELDS: readonly unknown[] = [
+  { id: 'a', type: 'select', choices: [{ id: 'Credacted-x' }, { id: 'b' }] },
+  { id: 'b', type: 'number' },
+  { id: 'c', type: 'string' },
+];
+test("makeHonest's rank holder gets rawRank of the honest Event, and the Event is the same", () => {
+  fc.assert(
+    fc.property(eventArb('prop'), fc.boolean(), ({ ev }, withFields) => {
+      const fieldsOf = withFields ? () => FIELDS : undefined;
+      const plain = makeHonest(ev, fieldsOf);
+      const holder = { rank: -1 };
+      const ranked = makeHonest(ev, fieldsOf, holder);
+      assert.deepEqual(ranked, plain);
+      assert.equal(ranked === ev, plain === ev);
+      assert.equal(holder.rank, rawRank(plain), JSON.stringify(ev));
+    }),
+    { numRuns: RUNS * 5 },
+  );
+});
+
+test('the rank holder also sees unannotated members under members makeHonest does not walk (redacted text, exceptions)', () => {
+  // No schema of 0.1 has such a member with annotated children yet: a synthetic type pins it.
+  const type = 'x.test.nestedcapture';
+  const trees = CAPTURE_TREES as Record<string, CaptureTree>;
+  trees[type] = {
+    level: 'metadata',
+    properties: {
+      r: { level: 'redacted', properties: { k: { level: 'metadata' } } },
+      e: { level: 'metadata', exception: 'text', properties: { k: { level: 'metadata' } } },
+    },
+  } as CaptureTree;
+  try {
+    const cases: Array<[string, Record<string, unknown>, number]> = [
+      ['redacted', { r: { k: 'v' } }, 2],
+      ['redacted', { r: { k: 'v', extra: 'u' } }, 3],
+      ['metadata', { e: { k: 'v' } }, 1],
+      ['metadata', { e: { k: 'v', extra: 1 } }, 3],
+      ['redacted', { e: { extra: 'u' } }, 3],
+    ];
+    for (const [capture, data, want] of cases) {
+      const ev = { aep: '0.1', id: 'x1', type, time: '2026-01-01T00:00:00Z', source: 'aep://t/a', agent: 'a', session: 's', seq: 1, capture, data };
+      const holder = { rank: -1 };
+      const h = makeHonest(ev, undefined, holder);
+      assert.equal(rawRank(h), want, JSON.stringify(data));
+      assert.equal(holder.rank, want, JSON.stringify(data));
+    }
+  } finally {
+    delete trees[type];
+  }
+});
