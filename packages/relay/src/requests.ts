@@ -104,8 +104,8 @@ export class RequestIndex {
   /** Field specs of the request an answer (`attention.answered`, `control.attention.respond`) names. */
   readonly fieldsOf = (ev: Record<string, unknown>): readonly unknown[] | undefined => this.get(ev['session'], ev['subject'])?.fields;
 
-  private add(info: RequestInfo): void {
-    const ids = this.holder(info.session).ids;
+  private add(info: RequestInfo, h: SessionRequests = this.holder(info.session)): void {
+    const ids = h.ids;
     if (!ids.has(info.id)) this.count++;
     ids.set(info.id, info);
     this.order.push(info);
@@ -208,7 +208,7 @@ export class RequestIndex {
       pending: true,
       offlineSince: live || claim === null ? null : now,
     };
-    this.add(info);
+    this.add(info, h);
     if (persist && claim !== null) this.sink?.bind(session, id, claim, info.offlineSince);
   }
 

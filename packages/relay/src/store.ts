@@ -268,8 +268,9 @@ export class SqliteStore implements BufferSink {
   /** Which stored segments exist and which of their Events live (segments.ts). */
   private readonly segs = new SegmentIndex();
   /**
-   * Buffers kept for reuse (issue 19: a fresh one costs a page fault per 4 KiB written): queue
-   * buffers whose batch committed, and the hand-off buffers the writer gives back.
+   * Buffers kept for reuse (issue 19: a fresh one costs a page fault per 4 KiB written): queues
+   * whose batch committed (their byte buffer and Event index go to the next queue), and the
+   * hand-off buffers the writer gives back.
    */
   private readonly spareQueues: OpQueue[] = [];
   private readonly handoffBufs: ArrayBuffer[] = [];
