@@ -9,6 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readLineBatches, readLineSpans, readLines } from '../src/util/lines.js';
 
+/** Runs `body` with a fresh temporary directory, removed afterwards whatever happens. */
+async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
+  try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function collect(chunks: (string | Buffer)[]) {
   const out = [];
   for await (const l of readLines([], Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))))) out.push(l);
@@ -115,9 +125,8 @@ test('readLineSpans yields exactly the lines of readLineBatches, for any chunkin
 // Files are read into one reused buffer (issue 19): a line may cross any number of reads, the
 // buffer grows for a line longer than itself, and several files are one stream with their own
 // numbering and BOM.
-test('readLineSpans over files yields exactly the lines of readLineBatches, whatever the buffer size', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
-  try {
+test('readLineSpans over files yields exactly the lines of readLineBatches, whatever the buffer size', () =>
+  inTempDir(async (dir) => {
     const piece = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 12 }),
       fc.constantFrom('\n', '\r\n', '\r', '\ufeff', '€', '\n\n', '{"a":1}\n', 'x'.repeat(40)),
@@ -137,14 +146,10 @@ test('readLineSpans over files yields exactly the lines of readLineBatches, what
       ),
       { numRuns: Number(process.env['AEP_FUZZ_RUNS'] ?? 300) },
     );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('readLineSpans: a missing file or a directory rejects with its errno code', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
-  try {
+test('readLineSpans: a missing file or a directory rejects with its errno code', () =>
+  inTempDir(async (dir) => {
     const codeOf = async (f: string) => {
       try {
         for await (const s of readLineSpans([f])) void s;
@@ -155,14 +160,10 @@ test('readLineSpans: a missing file or a directory rejects with its errno code',
     };
     assert.equal(await codeOf(join(dir, 'missing.jsonl')), 'ENOENT');
     assert.equal(await codeOf(dir), 'EISDIR');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('readLineSpans: stdin between two files (files read ahead and a stream share the two buffers)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
-  try {
+test('readLineSpans: stdin between two files (files read ahead and a stream share the two buffers)', () =>
+  inTempDir(async (dir) => {
     const a = join(dir, 'a.jsonl');
     const b = join(dir, 'b.jsonl');
     // Lines longer than the buffer in both, so every path grows a buffer.
@@ -172,14 +173,10 @@ test('readLineSpans: stdin between two files (files read ahead and a stream shar
     const want = await batchLines([a, '-', b], stdin());
     for (const bufferSize of [1, 7, 64, 1024]) assert.deepEqual(await spanLines([a, '-', b], stdin(), bufferSize), want, `buffer ${bufferSize}`);
     assert.equal(want.length, 8);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('readLineSpans: a consumer that stops or throws with a read in flight leaves no error behind', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aep-lines-'));
-  try {
+test('readLineSpans: a consumer that stops or throws with a read in flight leaves no error behind', () =>
+  inTempDir(async (dir) => {
     const f = join(dir, 'big.jsonl');
     writeFileSync(f, 'line\n'.repeat(10_000));
     for (const bufferSize of [16, 4096]) {
@@ -203,7 +200,4 @@ test('readLineSpans: a consumer that stops or throws with a read in flight leave
       for await (const s of readLineSpans([f], undefined, { bufferSize })) lines += s.count;
       assert.equal(lines, 10_000);
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
