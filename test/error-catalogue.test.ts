@@ -28,6 +28,7 @@ const ENV_VARS = new Set([
   'AEP_CC_HOOK_SECRET',
   'AEP_SELF_COMMAND',
   'AEP_HINT_ARGS',
+  'AEP_RELAY_SCAVENGE',
 ]);
 
 function usedCodes(): Set<string> {

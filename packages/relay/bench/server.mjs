@@ -11,7 +11,10 @@ import { WebSocketServer } from 'ws';
 
 const [mode, store] = process.argv.slice(2);
 if (mode === 'relay') {
-  const { startRelay } = await import('../dist/index.js');
+  const { startRelay, tuneGc } = await import('../dist/index.js');
+  // As `aep relay` does (issue 19; AEP_RELAY_SCAVENGE=parallel measures V8's default). An older
+  // build's server (AEP_BENCH_SERVER) has no tuneGc.
+  tuneGc?.();
   const relay = await startRelay({ port: 0, storePath: store === 'memory' ? null : store, log: () => {} });
   process.stdout.write(`PORT ${relay.port}\n`);
   process.once('SIGTERM', () => {

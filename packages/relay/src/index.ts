@@ -92,6 +92,8 @@ export async function startRelay(opts: RelayOptions = {}): Promise<RelayHandle> 
 }
 
 export { RELAY_DEFAULTS, defaultStorePath, RelayOptionError, RelayStartError } from './options.js';
+export { tuneGc, scavengeMode, SCAVENGE_ENV, SMALL_MACHINE_CPUS } from './gc.js';
+export type { ScavengeMode } from './gc.js';
 export type { RelayOptions, ResolvedOptions } from './options.js';
 export { BackendUnavailableError, isRemote } from './backend.js';
 export type { BackendHealth, ClaimRegistry, CommandTarget, EventLog, RelayBackend, RelayBackendFactory, RemoteTarget } from './backend.js';

@@ -51,10 +51,13 @@ describe('aep relay', () => {
     assert.match(r.stdout.replace(/\s+/g, ' '), /--insecure-no-auth .* \(default: false\)/);
     assert.match(r.stdout, /AEP_TOKEN/);
     assert.match(r.stdout, /\.local\/share\/aep\/relay\.sqlite/);
+    assert.match(r.stdout, /AEP_RELAY_SCAVENGE=auto \(default\)/);
   });
 
   it('prints the listening line first, serves, takes AEP_TOKEN, and exits 0 on SIGTERM', async () => {
-    const child = spawnAep(['relay', '--port', '0', '--memory', '--buffer', '8'], { env: { ...process.env, AEP_TOKEN: 'env-token' } });
+    const child = spawnAep(['relay', '--port', '0', '--memory', '--buffer', '8'], {
+      env: { ...process.env, AEP_TOKEN: 'env-token', AEP_RELAY_SCAVENGE: 'single' },
+    });
     let out = '';
     let err = '';
     child.stderr?.on('data', (b: Buffer) => {
@@ -85,6 +88,7 @@ describe('aep relay', () => {
     });
     assert.equal(code, 0);
     assert.ok(!err.includes('env-token'), 'the token is never logged');
+    assert.match(err, /^relay: gc: one task per scavenge \(AEP_RELAY_SCAVENGE=parallel: V8 default\)$/m);
   });
 
   it('a bad option value is a coded usage error (exit 2)', async () => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
+import { tuneRelayGc } from '../util/gc.js';
 
 // Defaults repeated here (not imported) so `aep --help` never loads the relay; a relay test pins
 // them against RELAY_DEFAULTS.
@@ -110,7 +111,11 @@ signal stops it at once.
 Scale-out (--nats): no store file (--store/--memory do not apply); 202 only after JetStream
 acknowledged; while NATS is unreachable ingest answers 503 nats-unavailable and /healthz 503,
 and the relay recovers by itself. Every relay of a cluster needs the same --nats-stream,
---buffer and --token; NATS 2.9 works, >= 2.10 is the production floor (docs/scale-out.md).`,
+--buffer and --token; NATS 2.9 works, >= 2.10 is the production floor (docs/scale-out.md).
+
+Garbage collection: AEP_RELAY_SCAVENGE=auto (default) runs each young-generation collection as one
+task on machines of up to 2 CPUs (shorter pauses there), V8's parallel tasks above; single or
+parallel forces either (docs/cli.md, Environment).`,
     )
     .action(
       action(async (o: RelayCliOptions) => {
@@ -128,6 +133,7 @@ and the relay recovers by itself. Every relay of a cluster needs the same --nats
           throw new CliError('AEP_CLI_BAD_OPTION', '--nats must be nats://HOST:PORT (or tls://HOST:PORT), comma-separated for several servers', EXIT.USAGE);
         const natsMod = natsServers ? await import('@aep/relay-nats') : null;
         const log = o.quiet ? () => {} : (line: string) => process.stderr.write(`relay: ${line}\n`);
+        const gc = tuneRelayGc(relayMod);
         const opts = {
           port: intOpt('port', o.port, 0),
           host: o.host,
@@ -186,6 +192,7 @@ and the relay recovers by itself. Every relay of a cluster needs the same --nats
         log(
           `limits: buffer ${opts.bufferDepth}/session, ${opts.maxSessions} sessions, ${opts.totalBytes} bytes retained, body ${opts.maxBodyBytes} bytes, batch ${opts.maxBatchEvents} Events, consumer queue ${opts.slowConsumerBytes}/${opts.maxConsumerBytes} bytes`,
         );
+        log(`gc: ${gc}`);
         const h = handle;
         await new Promise<void>((resolve) => {
           let stopping = false;

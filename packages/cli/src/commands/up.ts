@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Command } from 'commander';
 import { action, CliError } from '../util/errors.js';
 import { EXIT } from '../util/exit.js';
+import { tuneRelayGc } from '../util/gc.js';
 import { quote, selfCommand } from '../util/self.js';
 
 /** Options of `aep up` as commander parses them. */
@@ -163,12 +164,14 @@ Examples:
         const port = parsePort(opts.port);
         if (opts.memory && opts.store) throw new CliError('AEP_CLI_BAD_OPTION', '--memory and --store exclude each other', EXIT.USAGE);
         const { token, file, created } = await resolveToken(opts.token);
-        const [{ startRelay, defaultStorePath }, { webRoot }, { existsSync }, { join }] = await Promise.all([
+        const [relayMod, { webRoot }, { existsSync }, { join }] = await Promise.all([
           import('@aep/relay'),
           import('@aep/web'),
           import('node:fs'),
           import('node:path'),
         ]);
+        const { startRelay, defaultStorePath } = relayMod;
+        tuneRelayGc(relayMod);
         const aep = selfCommand();
         const storePath = opts.memory ? null : (opts.store ?? defaultStorePath());
         // startRelay creates the store directory itself (0700) and fails fast on a bad path
