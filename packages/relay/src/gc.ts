@@ -2,7 +2,7 @@
 // (fourth stop)"). Node gives V8 a pool of 4 worker threads whatever the machine, and V8 splits
 // each scavenge into up to 5 tasks. On 2 CPUs shared with a writer thread and the load, the tasks
 // wait for a CPU and the main thread waits for the tasks: one task per scavenge measured shorter
-// pauses there (median 1.5 -> 0.9-1.1 ms under fan-out) and a lower fan-out tail. Like a JVM
+// pauses there (median 1.2-1.75 -> 0.9-1.2 ms under fan-out) and a lower fan-out tail. Like a JVM
 // choosing its serial collector on a small machine, the process owner (the `aep` CLI, the bench
 // server) calls `tuneGc()`; the library itself never changes a process-wide V8 setting.
 import { availableParallelism } from 'node:os';
