@@ -29,9 +29,12 @@ export function scavengeMode(cpus: number, value: string | undefined): ScavengeM
 /**
  * Apply the scavenge mode to this process (all its isolates, the store's writer thread included)
  * and return it. V8 reads the flag at every scavenge, so it takes effect after start-up too.
+ * `auto` on a larger machine changes nothing: V8 flags the process was started with (say
+ * `--single-threaded-gc` in NODE_OPTIONS) stay as they are; only an explicit `parallel` sets it.
  */
 export function tuneGc(env: NodeJS.ProcessEnv = process.env, cpus: number = availableParallelism()): ScavengeMode {
   const mode = scavengeMode(cpus, env[SCAVENGE_ENV]);
-  setFlagsFromString(mode === 'single' ? '--no-parallel-scavenge' : '--parallel-scavenge');
+  if (mode === 'single') setFlagsFromString('--no-parallel-scavenge');
+  else if (env[SCAVENGE_ENV] === 'parallel') setFlagsFromString('--parallel-scavenge');
   return mode;
 }

@@ -43,10 +43,10 @@ describe('scavenge mode', () => {
  * after a forced full collection that marks the moment tuneGc returned in V8's own output (what
  * loading the modules collected before it ran as V8's default).
  */
-function tasksPerScavenge(value: string): Promise<[number, number]> {
+function tasksPerScavenge(value: string, cpus = 2, nodeFlags: string[] = []): Promise<[number, number]> {
   const script = [
     "import { tuneGc } from '@aep/relay';",
-    `const mode = tuneGc({ ${SCAVENGE_ENV}: process.argv[1] }, 2);`,
+    `const mode = tuneGc({ ${SCAVENGE_ENV}: process.argv[1] }, ${cpus});`,
     "process.stderr.write('MODE ' + mode + '\\n');",
     'globalThis.gc();',
     'let keep = [];',
@@ -54,7 +54,19 @@ function tasksPerScavenge(value: string): Promise<[number, number]> {
   ].join('\n');
   const child = spawn(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', '--expose-gc', '--trace-parallel-scavenge', '--trace-gc', '--input-type=module', '-e', script, value],
+    [
+      ...nodeFlags,
+      '--conditions=source',
+      '--import',
+      'tsx',
+      '--expose-gc',
+      '--trace-parallel-scavenge',
+      '--trace-gc',
+      '--input-type=module',
+      '-e',
+      script,
+      value,
+    ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -65,7 +77,7 @@ function tasksPerScavenge(value: string): Promise<[number, number]> {
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`exit ${code}: ${err}`));
-      assert.match(err, new RegExp(`^MODE ${value}$`, 'm'));
+      assert.match(err, new RegExp(`^MODE ${scavengeMode(cpus, value)}$`, 'm'));
       // The main isolate's lines only (tsx may start a loader thread with an isolate of its own).
       const lines = out.split('\n');
       const isolate = /^\[\d+:(0x[0-9a-f]+)\]/.exec(lines.find((l) => / Scavenge /.test(l)) ?? '')?.[1];
@@ -86,6 +98,14 @@ describe('tuneGc in a running process', () => {
     assert.equal(singleTasks, singleScavenges);
     const [parallelTasks, parallelScavenges] = await tasksPerScavenge('parallel');
     assert.ok(parallelScavenges >= 5, `only ${parallelScavenges} scavenges`);
+    assert.ok(parallelTasks > parallelScavenges, `${parallelTasks} tasks for ${parallelScavenges} scavenges`);
+  });
+
+  it('auto on a larger machine leaves the flags the process started with; an explicit parallel overrides them', async () => {
+    const [autoTasks, autoScavenges] = await tasksPerScavenge('auto', 8, ['--no-parallel-scavenge']);
+    assert.ok(autoScavenges >= 5, `only ${autoScavenges} scavenges`);
+    assert.equal(autoTasks, autoScavenges);
+    const [parallelTasks, parallelScavenges] = await tasksPerScavenge('parallel', 8, ['--no-parallel-scavenge']);
     assert.ok(parallelTasks > parallelScavenges, `${parallelTasks} tasks for ${parallelScavenges} scavenges`);
   });
 });
