@@ -114,8 +114,8 @@ and the relay recovers by itself. Every relay of a cluster needs the same --nats
 --buffer and --token; NATS 2.9 works, >= 2.10 is the production floor (docs/scale-out.md).
 
 Garbage collection: AEP_RELAY_SCAVENGE=auto (default) runs each young-generation collection as one
-task on machines of up to 2 CPUs (shorter pauses there), V8's parallel tasks above; single or
-parallel forces either (docs/cli.md, Environment).`,
+task on machines of up to 2 CPUs (shorter pauses there) and leaves V8's own setting above;
+single or parallel forces either (docs/cli.md, Environment).`,
     )
     .action(
       action(async (o: RelayCliOptions) => {
