@@ -211,10 +211,6 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
     const child = Object.hasOwn(props, key) ? props[key] : undefined;
     const nv = child ? honestMember(v, child, ctx) : v; // unannotated: kept here, gated at fan-out
     if (child === undefined) ctx.unannotated = true;
-    else if (nv !== undefined && !ctx.unannotated && (child.properties !== undefined || child.items !== undefined) && !descended(child, ctx)) {
-      // honestMember kept or rewrote this member without walking its annotations: look.
-      if (hasUnannotated(nv, child)) ctx.unannotated = true;
-    }
     if (out === null) {
       if (nv === v) continue;
       out = membersBefore(value, key);
@@ -222,11 +218,6 @@ function honestValue(value: unknown, tree: CaptureTree, ctx: HonestCtx): unknown
     if (nv !== undefined) put(out, key, nv);
   }
   return out ?? value;
-}
-
-/** True when honestMember walked a kept member with `honestValue` (its last case below). */
-function descended(child: CaptureTree, ctx: HonestCtx): boolean {
-  return !child.exception && !(levelOf(child) === REDACTED && ctx.declared === REDACTED);
 }
 
 /** True when `annotatedOnly(value, tree)` would remove something (no allocation). */
@@ -251,17 +242,30 @@ function hasUnannotated(value: unknown, tree: CaptureTree): boolean {
 function honestMember(v: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
   const lvl = levelOf(child);
   if (lvl > ctx.declared) return undefined; // annotated above what the Event claims: the lie
-  if (child.exception === 'values') {
-    const nv = ctx.declared < REDACTED ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v)) : valuesAtRedacted(v, ctx.fields);
-    // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
-    if (nv === v) return v;
-    if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => nv[k] === v[k])) return v;
-    return Object.keys(nv as object).length === 0 && !isObject(v) ? undefined : nv;
-  }
-  if (child.exception) return ctx.declared === REDACTED ? redactStrings(v) : v;
-  if (lvl === REDACTED && ctx.declared === REDACTED) return redactStrings(v);
+  if (child.exception === 'values') return notWalked(honestValues(v, ctx), child, ctx);
+  if (child.exception) return notWalked(ctx.declared === REDACTED ? redactStrings(v) : v, child, ctx);
+  if (lvl === REDACTED && ctx.declared === REDACTED) return notWalked(redactStrings(v), child, ctx);
   if (child.properties === undefined && child.items === undefined) return v;
   return honestValue(v, child, ctx);
+}
+
+/** `answer.values` at the declared level (the `values` exception); undefined: removed. */
+function honestValues(v: unknown, ctx: HonestCtx): unknown {
+  const nv = ctx.declared < REDACTED ? (ctx.fields ? gateFormValues(ctx.fields, v, 'metadata') : structuralValues(v)) : valuesAtRedacted(v, ctx.fields);
+  // Nothing was dropped or rewritten: keep the original object (and so the raw bytes).
+  if (nv === v) return v;
+  if (isObject(nv) && isObject(v) && Object.keys(nv).length === Object.keys(v).length && Object.keys(v).every((k) => nv[k] === v[k])) return v;
+  return Object.keys(nv as object).length === 0 && !isObject(v) ? undefined : nv;
+}
+
+/**
+ * A member kept (or rewritten) without `honestValue` walking its annotations: the raw rank
+ * (`ctx.unannotated`) still has to know whether it holds something no annotation covers.
+ */
+function notWalked(nv: unknown, child: CaptureTree, ctx: HonestCtx): unknown {
+  if (nv !== undefined && !ctx.unannotated && (child.properties !== undefined || child.items !== undefined) && hasUnannotated(nv, child))
+    ctx.unannotated = true;
+  return nv;
 }
 
 /**
