@@ -8,7 +8,9 @@ import { EXIT } from './exit.js';
 export function tuneRelayGc(relay: Pick<typeof Relay, 'tuneGc' | 'RelayOptionError'>): string {
   try {
     const mode = relay.tuneGc();
-    return mode === 'single' ? 'one task per scavenge (AEP_RELAY_SCAVENGE=parallel: V8 default)' : "V8's parallel scavenges";
+    return mode === 'single'
+      ? 'one task per scavenge (AEP_RELAY_SCAVENGE=parallel: V8 default)'
+      : "V8's scavenge setting (AEP_RELAY_SCAVENGE=single: one task)";
   } catch (err) {
     if (err instanceof relay.RelayOptionError) throw new CliError('AEP_CLI_BAD_OPTION', err.message, EXIT.USAGE);
     throw err;
