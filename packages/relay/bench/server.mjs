@@ -3,6 +3,9 @@
 // are those of what users run (no TypeScript loader in the process).
 //   server.mjs relay <storeFile|memory>   the real relay (defaults: 256 MiB retention, FULL sync)
 //   server.mjs bare                       node:http that only parses the NDJSON lines, answers 202
+//   server.mjs floor <file|memory>        the ingest floor (floor.mjs): parse, dedupe on
+//                                         (source, id), keep the bytes; with a file, append and
+//                                         fdatasync before the 202
 //   server.mjs echo                       raw fan-out floor: POST lines written as they are to
 //                                         every GET /stream (SSE) and /socket (WebSocket) client
 // Prints `PORT <n>` when listening; exits on SIGTERM.
@@ -19,6 +22,14 @@ if (mode === 'relay') {
   process.stdout.write(`PORT ${relay.port}\n`);
   process.once('SIGTERM', () => {
     void relay.close().then(() => process.exit(0));
+  });
+} else if (mode === 'floor') {
+  const { startFloor } = await import('./floor.mjs');
+  const server = await startFloor(store === 'memory' ? null : store);
+  process.stdout.write(`PORT ${server.address().port}\n`);
+  process.once('SIGTERM', () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
   });
 } else {
   const sse = new Set();

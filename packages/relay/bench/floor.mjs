@@ -1,0 +1,179 @@
+// The ingest floor (issue 19): a server that does only the work every AEP relay must do per
+// Event at ingest, and nothing else, so that the bench can show what this machine allows a
+// relay at all. Per NDJSON line: `JSON.parse`, an object with string `source` and `id`, admission
+// dedupe on `(source, id)` (AEP-0001 §7.4; an off-heap table over the last 2^19 ids, the cheapest
+// layout we know), the line's bytes copied into a 256 MiB ring (the default retention). It does
+// not validate the envelope, order, gate capture, index requests or fan out.
+//   durable (a file path): the new Events' bytes are appended to the file and the 202 waits for
+//   an `fdatasync` that started after they were written (group commit on the thread pool: every
+//   body that arrives during a sync goes with the next one). A plain file, cheaper than SQLite.
+//   memory (null): the 202 is sent at once.
+// Duplicates are accepted and not kept again, as the relay does. Used by `server.mjs floor`.
+import { createServer } from 'node:http';
+import { openSync, writev, fdatasync, closeSync, writeSync, fsyncSync } from 'node:fs';
+
+const IDS = 1 << 19;
+const ID_BYTES = 32;
+const SLOTS = 1 << 21;
+const MASK = SLOTS - 1;
+const FILE_BYTES = 64 * 1024 * 1024;
+
+/** Admission dedupe on (source, id): a ring of the last IDS keys and an open-addressing index. */
+export class Seen {
+  bytes = new Uint8Array(IDS * ID_BYTES);
+  len = new Uint8Array(IDS);
+  src = new Int32Array(IDS);
+  hash = new Int32Array(IDS);
+  /** Index slot -> key number + 1 (0: empty); linear probing, deletion by backward shift. */
+  index = new Int32Array(SLOTS);
+  sources = new Map();
+  next = 0;
+  full = false;
+
+  /** true when (source, id) is new (and is now remembered); false for a duplicate. */
+  admit(source, id) {
+    let s = this.sources.get(source);
+    if (s === undefined) this.sources.set(source, (s = this.sources.size));
+    // Ids longer than a key slot are kept by their hash alone (none in the bench's corpus).
+    const n = Math.min(id.length, ID_BYTES);
+    let h = 0x811c9dc5 ^ s;
+    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
+    for (let i = h & MASK; this.index[i] !== 0; i = (i + 1) & MASK) {
+      const k = this.index[i] - 1;
+      if (this.hash[k] === h && this.same(k, s, id, n)) return false;
+    }
+    const k = this.next;
+    if (this.full) this.remove(k);
+    const o = k * ID_BYTES;
+    for (let i = 0; i < n; i++) this.bytes[o + i] = id.charCodeAt(i);
+    this.len[k] = n;
+    this.src[k] = s;
+    this.hash[k] = h;
+    let i = h & MASK;
+    while (this.index[i] !== 0) i = (i + 1) & MASK;
+    this.index[i] = k + 1;
+    if (++this.next === IDS) {
+      this.next = 0;
+      this.full = true;
+    }
+    return true;
+  }
+
+  same(k, s, id, n) {
+    if (this.len[k] !== n || this.src[k] !== s) return false;
+    const o = k * ID_BYTES;
+    for (let i = 0; i < n; i++) if (this.bytes[o + i] !== (id.charCodeAt(i) & 0xff)) return false;
+    return true;
+  }
+
+  /** Forget key k (the oldest): empty its slot and shift the probe chain after it back. */
+  remove(k) {
+    let i = this.hash[k] & MASK;
+    while (this.index[i] !== k + 1) i = (i + 1) & MASK;
+    for (let j = (i + 1) & MASK; this.index[j] !== 0; j = (j + 1) & MASK) {
+      const home = this.hash[this.index[j] - 1] & MASK;
+      // The entry at j may move to i when i lies cyclically in [home, j).
+      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+        this.index[i] = this.index[j];
+        i = j;
+      }
+    }
+    this.index[i] = 0;
+  }
+}
+
+/** Start the floor server on 127.0.0.1:0; `file` null for the memory floor. Resolves to the server. */
+export function startFloor(file) {
+  const seen = new Seen();
+  const ring = Buffer.allocUnsafe(256 * 1024 * 1024);
+  let at = 0;
+  const fd = file ? openSync(file, 'w') : -1;
+  // The file is written in full once, so that a sync never has to record a new size (what
+  // SQLite's WAL, reused from its start after each checkpoint, also avoids); writes wrap.
+  if (fd >= 0) {
+    const zero = Buffer.alloc(1024 * 1024);
+    for (let o = 0; o < FILE_BYTES; o += zero.length) writeSync(fd, zero, 0, zero.length, o);
+    fsyncSync(fd);
+  }
+  let pos = 0;
+  let queued = [];
+  let waiting = [];
+  let syncing = false;
+  const commit = () => {
+    if (syncing || waiting.length === 0) return;
+    syncing = true;
+    const bufs = queued;
+    const done = waiting;
+    queued = [];
+    waiting = [];
+    const fail = () => {
+      for (const w of done) w(false);
+    };
+    let bytes = 0;
+    for (const b of bufs) bytes += b.length;
+    if (pos + bytes > FILE_BYTES) pos = 0;
+    const where = pos;
+    pos += bytes;
+    writev(fd, bufs, where, (err) => {
+      if (err) return fail();
+      fdatasync(fd, (err2) => {
+        syncing = false;
+        if (err2) fail();
+        else for (const w of done) w(true);
+        commit();
+      });
+    });
+  };
+  const server = createServer((req, res) => {
+    const parts = [];
+    req.on('data', (c) => parts.push(c));
+    req.on('end', () => {
+      const buf = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      let accepted = 0;
+      let fresh = 0;
+      const keep = [];
+      for (let start = 0; start < buf.length;) {
+        let end = buf.indexOf(0x0a, start);
+        if (end < 0) end = buf.length;
+        if (end > start) {
+          let v;
+          try {
+            v = JSON.parse(buf.toString('utf8', start, end));
+          } catch {
+            v = null;
+          }
+          if (v === null || typeof v !== 'object' || typeof v.source !== 'string' || typeof v.id !== 'string') {
+            res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"error":"invalid-event"}');
+            return;
+          }
+          accepted++;
+          if (seen.admit(v.source, v.id)) {
+            const len = end - start;
+            if (at + len > ring.length) at = 0;
+            buf.copy(ring, at, start, end);
+            at += len;
+            fresh++;
+            if (fd >= 0) keep.push(buf.subarray(start, end + 1));
+          }
+        }
+        start = end + 1;
+      }
+      const body = JSON.stringify({ accepted });
+      const answer = (ok) => {
+        if (!ok) return void res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":"store-unavailable"}');
+        res.writeHead(202, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+        res.end(body);
+      };
+      if (fd < 0 || fresh === 0) return answer(true);
+      // Nothing was a duplicate (the usual case): the body is written as it came.
+      if (fresh === accepted) queued.push(buf);
+      else for (const b of keep) queued.push(b);
+      waiting.push(answer);
+      commit();
+    });
+  });
+  server.on('close', () => {
+    if (fd >= 0) closeSync(fd);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
