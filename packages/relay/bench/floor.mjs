@@ -4,13 +4,14 @@
 // dedupe on `(source, id)` (AEP-0001 §7.4; an off-heap table over the last 2^19 ids, the cheapest
 // layout we know), the line's bytes copied into a 256 MiB ring (the default retention). It does
 // not validate the envelope, order, gate capture, index requests or fan out.
-//   durable (a file path): the new Events' bytes are appended to the file and the 202 waits for
-//   an `fdatasync` that started after they were written (group commit on the thread pool: every
-//   body that arrives during a sync goes with the next one). A plain file, cheaper than SQLite.
+//   durable (a file path): the new Events' bytes are written to the file (opened O_DSYNC,
+//   preallocated) and the 202 waits for that write to return (group commit on the thread pool:
+//   every body that arrives during a write goes with the next one). A plain file, cheaper than
+//   SQLite.
 //   memory (null): the 202 is sent at once.
 // Duplicates are accepted and not kept again, as the relay does. Used by `server.mjs floor`.
 import { createServer } from 'node:http';
-import { openSync, writev, fdatasync, closeSync, writeSync, fsyncSync } from 'node:fs';
+import { constants, openSync, writev, closeSync, writeSync, fsyncSync } from 'node:fs';
 
 const IDS = 1 << 19;
 const ID_BYTES = 32;
@@ -87,7 +88,7 @@ export function startFloor(file) {
   const seen = new Seen();
   const ring = Buffer.allocUnsafe(256 * 1024 * 1024);
   let at = 0;
-  const fd = file ? openSync(file, 'w') : -1;
+  const fd = file ? openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_DSYNC) : -1;
   // The file is written in full once, so that a sync never has to record a new size (what
   // SQLite's WAL, reused from its start after each checkpoint, also avoids); writes wrap.
   if (fd >= 0) {
@@ -98,30 +99,25 @@ export function startFloor(file) {
   let pos = 0;
   let queued = [];
   let waiting = [];
-  let syncing = false;
+  let writing = false;
   const commit = () => {
-    if (syncing || waiting.length === 0) return;
-    syncing = true;
+    if (writing || waiting.length === 0) return;
+    writing = true;
     const bufs = queued;
     const done = waiting;
     queued = [];
     waiting = [];
-    const fail = () => {
-      for (const w of done) w(false);
-    };
     let bytes = 0;
     for (const b of bufs) bytes += b.length;
     if (pos + bytes > FILE_BYTES) pos = 0;
     const where = pos;
     pos += bytes;
+    // O_DSYNC: the write returns once its bytes are on the disk, one trip through the thread pool
+    // (a write then an fdatasync is two; measured slower here).
     writev(fd, bufs, where, (err) => {
-      if (err) return fail();
-      fdatasync(fd, (err2) => {
-        syncing = false;
-        if (err2) fail();
-        else for (const w of done) w(true);
-        commit();
-      });
+      writing = false;
+      for (const w of done) w(!err);
+      commit();
     });
   };
   const server = createServer((req, res) => {
