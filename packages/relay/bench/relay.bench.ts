@@ -198,7 +198,7 @@ async function benchIngest(): Promise<void> {
     `\ningest  ${o.sessions} sessions, NDJSON batches of ${o.batch}, ${o.clients} keep-alive clients, 1 s warm-up + 4 s per server; baseline = bare node:http parse-only server, same round; µs = server CPU per Event`,
   );
   console.log(
-    '  floor = what every relay must do per Event and nothing else (bench/floor.mjs: parse, dedupe on (source, id), keep the bytes; durable: append to a file and fdatasync before the 202): the ratio this machine allows any relay',
+    '  floor = what every relay must do per Event and nothing else (bench/floor.mjs: parse, dedupe on (source, id), keep the bytes; durable: write them to a preallocated O_DSYNC file before the 202): the ratio this machine allows any relay',
   );
   const rows = Object.fromEntries(INGEST_KINDS.map((k) => [k, [] as number[]])) as Record<IngestKind, number[]>;
   const cpu = Object.fromEntries(INGEST_KINDS.map((k) => [k, [] as number[]])) as Record<IngestKind, number[]>;

@@ -4,8 +4,8 @@
 //   server.mjs relay <storeFile|memory>   the real relay (defaults: 256 MiB retention, FULL sync)
 //   server.mjs bare                       node:http that only parses the NDJSON lines, answers 202
 //   server.mjs floor <file|memory>        the ingest floor (floor.mjs): parse, dedupe on
-//                                         (source, id), keep the bytes; with a file, append and
-//                                         fdatasync before the 202
+//                                         (source, id), keep the bytes; with a file, write them
+//                                         to it (O_DSYNC) before the 202
 //   server.mjs echo                       raw fan-out floor: POST lines written as they are to
 //                                         every GET /stream (SSE) and /socket (WebSocket) client
 // Prints `PORT <n>` when listening; exits on SIGTERM.
