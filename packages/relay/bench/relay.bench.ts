@@ -10,13 +10,13 @@
 // `--only=ingest|fanout|memory` runs one part (`memory` = `sessions` + `fill`); AEP_BENCH_ROUNDS.
 // Servers are child processes running the compiled relay (`npm run build` first); the load
 // generator and the subscribers run here. Events follow the public schemas (forms included).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { startChild, type Child } from './child.js';
 
 // AEP_BENCH_SERVER: another build's server.mjs (docs/benchmarks.md measured the code before
 // issue 19 this way, from a copy of the old sources).
@@ -35,34 +35,8 @@ const median = (xs: number[]): number => {
 };
 const f0 = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-interface Child {
-  port: number;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-async function server(args: string[]): Promise<Child> {
-  const child = spawn(process.execPath, [serverJs, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      buf += b.toString();
-      const m = /PORT (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  return {
-    port,
-    child,
-    stop: () =>
-      new Promise((r) => {
-        if (child.exitCode !== null) return r();
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-      }),
-  };
-}
+/** A server child (server.mjs) with these arguments. */
+const server = (args: string[]): Promise<Child> => startChild([serverJs, ...args]);
 
 /** CPU seconds (user + system, all threads) a process used so far: the load-robust cost figure. */
 function cpuSeconds(pid: number): number {

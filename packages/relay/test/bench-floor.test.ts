@@ -4,27 +4,16 @@
 // 202 only after the Events are in its file.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startChild, type Child } from '../bench/child.js';
 
 const serverJs = fileURLToPath(new URL('../bench/server.mjs', import.meta.url));
 
-async function floor(store: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [serverJs, 'floor', store], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      const m = /PORT (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (c) => reject(new Error(`floor server exited ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/events`, child };
-}
+const floor = (store: string): Promise<Child> => startChild([serverJs, 'floor', store]);
 
 async function post(url: string, body: string): Promise<{ status: number; json: unknown }> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
@@ -35,16 +24,17 @@ const line = (source: string, id: string) => JSON.stringify({ aep: '0.1', id, ty
 
 describe('bench floor server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aep-floor-'));
-  const children: ChildProcess[] = [];
+  const children: Child[] = [];
   after(() => {
-    for (const c of children) c.kill('SIGKILL');
+    for (const c of children) c.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('durable: the 202 comes after the Events are in the file; a duplicate (source, id) is written once', async () => {
     const file = join(dir, 'floor.log');
-    const { url, child } = await floor(file);
-    children.push(child);
+    const srv = await floor(file);
+    children.push(srv);
+    const url = `http://127.0.0.1:${srv.port}/events`;
     const body = `${line('aep://a', '01A')}\n${line('aep://a', '01B')}\n${line('aep://b', '01A')}\n`;
     assert.deepEqual(await post(url, body), { status: 202, json: { accepted: 3 } });
     const written = readFileSync(file);
@@ -59,8 +49,9 @@ describe('bench floor server', () => {
   });
 
   it('refuses what is not an object with a string source and id, and keeps serving', async () => {
-    const { url, child } = await floor('memory');
-    children.push(child);
+    const srv = await floor('memory');
+    children.push(srv);
+    const url = `http://127.0.0.1:${srv.port}/events`;
     for (const bad of ['{"id":"x"', '[1]', '{"id":1,"source":"aep://a"}', '{"id":"x"}', 'null']) {
       assert.equal((await post(url, `${bad}\n`)).status, 400, bad);
     }
