@@ -8,45 +8,20 @@
 //    relays it includes the JetStream round trip and the other relay's consumer).
 // Servers (relays and nats-server) are child processes; load and subscribers run here. The
 // machine is shared: read the figures side by side, not as absolutes. Tests never assert timings.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NatsServer } from '../test/nats-server.js';
+import { startChild, type Child } from '../../../test/support/child.js';
 
 const serverTs = fileURLToPath(new URL('./server.ts', import.meta.url));
 const now = (): number => performance.timeOrigin + performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface Child {
-  port: number;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-async function server(args: string[]): Promise<Child> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', serverTs, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (b: Buffer) => {
-      buf += b.toString();
-      const m = /PORT (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (c) => reject(new Error(`server exited ${c}`)));
-  });
-  return {
-    port,
-    child,
-    stop: () =>
-      new Promise((r) => {
-        child.once('exit', () => r());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-      }),
-  };
-}
+/** The NATS-backed (or default) relay server, as a child process (bench/server.ts, prints PORT). */
+const server = (args: string[]): Promise<Child> => startChild(['--conditions=source', '--import', 'tsx', serverTs, ...args]);
 
 let idc = 0;
 function event(session: string, seq: number, bt?: number): string {

@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { startChild, type Child } from './child.js';
+import { startChild, type Child } from '../../../test/support/child.js';
 
 // AEP_BENCH_SERVER: another build's server.mjs (docs/benchmarks.md measured the code before
 // issue 19 this way, from a copy of the old sources).

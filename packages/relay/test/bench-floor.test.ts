@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startChild, type Child } from '../bench/child.js';
+import { startChild, type Child } from '../../../test/support/child.js';
 
 const serverJs = fileURLToPath(new URL('../bench/server.mjs', import.meta.url));
 

@@ -1,5 +1,5 @@
-// A server child process of the relay's benches and of the test of the bench floor: spawned with
-// Node and `argv`, it prints `PORT <n>` once listening and exits on SIGTERM (server.mjs).
+// A server child process of the benches (relay, relay-nats) and of the test of the bench floor:
+// spawned with Node and `argv`, it prints `PORT <n>` once listening and exits on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 
 export interface Child {
