@@ -20,7 +20,8 @@ import { startChild, type Child } from '../../../test/support/child.js';
 
 // AEP_BENCH_SERVER: another build's server.mjs (docs/benchmarks.md measured the code before
 // issue 19 this way, from a copy of the old sources).
-const serverJs = process.env['AEP_BENCH_SERVER'] ?? fileURLToPath(new URL('./server.mjs', import.meta.url));
+const ownServerJs = fileURLToPath(new URL('./server.mjs', import.meta.url));
+const serverJs = process.env['AEP_BENCH_SERVER'] ?? ownServerJs;
 if (!existsSync(fileURLToPath(new URL('../dist/index.js', import.meta.url)))) throw new Error('run `npm run build` first');
 const ROUNDS = Number(process.env['AEP_BENCH_ROUNDS'] ?? 3);
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -161,8 +162,9 @@ const INGEST_KINDS: readonly IngestKind[] = ['bare', 'floor-durable', 'durable',
 function ingestServer(kind: IngestKind, dir: string): Promise<Child> {
   const file = join(dir, kind.startsWith('floor') ? 'floor.log' : 'relay.sqlite');
   if (kind === 'bare') return server(['bare']);
-  if (kind === 'floor-durable') return server(['floor', file]);
-  if (kind === 'floor-memory') return server(['floor', 'memory']);
+  // The floor is always this checkout's, whatever build AEP_BENCH_SERVER names (older ones have none).
+  if (kind === 'floor-durable') return startChild([ownServerJs, 'floor', file]);
+  if (kind === 'floor-memory') return startChild([ownServerJs, 'floor', 'memory']);
   return server(['relay', kind === 'memory' ? 'memory' : file]);
 }
 
