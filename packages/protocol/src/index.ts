@@ -253,3 +253,7 @@ export type {
   SubscribeInput,
   ErrorInput,
 } from './frames.js';
+// The off-heap (namespace, key) table of the stream rules' dedupe window (AEP-0001 §7.4: consumers
+// dedupe on (source, id)); also the bench floor's admission dedupe (issue 19).
+export { KeyTable, keyList, keyHash, KEY_SLOT } from './key-table.js';
+export type { KeyList } from './key-table.js';

@@ -1,8 +1,8 @@
 // The ingest floor (issue 19): a server that does only the work every AEP relay must do per
 // Event at ingest, and nothing else, so that the bench can show what this machine allows a
 // relay at all. Per NDJSON line: `JSON.parse`, an object with string `source` and `id`, admission
-// dedupe on `(source, id)` (AEP-0001 §7.4; an off-heap table over the last 2^19 ids, the cheapest
-// layout we know), the line's bytes copied into a 256 MiB ring (the default retention). It does
+// dedupe on `(source, id)` (AEP-0001 §7.4; the stream rules' off-heap key table over the last
+// 2^19 ids), the line's bytes copied into a 256 MiB ring (the default retention). It does
 // not validate the envelope, order, gate capture, index requests or fan out.
 //   durable (a file path): the new Events' bytes are written to the file (opened O_DSYNC,
 //   preallocated) and the 202 waits for that write to return (group commit on the thread pool:
@@ -11,76 +11,30 @@
 //   memory (null): the 202 is sent at once.
 // Duplicates are accepted and not kept again, as the relay does. Used by `server.mjs floor`.
 import { createServer } from 'node:http';
+import { KeyTable, keyHash, keyList } from '@aep/protocol';
 import { constants, openSync, writev, closeSync, writeSync, fsyncSync } from 'node:fs';
 
 const IDS = 1 << 19;
-const ID_BYTES = 32;
-const SLOTS = 1 << 21;
-const MASK = SLOTS - 1;
 const FILE_BYTES = 64 * 1024 * 1024;
 
-/** Admission dedupe on (source, id): a ring of the last IDS keys and an open-addressing index. */
+/**
+ * Admission dedupe on (source, id) over the last IDS ids: the stream rules' own off-heap
+ * `KeyTable` (@aep/protocol), one namespace per source, oldest forgotten first.
+ */
 export class Seen {
-  bytes = new Uint8Array(IDS * ID_BYTES);
-  len = new Uint8Array(IDS);
-  src = new Int32Array(IDS);
-  hash = new Int32Array(IDS);
-  /** Index slot -> key number + 1 (0: empty); linear probing, deletion by backward shift. */
-  index = new Int32Array(SLOTS);
+  table = new KeyTable(IDS);
+  list = keyList();
   sources = new Map();
-  next = 0;
-  full = false;
 
   /** true when (source, id) is new (and is now remembered); false for a duplicate. */
   admit(source, id) {
-    let s = this.sources.get(source);
-    if (s === undefined) this.sources.set(source, (s = this.sources.size));
-    // An id is compared by its first 32 characters (low bytes) and its hash: exact for the ASCII
-    // ids of up to 32 characters the benches send (ULIDs); longer ones are not in their corpus.
-    const n = Math.min(id.length, ID_BYTES);
-    let h = 0x811c9dc5 ^ s;
-    for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
-    for (let i = h & MASK; this.index[i] !== 0; i = (i + 1) & MASK) {
-      const k = this.index[i] - 1;
-      if (this.hash[k] === h && this.same(k, s, id, n)) return false;
-    }
-    const k = this.next;
-    if (this.full) this.remove(k);
-    const o = k * ID_BYTES;
-    for (let i = 0; i < n; i++) this.bytes[o + i] = id.charCodeAt(i);
-    this.len[k] = n;
-    this.src[k] = s;
-    this.hash[k] = h;
-    let i = h & MASK;
-    while (this.index[i] !== 0) i = (i + 1) & MASK;
-    this.index[i] = k + 1;
-    if (++this.next === IDS) {
-      this.next = 0;
-      this.full = true;
-    }
+    let ns = this.sources.get(source);
+    if (ns === undefined) this.sources.set(source, (ns = this.sources.size));
+    const h = keyHash(0, ns, id);
+    if (this.table.find(ns, id, h) >= 0) return false;
+    if (this.list.count >= IDS) this.table.removeOldest(this.list);
+    this.table.add(this.list, ns, id, h, 0);
     return true;
-  }
-
-  same(k, s, id, n) {
-    if (this.len[k] !== n || this.src[k] !== s) return false;
-    const o = k * ID_BYTES;
-    for (let i = 0; i < n; i++) if (this.bytes[o + i] !== (id.charCodeAt(i) & 0xff)) return false;
-    return true;
-  }
-
-  /** Forget key k (the oldest): empty its slot and shift the probe chain after it back. */
-  remove(k) {
-    let i = this.hash[k] & MASK;
-    while (this.index[i] !== k + 1) i = (i + 1) & MASK;
-    for (let j = (i + 1) & MASK; this.index[j] !== 0; j = (j + 1) & MASK) {
-      const home = this.hash[this.index[j] - 1] & MASK;
-      // The entry at j may move to i when i lies cyclically in [home, j).
-      if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-        this.index[i] = this.index[j];
-        i = j;
-      }
-    }
-    this.index[i] = 0;
   }
 }
 
